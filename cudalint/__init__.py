@@ -1,0 +1,10 @@
+"""cudalint: find the bugs in generated CUDA kernels before any compilation."""
+
+from cudalint.config import ConfigError, LintOptions
+from cudalint.engine import FileResult, InputError, lint_paths, lint_source
+from cudalint.findings import Finding, Location, Severity
+
+__version__ = "0.1.0"
+
+__all__ = ["ConfigError", "FileResult", "Finding", "InputError", "LintOptions", "Location", "Severity",
+           "__version__", "lint_paths", "lint_source"]

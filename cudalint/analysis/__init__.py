@@ -1,0 +1,1 @@
+"""Facts computed on the kernel model and shared by rules: constants, thread dependence, guards, ..."""

@@ -1,0 +1,21 @@
+"""CL903 unknown-header: an include cudalint has no model of; analysis goes on without it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from cudalint.checks.context import RuleContext
+from cudalint.checks.registry import rule
+from cudalint.findings import Finding
+from cudalint.model.ir import Span
+
+
+@rule("CL903", "unknown-header", "info",
+      "an included header cudalint does not model: parsed as empty, compile checks that need it are skipped")
+def check(ctx: RuleContext) -> Iterator[Finding]:
+    for header, line in ctx.facts.parsed.unknown_headers:
+        text_line = ctx.facts.unit.text.splitlines()[line - 1]
+        column = text_line.find(header) + 1 or 1
+        yield ctx.finding(Span(line, column, line, column + len(header)),
+                          f"header <{header}> is not known to cudalint and not found next to the file; it is "
+                          f"treated as empty, and errors that depend on its declarations are not reported")

@@ -1,0 +1,113 @@
+"""Configuration: `[tool.cudalint]` in pyproject.toml or a `cudalint.toml`, found by walking up."""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import sys
+from dataclasses import dataclass, field
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+from cudalint.archs import DEFAULT_ARCH, architecture
+from cudalint.checks.registry import is_valid_selector
+
+SEVERITY_LEVELS = ("error", "warning", "info")
+_KEYS = {"select", "extend-select", "ignore", "per-file-ignores", "arch", "fail-on"}
+
+
+class ConfigError(ValueError):
+    """A configuration problem the user must fix; the CLI reports it with exit code 2."""
+
+
+@dataclass
+class LintOptions:
+    select: list[str] = field(default_factory=lambda: ["ALL"])
+    ignore: list[str] = field(default_factory=list)
+    per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
+    arch: str = DEFAULT_ARCH
+    fail_on: str = "error"
+    config_path: str | None = None
+
+    def validate(self) -> LintOptions:
+        for selector in [*self.select, *self.ignore, *(c for cs in self.per_file_ignores.values() for c in cs)]:
+            if not is_valid_selector(selector):
+                raise ConfigError(f"unknown rule selector {selector!r}")
+        try:
+            architecture(self.arch)
+        except ValueError as error:
+            raise ConfigError(str(error)) from None
+        if self.fail_on not in SEVERITY_LEVELS:
+            raise ConfigError(f"fail-on must be one of {', '.join(SEVERITY_LEVELS)}, not {self.fail_on!r}")
+        return self
+
+    def ignored_for(self, path: str) -> list[str]:
+        base = self.config_path and os.path.dirname(self.config_path)
+        relative = os.path.relpath(path, base) if base else path
+        found = []
+        for pattern, codes in self.per_file_ignores.items():
+            if fnmatch.fnmatch(relative, pattern) or fnmatch.fnmatch(os.path.basename(path), pattern):
+                found.extend(codes)
+        return found
+
+
+def find_config(start: str) -> str | None:
+    """The nearest cudalint.toml, or pyproject.toml with a [tool.cudalint] table, at or above `start`."""
+    directory = os.path.abspath(start if os.path.isdir(start) else os.path.dirname(start) or ".")
+    while True:
+        candidate = os.path.join(directory, "cudalint.toml")
+        if os.path.isfile(candidate):
+            return candidate
+        candidate = os.path.join(directory, "pyproject.toml")
+        if os.path.isfile(candidate) and "cudalint" in _read_toml(candidate).get("tool", {}):
+            return candidate
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return None
+        directory = parent
+
+
+def load_config(path: str) -> LintOptions:
+    data = _read_toml(path)
+    table = data.get("tool", {}).get("cudalint", {}) if path.endswith("pyproject.toml") else data
+    for key in table:
+        if key not in _KEYS:
+            raise ConfigError(f"{path}: unknown configuration key {key!r} (known: {', '.join(sorted(_KEYS))})")
+    options = LintOptions(config_path=os.path.abspath(path))
+    if "select" in table:
+        options.select = _string_list(table, "select", path)
+    options.select += _string_list(table, "extend-select", path) if "extend-select" in table else []
+    if "ignore" in table:
+        options.ignore = _string_list(table, "ignore", path)
+    per_file = table.get("per-file-ignores", {})
+    if not isinstance(per_file, dict):
+        raise ConfigError(f"{path}: per-file-ignores must be a table of glob = [codes]")
+    options.per_file_ignores = {k: _string_list(per_file, k, path) for k in per_file}
+    if "arch" in table:
+        options.arch = str(table["arch"])
+    if "fail-on" in table:
+        options.fail_on = str(table["fail-on"])
+    try:
+        return options.validate()
+    except ConfigError as error:
+        raise ConfigError(f"{path}: {error}") from None
+
+
+def _read_toml(path: str) -> dict:
+    try:
+        with open(path, "rb") as handle:
+            return tomllib.load(handle)
+    except (OSError, tomllib.TOMLDecodeError) as error:
+        raise ConfigError(f"{path}: cannot read configuration: {error}") from None
+
+
+def _string_list(table: dict, key: str, path: str) -> list[str]:
+    value = table[key]
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{path}: {key} must be a list of strings")
+    return value

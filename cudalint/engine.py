@@ -1,0 +1,191 @@
+"""The engine: parse each input once, run the selected rules, apply suppressions and configuration.
+
+The library API lives here. It returns data; it never prints or exits.
+"""
+
+from __future__ import annotations
+
+import os
+import traceback
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+from cudalint.archs import architecture
+from cudalint.checks.context import RuleContext, UnitFacts
+from cudalint.checks.registry import Rule, all_rules, find_rule, matches
+from cudalint.config import ConfigError, LintOptions, find_config, load_config
+from cudalint.findings import Finding, Location, Severity
+from cudalint.frontend.lower import Lowering
+from cudalint.frontend.parse import parse_unit
+from cudalint.model.program import build_program
+from cudalint.sources import SUFFIXES, SourceDocument, load_document
+from cudalint.suppressions import apply_suppressions, parse_suppressions, unused
+
+MAX_FILE_BYTES = 4 * 1024 * 1024  # larger inputs are not kernels; refusing them keeps lint time bounded
+
+
+class InputError(Exception):
+    """An input cudalint cannot read: missing, unreadable, binary, not UTF-8, too large."""
+
+
+@dataclass
+class FileResult:
+    path: str
+    findings: list[Finding] = field(default_factory=list)
+    error: str | None = None  # an InputError's message; no findings then
+
+
+def selected_rules(options: LintOptions, path: str | None = None) -> list[Rule]:
+    ignore = list(options.ignore) + (options.ignored_for(path) if path else [])
+    return [r for r in all_rules()
+            if any(matches(s, r) for s in options.select) and not any(matches(s, r) for s in ignore)]
+
+
+def lint_source(text: str, filename: str = "<input>.cu", options: LintOptions | None = None,
+                directory: str | None = None) -> list[Finding]:
+    """Lint CUDA (or Python with embedded CUDA, when `filename` ends in .py) given as text."""
+    options = (options or LintOptions()).validate()
+    document = load_document(filename, text)
+    return _lint_document(document, options, directory)
+
+
+def read_source(path: str) -> str:
+    """Read an input file as text, or raise InputError with a one-line reason."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise InputError(f"{path}: is a directory") from None
+    except OSError as error:
+        raise InputError(f"{path}: cannot read: {error.strerror or error}") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise InputError(f"{path}: larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB, not a kernel source")
+    if b"\0" in data:
+        raise InputError(f"{path}: binary file (contains NUL bytes)")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise InputError(f"{path}: not UTF-8 text (byte {error.start})") from None
+
+
+def expand_paths(paths: Iterable[str]) -> Iterator[str]:
+    """Files to lint: given files as they are, directories searched recursively by extension."""
+    for path in paths:
+        if os.path.isdir(path):
+            for root, dirs, files in os.walk(path):
+                dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in ("__pycache__", "node_modules"))
+                for name in sorted(files):
+                    if name.endswith(SUFFIXES):
+                        yield os.path.join(root, name)
+        elif os.path.exists(path):
+            yield path
+        else:
+            raise InputError(f"{path}: no such file or directory")
+
+
+def lint_file(path: str, options: LintOptions) -> FileResult:
+    try:
+        text = read_source(path)
+    except InputError as error:
+        return FileResult(path, error=str(error))
+    document = load_document(path, text)
+    return FileResult(path, _lint_document(document, options, os.path.dirname(os.path.abspath(path))))
+
+
+def lint_paths(paths: Iterable[str], options: LintOptions | None = None, use_config: bool = True,
+               jobs: int = 1) -> list[FileResult]:
+    """Lint files and directories. With `use_config`, the nearest configuration file applies unless
+    `options` are given. Raises InputError for a path that does not exist, ConfigError for bad config."""
+    paths = list(paths)
+    files = list(expand_paths(paths))
+    if options is None:
+        config = find_config(paths[0]) if (use_config and paths) else None
+        options = load_config(config) if config else LintOptions()
+    options.validate()
+    if jobs > 1 and len(files) > 1:
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            return list(pool.map(lint_file, files, [options] * len(files), chunksize=8))
+    return [lint_file(f, options) for f in files]
+
+
+# --------------------------------------------------------------------------------------------- internals
+
+
+def _lint_document(document: SourceDocument, options: LintOptions, directory: str | None) -> list[Finding]:
+    arch = architecture(options.arch)
+    rules = selected_rules(options, document.path)
+    findings: list[Finding] = []
+    for rule in rules:
+        if rule.scope == "document":
+            findings += _run(rule, RuleContext(rule, document, arch))
+    unit_rules = [r for r in rules if r.scope == "unit"]
+    if unit_rules:
+        for facts in _unit_facts(document, directory, findings):
+            for rule in unit_rules:
+                findings += _run(rule, RuleContext(rule, document, arch, facts))
+    findings = _dedupe(findings)
+    suppressions = parse_suppressions(document.path, document.text)
+    findings = apply_suppressions(findings, suppressions)
+    unused_rule = find_rule("CL902")
+    if unused_rule in rules:
+        active = {r.code for r in rules}
+        for suppression in suppressions:
+            codes = unused(suppression, active)
+            if codes:
+                what = "suppression of every rule" if codes == ["*"] else "suppression of " + ", ".join(codes)
+                findings.append(Finding(unused_rule.code, unused_rule.name, unused_rule.severity,
+                                        suppression.location, f"unused {what}: no such finding here"))
+    return sorted(findings, key=Finding.sort_key)
+
+
+def _unit_facts(document: SourceDocument, directory: str | None, findings: list[Finding]) -> Iterator[UnitFacts]:
+    for index, unit in enumerate(document.units):
+        if unit.origin == "file" and directory and os.path.isfile(document.path):
+            main_file = os.path.abspath(document.path)
+        else:
+            main_file = f"{document.path}.{index}.{'cu' if unit.language == 'cuda' else 'cpp'}"
+        try:
+            parsed = parse_unit(unit, main_file, directory)
+            functions, globals_ = Lowering(parsed).lower()
+            yield UnitFacts(unit, parsed, build_program(unit, functions, globals_))
+        except Exception as error:  # noqa: BLE001 - a frontend bug must not stop the other files
+            findings.append(_internal_error(document, error))
+
+
+def _run(rule: Rule, context: RuleContext) -> list[Finding]:
+    try:
+        return list(rule.check(context))
+    except Exception as error:  # noqa: BLE001 - one rule's bug must not hide the others' findings
+        return [_internal_error(context.document, error, rule)]
+
+
+def _internal_error(document: SourceDocument, error: Exception, rule: Rule | None = None) -> Finding:
+    internal = find_rule("CL900")
+    where = traceback.extract_tb(error.__traceback__)[-1]
+    stage = f"rule {rule.code}" if rule else "the front end"
+    message = (f"cudalint internal error in {stage}: {type(error).__name__}: {error} "
+               f"({os.path.basename(where.filename)}:{where.lineno}); please report it")
+    return Finding(internal.code, internal.name, internal.severity, Location(document.path, 1, 1, 1, 1), message)
+
+
+def _dedupe(findings: list[Finding]) -> list[Finding]:
+    seen, kept = set(), []
+    for finding in findings:
+        key = (finding.code, finding.location, finding.message)
+        if key not in seen:
+            seen.add(key)
+            kept.append(finding)
+    return kept
+
+
+def exceeds(findings: Iterable[Finding], fail_on: str) -> bool:
+    threshold = Severity(fail_on).rank
+    return any(f.severity.rank >= threshold for f in findings)
+
+
+__all__ = ["ConfigError", "FileResult", "InputError", "LintOptions", "exceeds", "expand_paths", "lint_file",
+           "lint_paths", "lint_source", "read_source", "selected_rules"]

@@ -1,0 +1,70 @@
+"""The few libclang C functions that clang 18's cindex.py does not wrap, bound through ctypes."""
+
+from __future__ import annotations
+
+import ctypes
+from functools import cache
+
+import clang.cindex as ci
+
+_EVAL_INT = 1
+_EVAL_FLOAT = 2
+
+
+@cache
+def _lib():
+    lib = ci.conf.lib
+    lib.clang_getCursorBinaryOperatorKind.argtypes = [ci.Cursor]
+    lib.clang_getCursorBinaryOperatorKind.restype = ctypes.c_int
+    lib.clang_getBinaryOperatorKindSpelling.argtypes = [ctypes.c_int]
+    lib.clang_getBinaryOperatorKindSpelling.restype = ci._CXString
+    lib.clang_getBinaryOperatorKindSpelling.errcheck = ci._CXString.from_result
+    lib.clang_getCursorUnaryOperatorKind.argtypes = [ci.Cursor]
+    lib.clang_getCursorUnaryOperatorKind.restype = ctypes.c_int
+    lib.clang_Cursor_Evaluate.argtypes = [ci.Cursor]
+    lib.clang_Cursor_Evaluate.restype = ctypes.c_void_p
+    lib.clang_EvalResult_getKind.argtypes = [ctypes.c_void_p]
+    lib.clang_EvalResult_getKind.restype = ctypes.c_int
+    lib.clang_EvalResult_getAsLongLong.argtypes = [ctypes.c_void_p]
+    lib.clang_EvalResult_getAsLongLong.restype = ctypes.c_longlong
+    lib.clang_EvalResult_getAsDouble.argtypes = [ctypes.c_void_p]
+    lib.clang_EvalResult_getAsDouble.restype = ctypes.c_double
+    lib.clang_EvalResult_dispose.argtypes = [ctypes.c_void_p]
+    lib.clang_EvalResult_dispose.restype = None
+    return lib
+
+
+@cache
+def _binary_spelling(kind: int) -> str:
+    return _lib().clang_getBinaryOperatorKindSpelling(kind)
+
+
+def binary_operator(cursor: ci.Cursor) -> str:
+    """The operator of a BINARY_OPERATOR or COMPOUND_ASSIGNMENT_OPERATOR cursor: '+', '<=', '+=', ..."""
+    return _binary_spelling(_lib().clang_getCursorBinaryOperatorKind(cursor))
+
+
+# CXUnaryOperatorKind values, in libclang's order.
+_UNARY = {1: "post++", 2: "post--", 3: "++", 4: "--", 5: "&", 6: "*", 7: "+", 8: "-", 9: "~", 10: "!"}
+
+
+def unary_operator(cursor: ci.Cursor) -> str:
+    """The operator of a UNARY_OPERATOR cursor; postfix increments are 'post++' / 'post--'."""
+    return _UNARY.get(_lib().clang_getCursorUnaryOperatorKind(cursor), "?")
+
+
+def evaluate(cursor: ci.Cursor) -> int | float | None:
+    """clang's constant evaluation of an expression or constexpr variable; None when not constant."""
+    lib = _lib()
+    result = lib.clang_Cursor_Evaluate(cursor)
+    if not result:
+        return None
+    try:
+        kind = lib.clang_EvalResult_getKind(result)
+        if kind == _EVAL_INT:
+            return lib.clang_EvalResult_getAsLongLong(result)
+        if kind == _EVAL_FLOAT:
+            return lib.clang_EvalResult_getAsDouble(result)
+        return None
+    finally:
+        lib.clang_EvalResult_dispose(result)

@@ -1,0 +1,372 @@
+"""Lowering libclang cursors to cudalint's IR (`cudalint.model.ir`)."""
+
+from __future__ import annotations
+
+import ast
+import re
+
+import clang.cindex as ci
+
+from cudalint.frontend.clang_api import binary_operator, evaluate, unary_operator
+from cudalint.frontend.parse import ParsedUnit
+from cudalint.model import ir
+
+K = ci.CursorKind
+
+_CAST_KINDS = {K.CSTYLE_CAST_EXPR, K.CXX_STATIC_CAST_EXPR, K.CXX_FUNCTIONAL_CAST_EXPR,
+               K.CXX_REINTERPRET_CAST_EXPR, K.CXX_CONST_CAST_EXPR, K.CXX_DYNAMIC_CAST_EXPR}
+_LITERAL_KINDS = {K.INTEGER_LITERAL, K.FLOATING_LITERAL, K.CXX_BOOL_LITERAL_EXPR, K.CHARACTER_LITERAL}
+_FUNCTION_KINDS = {K.FUNCTION_DECL, K.FUNCTION_TEMPLATE, K.CXX_METHOD}
+_SPACE_ATTRS = {K.CUDAGLOBAL_ATTR: "global", K.CUDADEVICE_ATTR: "device", K.CUDAHOST_ATTR: "host"}
+_CONFIG_CALLEES = {"cudaConfigureCall", "__cudaPushCallConfiguration"}
+
+
+class Lowering:
+    """Lowers the definitions of one parsed unit. Only code in the unit itself is lowered."""
+
+    def __init__(self, parsed: ParsedUnit) -> None:
+        self.parsed = parsed
+        self.main_file = parsed.main_file
+        self.data = parsed.unit.text.encode("utf-8")
+        self.macros = _integer_macros(parsed.unit.text)
+
+    # ------------------------------------------------------------------------------------- top level
+
+    def lower(self) -> tuple[list[ir.Function], list[ir.VarDecl]]:
+        functions: list[ir.Function] = []
+        globals_: list[ir.VarDecl] = []
+        self._top_level(self.parsed.translation_unit.cursor, functions, globals_)
+        return functions, globals_
+
+    def _top_level(self, cursor: ci.Cursor, functions: list, globals_: list) -> None:
+        for child in cursor.get_children():
+            location = child.location
+            if location.file is None or location.file.name != self.main_file:
+                continue
+            if child.kind in (K.NAMESPACE, K.LINKAGE_SPEC, K.UNEXPOSED_DECL, K.CLASS_DECL, K.STRUCT_DECL,
+                              K.CLASS_TEMPLATE):
+                self._top_level(child, functions, globals_)
+            elif child.kind in _FUNCTION_KINDS and child.is_definition():
+                functions.append(self._function(child))
+            elif child.kind == K.VAR_DECL:
+                globals_.append(self._var_decl(child))
+
+    def _function(self, cursor: ci.Cursor) -> ir.Function:
+        spaces = {_SPACE_ATTRS[c.kind] for c in cursor.get_children() if c.kind in _SPACE_ATTRS}
+        space = "global" if "global" in spaces else (
+            "host_device" if spaces == {"host", "device"} else ("device" if "device" in spaces else "host"))
+        params = [ir.Param(p.spelling, p.get_usr() or None, p.type.spelling, self._span(p))
+                  for p in cursor.get_children() if p.kind == K.PARM_DECL]
+        body_cursor = next((c for c in cursor.get_children() if c.kind == K.COMPOUND_STMT), None)
+        body = self._block(body_cursor) if body_cursor is not None else None
+        name_location = cursor.location
+        name_span = ir.Span(name_location.line, name_location.column, name_location.line,
+                            name_location.column + len(cursor.spelling))
+        return ir.Function(
+            name=cursor.spelling, space=space, params=params, body=body, span=self._span(cursor),
+            name_span=name_span, ref=cursor.get_usr() or None, templated=cursor.kind == K.FUNCTION_TEMPLATE,
+            max_threads_per_block=self._launch_bounds(cursor), return_type=cursor.result_type.spelling,
+        )
+
+    def _launch_bounds(self, cursor: ci.Cursor) -> int | None:
+        head = self._text_between(cursor.extent.start.offset, cursor.location.offset)
+        match = re.search(r"__launch_bounds__\s*\(\s*([^,)]+)", head)
+        if match is None:
+            return None
+        return _eval_macro_text(match.group(1), self.macros)
+
+    # ------------------------------------------------------------------------------------- statements
+
+    def _block(self, cursor: ci.Cursor) -> ir.Block:
+        return ir.Block(self._span(cursor), [s for s in map(self._stmt, cursor.get_children()) if s is not None])
+
+    def _stmt(self, cursor: ci.Cursor) -> ir.Stmt | None:
+        kind = cursor.kind
+        span = self._span(cursor)
+        if kind == K.COMPOUND_STMT:
+            return self._block(cursor)
+        if kind == K.DECL_STMT:
+            return ir.DeclStmt(span, [self._var_decl(c) for c in cursor.get_children() if c.kind == K.VAR_DECL])
+        if kind == K.NULL_STMT:
+            return None
+        children = list(cursor.get_children())
+        if kind == K.IF_STMT:
+            parts = [c for c in children if c.kind != K.DECL_STMT] or children
+            cond = self._expr(parts[0]) if parts else ir.Opaque(span)
+            then = self._stmt_or_empty(parts[1], span) if len(parts) > 1 else ir.Block(span)
+            otherwise = self._stmt_or_empty(parts[2], span) if len(parts) > 2 else None
+            return ir.If(span, cond, then, otherwise)
+        if kind == K.FOR_STMT:
+            return self._for(cursor, children, span)
+        if kind == K.WHILE_STMT:
+            return ir.While(span, self._expr(children[0]), self._stmt_or_empty(children[-1], span))
+        if kind == K.DO_STMT:
+            return ir.While(span, self._expr(children[-1]), self._stmt_or_empty(children[0], span), do_while=True)
+        if kind == K.SWITCH_STMT:
+            return ir.Switch(span, self._expr(children[0]), self._stmt_or_empty(children[-1], span))
+        if kind in (K.CASE_STMT, K.DEFAULT_STMT, K.LABEL_STMT):
+            inner = [s for s in map(self._stmt, children[-1:]) if s is not None]
+            return ir.OpaqueStmt(span, inner)
+        if kind == K.RETURN_STMT:
+            return ir.Return(span, self._expr(children[0]) if children else None)
+        if kind == K.BREAK_STMT:
+            return ir.Break(span)
+        if kind == K.CONTINUE_STMT:
+            return ir.Continue(span)
+        if kind.is_expression():
+            return ir.ExprStmt(span, self._expr(cursor))
+        return ir.OpaqueStmt(span, [s for s in map(self._stmt, children) if s is not None])
+
+    def _stmt_or_empty(self, cursor: ci.Cursor, span: ir.Span) -> ir.Stmt:
+        return self._stmt(cursor) or ir.Block(span)
+
+    def _for(self, cursor: ci.Cursor, children: list[ci.Cursor], span: ir.Span) -> ir.For:
+        # libclang omits absent parts of `for (init; cond; step)`: place each child by the header's semicolons
+        body = children[-1] if children else None
+        first_semi, second_semi = self._for_semicolons(cursor, body)
+        init = cond = step = None
+        for child in children[:-1]:
+            offset = child.extent.start.offset
+            if first_semi is not None and offset < first_semi:
+                init = self._stmt(child)
+            elif second_semi is not None and offset < second_semi:
+                if child.kind != K.DECL_STMT:
+                    cond = self._expr(child)
+            else:
+                step = self._expr(child)
+        return ir.For(span, init, cond, step, self._stmt_or_empty(body, span) if body is not None else ir.Block(span))
+
+    def _for_semicolons(self, cursor: ci.Cursor, body: ci.Cursor | None) -> tuple[int | None, int | None]:
+        start = cursor.extent.start.offset
+        end = body.extent.start.offset if body is not None else cursor.extent.end.offset
+        header = self.data[start:end]
+        depth = 0
+        semis = []
+        for i, byte in enumerate(header):
+            if byte == 0x28:  # (
+                depth += 1
+            elif byte == 0x29:  # )
+                depth -= 1
+            elif byte == 0x3B and depth == 1:  # ;
+                semis.append(start + i)
+        if len(semis) >= 2:
+            return semis[0], semis[1]
+        return None, None
+
+    def _var_decl(self, cursor: ci.Cursor) -> ir.VarDecl:
+        attrs = {c.kind for c in cursor.get_children()}
+        init = None
+        for child in cursor.get_children():
+            if child.kind.is_expression():
+                init = child
+        type_ = cursor.type
+        dims: list[int | None] = []
+        element = type_
+        while element.kind in (ci.TypeKind.CONSTANTARRAY, ci.TypeKind.INCOMPLETEARRAY,
+                               ci.TypeKind.DEPENDENTSIZEDARRAY, ci.TypeKind.VARIABLEARRAY):
+            count = element.element_count if element.kind == ci.TypeKind.CONSTANTARRAY else None
+            dims.append(count)
+            element = element.element_type
+        size = type_.get_size()
+        decl = ir.VarDecl(
+            self._span(cursor), name=cursor.spelling, ref=cursor.get_usr() or None, type=type_.spelling,
+            init=None, shared=K.CUDASHARED_ATTR in attrs,
+            extern=cursor.storage_class == ci.StorageClass.EXTERN,
+            constant_memory=K.CUDACONSTANT_ATTR in attrs, is_const=type_.is_const_qualified(),
+            volatile=type_.is_volatile_qualified() or element.is_volatile_qualified(),
+            dims=dims, size_bytes=size if size > 0 and None not in dims else None,
+            element_type=element.spelling,
+        )
+        if init is not None and not (init.kind == K.CALL_EXPR and not list(init.get_children()) and dims):
+            decl.init = self._expr(init)
+        return decl
+
+    # ------------------------------------------------------------------------------------ expressions
+
+    def _expr(self, cursor: ci.Cursor) -> ir.Expr:
+        kind = cursor.kind
+        span = self._span(cursor)
+        if kind in (K.UNEXPOSED_EXPR, K.PAREN_EXPR):
+            children = list(cursor.get_children())
+            if len(children) == 1:
+                inner = self._expr(children[0])
+                if kind == K.PAREN_EXPR:
+                    inner.span, inner.text = span, self._text(cursor)
+                return inner
+            return ir.Opaque(span, self._text(cursor), cursor.type.spelling, [self._expr(c) for c in children])
+        text = self._text(cursor)
+        type_ = cursor.type.spelling
+        if kind == K.DECL_REF_EXPR:
+            return self._name(cursor, span, text, type_)
+        if kind in _LITERAL_KINDS:
+            value = evaluate(cursor)
+            if kind == K.CXX_BOOL_LITERAL_EXPR and value is not None:
+                value = bool(value)
+            return ir.Const(span, text, type_, value)
+        if kind == K.MEMBER_REF_EXPR:
+            children = list(cursor.get_children())
+            base = self._expr(children[0]) if children else None
+            return ir.Member(span, text, type_, base, cursor.spelling)
+        if kind == K.ARRAY_SUBSCRIPT_EXPR:
+            base, index = (self._expr(c) for c in cursor.get_children())
+            return ir.Index(span, text, type_, base, index)
+        if kind in (K.BINARY_OPERATOR, K.COMPOUND_ASSIGNMENT_OPERATOR):
+            children = list(cursor.get_children())
+            if len(children) != 2:
+                return ir.Opaque(span, text, type_, [self._expr(c) for c in children])
+            return ir.Binary(span, text, type_, binary_operator(cursor), self._expr(children[0]),
+                             self._expr(children[1]))
+        if kind == K.UNARY_OPERATOR:
+            children = list(cursor.get_children())
+            return ir.Unary(span, text, type_, unary_operator(cursor), self._expr(children[0]))
+        if kind == K.CONDITIONAL_OPERATOR:
+            cond, then, otherwise = (self._expr(c) for c in cursor.get_children())
+            return ir.Conditional(span, text, type_, cond, then, otherwise)
+        if kind == K.CALL_EXPR:
+            return self._call(cursor, span, text, type_)
+        if kind in _CAST_KINDS:
+            children = [c for c in cursor.get_children() if c.kind.is_expression()]
+            if not children:
+                return ir.Opaque(span, text, type_)
+            if kind == K.CXX_FUNCTIONAL_CAST_EXPR and children[-1].kind == K.INIT_LIST_EXPR:
+                return ir.Construct(span, text, type_, [self._expr(c) for c in children[-1].get_children()])
+            return ir.Cast(span, text, type_, self._expr(children[-1]))
+        if kind == K.CXX_UNARY_EXPR:  # sizeof, alignof
+            value = evaluate(cursor)
+            return ir.Const(span, text, type_, value) if value is not None else ir.Opaque(span, text, type_)
+        if kind == K.INIT_LIST_EXPR:
+            return ir.InitList(span, text, type_, [self._expr(c) for c in cursor.get_children()])
+        if kind == K.LAMBDA_EXPR:
+            body = next((c for c in cursor.get_children() if c.kind == K.COMPOUND_STMT), None)
+            return ir.Lambda(span, text, type_, self._block(body) if body is not None else ir.Block(span))
+        if kind == K.CXX_NULL_PTR_LITERAL_EXPR:
+            return ir.Const(span, text, type_, 0)
+        return ir.Opaque(span, text, type_, [self._expr(c) for c in cursor.get_children() if c.kind.is_expression()])
+
+    def _name(self, cursor: ci.Cursor, span: ir.Span, text: str, type_: str) -> ir.Name:
+        referenced = cursor.referenced
+        decl_kind, ref, constant = "", None, None
+        if referenced is not None:
+            rk = referenced.kind
+            decl_kind = {K.PARM_DECL: "param", K.VAR_DECL: "var", K.FUNCTION_DECL: "function",
+                         K.ENUM_CONSTANT_DECL: "enum", K.FIELD_DECL: "field",
+                         K.TEMPLATE_NON_TYPE_PARAMETER: "template_param"}.get(rk, "")
+            ref = referenced.get_usr() or f"{referenced.location.line}:{referenced.location.column}"
+            if rk == K.ENUM_CONSTANT_DECL or (rk == K.VAR_DECL and referenced.type.is_const_qualified()):
+                constant = evaluate(referenced)
+        return ir.Name(span, text, type_, cursor.spelling, ref, decl_kind, constant)
+
+    def _call(self, cursor: ci.Cursor, span: ir.Span, text: str, type_: str) -> ir.Expr:
+        children = list(cursor.get_children())
+        referenced = cursor.referenced
+        if referenced is not None and referenced.kind == K.CONSTRUCTOR:
+            args = [self._expr(c) for c in children if not _is_default_argument(c)]
+            if len(args) == 1 and not text.strip().startswith(referenced.spelling):
+                return args[0]  # an implicit conversion or copy, not a construction the user wrote
+            return ir.Construct(span, text, type_, args)
+        config = next((c for c in children[1:2] if c.kind == K.CALL_EXPR and c.spelling in _CONFIG_CALLEES), None)
+        if config is not None or (referenced is not None and any(
+                c.kind == K.CUDAGLOBAL_ATTR for c in referenced.get_children())):
+            return self._launch(cursor, children, config, span, text, type_)
+        callee_cursor = children[0] if children else None
+        receiver, callee, callee_ref, template_args = None, cursor.spelling, None, ""
+        target = _strip_implicit(callee_cursor) if callee_cursor is not None else None
+        if target is not None:
+            if target.kind == K.MEMBER_REF_EXPR:
+                members = list(target.get_children())
+                receiver = self._expr(members[0]) if members else None
+                callee = target.spelling or callee
+            elif target.kind in (K.DECL_REF_EXPR, K.OVERLOADED_DECL_REF):
+                callee = target.spelling or callee
+            if target.referenced is not None:
+                callee_ref = target.referenced.get_usr() or None
+            callee_text = self._text(target)
+            angle = re.search(r"<(.*)>\s*$", callee_text, re.DOTALL)
+            if angle:
+                template_args = angle.group(1).strip()
+        args = [self._expr(c) for c in children[1:] if not _is_default_argument(c)]
+        return ir.Call(span, text, type_, callee, args, receiver, template_args, callee_ref)
+
+    def _launch(self, cursor, children, config, span, text, type_) -> ir.Launch:
+        target = _strip_implicit(children[0]) if children else None
+        kernel = (target.spelling if target is not None else "") or cursor.spelling
+        kernel_ref = target.referenced.get_usr() if target is not None and target.referenced else None
+        parts: list[ir.Expr | None] = [None, None, None, None]
+        if config is not None:
+            config_args = list(config.get_children())[1:]
+            for i, arg in enumerate(config_args[:4]):
+                parts[i] = None if _is_default_argument(arg) else self._expr(arg)
+        args = [self._expr(c) for c in children[2 if config is not None else 1:]]
+        return ir.Launch(span, text, type_, kernel, kernel_ref, parts[0], parts[1], parts[2], parts[3], args)
+
+    # ------------------------------------------------------------------------------------------ helpers
+
+    def _span(self, cursor: ci.Cursor) -> ir.Span:
+        extent = cursor.extent
+        return ir.Span(extent.start.line, extent.start.column, extent.end.line, extent.end.column)
+
+    def _text(self, cursor: ci.Cursor) -> str:
+        extent = cursor.extent
+        if extent.start.file is None or extent.start.file.name != self.main_file:
+            return cursor.spelling
+        return self._text_between(extent.start.offset, extent.end.offset)
+
+    def _text_between(self, start: int, end: int) -> str:
+        return self.data[start:end].decode("utf-8", errors="replace")
+
+
+def _strip_implicit(cursor: ci.Cursor) -> ci.Cursor:
+    while cursor.kind == K.UNEXPOSED_EXPR:
+        children = list(cursor.get_children())
+        if len(children) != 1:
+            break
+        cursor = children[0]
+    return cursor
+
+
+def _is_default_argument(cursor: ci.Cursor) -> bool:
+    # CXXDefaultArgExpr surfaces as a childless UNEXPOSED_EXPR with an empty extent
+    if cursor.kind != K.UNEXPOSED_EXPR:
+        return False
+    if any(True for _ in cursor.get_children()):
+        return False
+    extent = cursor.extent
+    return extent.start.offset == extent.end.offset or extent.start.file is None
+
+
+# --------------------------------------------------------------------------------- integer macro values
+
+_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+(.+?)[ \t]*(?://.*)?$", re.MULTILINE)
+_ALLOWED = (ast.Expression, ast.BinOp, ast.UnaryOp, ast.Constant, ast.Name, ast.Load, ast.Add, ast.Sub,
+            ast.Mult, ast.FloorDiv, ast.Mod, ast.LShift, ast.RShift, ast.USub, ast.UAdd, ast.BitAnd, ast.BitOr)
+
+
+def _integer_macros(text: str) -> dict[str, str]:
+    return {m.group(1): m.group(2) for m in _DEFINE.finditer(text)}
+
+
+def _eval_macro_text(expression: str, macros: dict[str, str], depth: int = 0) -> int | None:
+    """Value of an integer expression over literals and object-like macros (for __launch_bounds__)."""
+    if depth > 10:
+        return None
+    expression = re.sub(r"\b(\d+)[uUlL]+\b", r"\1", expression.strip()).replace("/", "//")
+    try:
+        tree = ast.parse(expression, mode="eval")
+    except SyntaxError:
+        return None
+    if not all(isinstance(node, _ALLOWED) for node in ast.walk(tree)):
+        return None
+    names = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            if node.id not in macros:
+                return None
+            value = _eval_macro_text(macros[node.id], macros, depth + 1)
+            if value is None:
+                return None
+            names[node.id] = value
+    try:
+        value = eval(compile(tree, "<macro>", "eval"), {"__builtins__": {}}, names)  # noqa: S307 - whitelisted AST
+    except (ArithmeticError, ValueError, TypeError):
+        return None
+    return value if isinstance(value, int) else None

@@ -1,0 +1,121 @@
+"""Parsing a CUDA unit with libclang in stub-header mode (no CUDA toolkit, no system headers)."""
+
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from pathlib import PurePosixPath
+
+import clang.cindex as ci
+
+from cudalint.sources import CudaUnit
+
+VIRTUAL_INCLUDE_DIR = "/__cudalint__/include"
+_VIRTUAL_UNKNOWN_DIR = "/__cudalint__/unknown"
+
+_BASE_ARGS = [
+    "-std=c++17", "-nostdinc", "-nostdinc++", "-ferror-limit=0", "-Wno-unknown-cuda-version",
+    "-I" + VIRTUAL_INCLUDE_DIR, "-I" + _VIRTUAL_UNKNOWN_DIR,
+]
+# One device-side parse covers kernels and host wrappers: host bodies and their <<<>>> launches stay
+# in the AST. nvcc force-includes cuda_runtime.h; load_inline prepends torch/types.h to cuda_sources
+# and torch/extension.h to cpp_sources. We add them with -include so unit lines stay unshifted.
+_CUDA_ARGS = ["-x", "cuda", "-nocudalib", "-nocudainc", "--cuda-device-only", "-include", "cuda_runtime.h"]
+_TORCH_CUDA_INCLUDES = ["-include", "torch/types.h"]
+_CPP_ARGS = ["-x", "c++", "-include", "torch/extension.h"]
+
+_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"]+)[>"]', re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    severity: str  # "error" or "warning"
+    message: str
+    line: int  # in the unit
+    column: int
+    in_main_file: bool
+
+
+@dataclass
+class ParsedUnit:
+    unit: CudaUnit
+    translation_unit: ci.TranslationUnit
+    main_file: str
+    diagnostics: list[Diagnostic]
+    # headers the unit includes that are neither stubbed nor on disk: parsed as empty files
+    unknown_headers: list[tuple[str, int]] = field(default_factory=list)  # (header, unit line)
+
+
+@cache
+def stub_headers() -> tuple[tuple[str, str], ...]:
+    root = resources.files("cudalint.frontend") / "stubs"
+    found: list[tuple[str, str]] = []
+
+    def walk(node, prefix: PurePosixPath) -> None:
+        for child in node.iterdir():
+            if child.is_dir():
+                walk(child, prefix / child.name)
+            elif child.name.endswith((".h", ".hpp", ".cuh")) or "." not in child.name:
+                found.append((str(prefix / child.name), child.read_text(encoding="utf-8")))
+
+    walk(root, PurePosixPath(VIRTUAL_INCLUDE_DIR))
+    return tuple(found)
+
+
+@cache
+def _stub_names() -> frozenset[str]:
+    return frozenset(path[len(VIRTUAL_INCLUDE_DIR) + 1 :] for path, _ in stub_headers())
+
+
+_local = threading.local()
+
+
+def _index() -> ci.Index:
+    # one Index per thread; reusing it saves most of the set-up cost of a parse
+    if not hasattr(_local, "index"):
+        _local.index = ci.Index.create()
+    return _local.index
+
+
+def parse_unit(unit: CudaUnit, main_file: str, directory: str | None = None) -> ParsedUnit:
+    """Parse `unit` as the file `main_file` (a real path when the unit is a whole file on disk, so
+    relative includes resolve)."""
+    args = list(_CUDA_ARGS if unit.language == "cuda" else _CPP_ARGS)
+    if unit.language == "cuda" and unit.origin == "load_inline":
+        args += _TORCH_CUDA_INCLUDES
+    if directory:
+        args.append("-I" + directory)
+    args += _BASE_ARGS
+    unsaved = [(main_file, unit.text), *stub_headers()]
+    unknown = _unknown_headers(unit.text, directory)
+    unsaved += [(f"{_VIRTUAL_UNKNOWN_DIR}/{name}", "") for name, _ in unknown]
+    tu = _index().parse(main_file, args=args, unsaved_files=unsaved, options=0)
+    diagnostics = []
+    for d in tu.diagnostics:
+        if d.severity < ci.Diagnostic.Warning:
+            continue
+        location = d.location
+        in_main = location.file is not None and location.file.name == main_file
+        diagnostics.append(Diagnostic(
+            "error" if d.severity >= ci.Diagnostic.Error else "warning",
+            d.spelling, location.line if in_main else 0, location.column if in_main else 0, in_main,
+        ))
+    return ParsedUnit(unit, tu, main_file, diagnostics, unknown)
+
+
+def _unknown_headers(text: str, directory: str | None) -> list[tuple[str, int]]:
+    import os
+
+    known = _stub_names()
+    unknown = []
+    for match in _INCLUDE.finditer(text):
+        name = match.group(1).strip()
+        if name in known:
+            continue
+        if directory and os.path.isfile(os.path.join(directory, name)):
+            continue
+        unknown.append((name, text.count("\n", 0, match.start()) + 1))
+    return unknown

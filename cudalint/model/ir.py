@@ -1,0 +1,363 @@
+"""cudalint's own intermediate representation of CUDA code: expressions, statements, functions.
+
+The frontend lowers libclang cursors into these types; analyses and rules only ever see them.
+Nodes compare by identity, so they can key dictionaries (CFG nodes, analysis facts).
+Spans are in the coordinates of the parsed unit; `CudaUnit.to_file` maps them to the input file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Span:
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+
+@dataclass(eq=False)
+class Node:
+    span: Span
+
+    def children(self) -> Iterator[Node]:
+        return iter(())
+
+    def walk(self) -> Iterator[Node]:
+        """This node and every node below it, in source order."""
+        yield self
+        for child in self.children():
+            yield from child.walk()
+
+
+# ------------------------------------------------------------------------------------------ expressions
+
+
+@dataclass(eq=False)
+class Expr(Node):
+    text: str = ""  # the source text, for messages
+    type: str = ""  # clang's spelling of the expression's type, when known
+
+
+@dataclass(eq=False)
+class Name(Expr):
+    name: str = ""
+    ref: str | None = None  # identity of the declaration (clang USR or location): tells shadowed names apart
+    decl_kind: str = ""  # "param", "var", "function", "enum", "field", ""
+    constant: int | float | None = None  # value when the declaration is a compile-time constant
+
+
+@dataclass(eq=False)
+class Const(Expr):
+    value: int | float | bool | None = None
+
+
+@dataclass(eq=False)
+class Member(Expr):
+    base: Expr | None = None
+    field: str = ""
+
+    def children(self) -> Iterator[Node]:
+        if self.base is not None:
+            yield self.base
+
+
+@dataclass(eq=False)
+class Index(Expr):
+    base: Expr = None  # type: ignore[assignment]
+    index: Expr = None  # type: ignore[assignment]
+
+    def children(self) -> Iterator[Node]:
+        yield self.base
+        yield self.index
+
+
+@dataclass(eq=False)
+class Unary(Expr):
+    op: str = ""  # "-", "!", "~", "*", "&", "++", "--", "post++", "post--"
+    operand: Expr = None  # type: ignore[assignment]
+
+    def children(self) -> Iterator[Node]:
+        yield self.operand
+
+
+ASSIGNMENT_OPERATORS = frozenset({"=", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "|=", "^="})
+
+
+@dataclass(eq=False)
+class Binary(Expr):
+    op: str = ""  # C operators, assignments included ("=", "+=")
+    lhs: Expr = None  # type: ignore[assignment]
+    rhs: Expr = None  # type: ignore[assignment]
+
+    @property
+    def is_assignment(self) -> bool:
+        return self.op in ASSIGNMENT_OPERATORS
+
+    def children(self) -> Iterator[Node]:
+        yield self.lhs
+        yield self.rhs
+
+
+@dataclass(eq=False)
+class Conditional(Expr):
+    cond: Expr = None  # type: ignore[assignment]
+    then: Expr = None  # type: ignore[assignment]
+    otherwise: Expr = None  # type: ignore[assignment]
+
+    def children(self) -> Iterator[Node]:
+        yield self.cond
+        yield self.then
+        yield self.otherwise
+
+
+@dataclass(eq=False)
+class Call(Expr):
+    callee: str = ""  # the function's name ("__syncthreads", "atomicAdd", "sync", "data_ptr")
+    args: list[Expr] = field(default_factory=list)
+    receiver: Expr | None = None  # the object of a method call (`grid` in `grid.sync()`)
+    template_args: str = ""  # text between <> after the callee, e.g. "float" in data_ptr<float>()
+    callee_ref: str | None = None
+
+    def children(self) -> Iterator[Node]:
+        if self.receiver is not None:
+            yield self.receiver
+        yield from self.args
+
+
+@dataclass(eq=False)
+class Launch(Expr):
+    """A `kernel<<<grid, block, smem, stream>>>(args)` launch; absent configuration parts are None."""
+
+    kernel: str = ""
+    kernel_ref: str | None = None
+    grid: Expr | None = None
+    block: Expr | None = None
+    shared_bytes: Expr | None = None
+    stream: Expr | None = None
+    args: list[Expr] = field(default_factory=list)
+
+    def children(self) -> Iterator[Node]:
+        for part in (self.grid, self.block, self.shared_bytes, self.stream):
+            if part is not None:
+                yield part
+        yield from self.args
+
+
+@dataclass(eq=False)
+class Construct(Expr):
+    """A constructor call or functional cast: `dim3(16, 16)`, `float4{...}`; default arguments omitted."""
+
+    args: list[Expr] = field(default_factory=list)
+
+    def children(self) -> Iterator[Node]:
+        yield from self.args
+
+
+@dataclass(eq=False)
+class Cast(Expr):
+    operand: Expr = None  # type: ignore[assignment]
+
+    def children(self) -> Iterator[Node]:
+        yield self.operand
+
+
+@dataclass(eq=False)
+class InitList(Expr):
+    elements: list[Expr] = field(default_factory=list)
+
+    def children(self) -> Iterator[Node]:
+        yield from self.elements
+
+
+@dataclass(eq=False)
+class Lambda(Expr):
+    body: Block = None  # type: ignore[assignment]
+
+    def children(self) -> Iterator[Node]:
+        yield self.body
+
+
+@dataclass(eq=False)
+class Opaque(Expr):
+    """An expression cudalint does not model; its sub-expressions are kept so walks still see them."""
+
+    parts: list[Expr] = field(default_factory=list)
+
+    def children(self) -> Iterator[Node]:
+        yield from self.parts
+
+
+# ------------------------------------------------------------------------------------------- statements
+
+
+@dataclass(eq=False)
+class Stmt(Node):
+    pass
+
+
+@dataclass(eq=False)
+class Block(Stmt):
+    body: list[Stmt] = field(default_factory=list)
+
+    def children(self) -> Iterator[Node]:
+        yield from self.body
+
+
+@dataclass(eq=False)
+class ExprStmt(Stmt):
+    expr: Expr = None  # type: ignore[assignment]
+
+    def children(self) -> Iterator[Node]:
+        yield self.expr
+
+
+@dataclass(eq=False)
+class VarDecl(Stmt):
+    name: str = ""
+    ref: str | None = None
+    type: str = ""
+    init: Expr | None = None
+    shared: bool = False
+    extern: bool = False
+    constant_memory: bool = False
+    is_const: bool = False
+    volatile: bool = False
+    # for arrays: the element count of each dimension (None where not a constant); [] for scalars
+    dims: list[int | None] = field(default_factory=list)
+    size_bytes: int | None = None  # total size when constant; None for dynamic or dependent arrays
+    element_type: str = ""
+
+    def children(self) -> Iterator[Node]:
+        if self.init is not None:
+            yield self.init
+
+
+@dataclass(eq=False)
+class DeclStmt(Stmt):
+    decls: list[VarDecl] = field(default_factory=list)
+
+    def children(self) -> Iterator[Node]:
+        yield from self.decls
+
+
+@dataclass(eq=False)
+class If(Stmt):
+    cond: Expr = None  # type: ignore[assignment]
+    then: Stmt = None  # type: ignore[assignment]
+    otherwise: Stmt | None = None
+
+    def children(self) -> Iterator[Node]:
+        yield self.cond
+        yield self.then
+        if self.otherwise is not None:
+            yield self.otherwise
+
+
+@dataclass(eq=False)
+class For(Stmt):
+    init: Stmt | None = None
+    cond: Expr | None = None
+    step: Expr | None = None
+    body: Stmt = None  # type: ignore[assignment]
+
+    def children(self) -> Iterator[Node]:
+        for part in (self.init, self.cond, self.step, self.body):
+            if part is not None:
+                yield part
+
+
+@dataclass(eq=False)
+class While(Stmt):
+    cond: Expr = None  # type: ignore[assignment]
+    body: Stmt = None  # type: ignore[assignment]
+    do_while: bool = False  # body runs before the first test
+
+    def children(self) -> Iterator[Node]:
+        if self.do_while:
+            yield self.body
+            yield self.cond
+        else:
+            yield self.cond
+            yield self.body
+
+
+@dataclass(eq=False)
+class Switch(Stmt):
+    cond: Expr = None  # type: ignore[assignment]
+    body: Stmt = None  # type: ignore[assignment]
+
+    def children(self) -> Iterator[Node]:
+        yield self.cond
+        yield self.body
+
+
+@dataclass(eq=False)
+class Return(Stmt):
+    value: Expr | None = None
+
+    def children(self) -> Iterator[Node]:
+        if self.value is not None:
+            yield self.value
+
+
+@dataclass(eq=False)
+class Break(Stmt):
+    pass
+
+
+@dataclass(eq=False)
+class Continue(Stmt):
+    pass
+
+
+@dataclass(eq=False)
+class OpaqueStmt(Stmt):
+    """A statement cudalint does not model (goto, label, asm); nested statements are kept."""
+
+    parts: list[Node] = field(default_factory=list)
+
+    def children(self) -> Iterator[Node]:
+        yield from self.parts
+
+
+# -------------------------------------------------------------------------------------------- functions
+
+
+@dataclass(eq=False)
+class Param:
+    name: str
+    ref: str | None
+    type: str
+    span: Span
+
+
+@dataclass(eq=False)
+class Function:
+    name: str
+    space: str  # "global" (a kernel), "device", "host", "host_device"
+    params: list[Param]
+    body: Block | None
+    span: Span  # the whole definition
+    name_span: Span
+    ref: str | None = None
+    templated: bool = False
+    max_threads_per_block: int | None = None  # from __launch_bounds__, when constant
+    return_type: str = ""
+
+    @property
+    def is_kernel(self) -> bool:
+        return self.space == "global"
+
+    @property
+    def is_device_code(self) -> bool:
+        return self.space in ("global", "device", "host_device")
+
+
+def walk_expressions(node: Node) -> Iterator[Expr]:
+    for sub in node.walk():
+        if isinstance(sub, Expr):
+            yield sub

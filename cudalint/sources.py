@@ -1,0 +1,309 @@
+"""Turn an input file into CUDA units: the code clang parses, with a map back to the file's lines.
+
+A `.cu`/`.cuh` file is one unit. A Python file holds CUDA in strings passed to
+`torch.utils.cpp_extension.load_inline` or `cupy.RawKernel`/`RawModule`; each such source becomes a unit
+whose every character knows its line and column in the .py file.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import re
+import tokenize
+from dataclasses import dataclass, field
+
+CUDA_SUFFIXES = (".cu", ".cuh")
+PYTHON_SUFFIXES = (".py",)
+SUFFIXES = CUDA_SUFFIXES + PYTHON_SUFFIXES
+
+
+@dataclass(frozen=True)
+class Position:
+    line: int  # 1-based
+    column: int  # 1-based
+
+
+@dataclass
+class CudaUnit:
+    """One translation unit as clang will see it."""
+
+    name: str  # a label: "kernel.cu", or "model.py:cuda_sources" for embedded code
+    text: str
+    language: str  # "cuda" or "c++" (load_inline's cpp_sources are compiled as C++)
+    origin: str  # "file", "load_inline", "cupy"
+    # file position of each character of `text`; None for a file unit (identity mapping)
+    char_positions: list[Position] | None = None
+    _line_starts: list[int] = field(default_factory=list, repr=False)
+
+    def __post_init__(self) -> None:
+        starts = [0]
+        for i, ch in enumerate(self.text):
+            if ch == "\n":
+                starts.append(i + 1)
+        self._line_starts = starts
+
+    def to_file(self, line: int, column: int) -> Position:
+        """Map a 1-based (line, byte column) of this unit to the 1-based position in the input file."""
+        if self.char_positions is None:
+            return Position(line, column)
+        starts = self._line_starts
+        line = min(max(line, 1), len(starts))
+        start = starts[line - 1]
+        end = starts[line] - 1 if line < len(starts) else len(self.text)
+        # clang columns count bytes; convert to a character index on this line
+        line_bytes = self.text[start:end].encode("utf-8")
+        char_index = len(line_bytes[: max(column - 1, 0)].decode("utf-8", errors="ignore"))
+        offset = min(start + char_index, len(self.char_positions) - 1)
+        if offset < 0:
+            return Position(1, 1)
+        return self.char_positions[offset]
+
+
+@dataclass
+class SourceDocument:
+    """An input file: its text, the CUDA units in it, and whether it is Python that does not parse."""
+
+    path: str
+    text: str
+    kind: str  # "cuda" or "python"
+    units: list[CudaUnit]
+    python_syntax_error: SyntaxError | None = None
+    python_module: ast.Module | None = None
+
+    @property
+    def lines(self) -> list[str]:
+        return self.text.splitlines()
+
+
+def load_document(path: str, text: str) -> SourceDocument:
+    if path.endswith(PYTHON_SUFFIXES):
+        return _python_document(path, text)
+    name = path.rsplit("/", 1)[-1]
+    return SourceDocument(path, text, "cuda", [CudaUnit(name, text, "cuda", "file")])
+
+
+# ----------------------------------------------------------------------------------------------- Python
+
+
+def _python_document(path: str, text: str) -> SourceDocument:
+    try:
+        module = ast.parse(text, filename=path)
+    except SyntaxError as error:
+        return SourceDocument(path, text, "python", [], python_syntax_error=error)
+    except ValueError as error:  # e.g. null bytes
+        syntax_error = SyntaxError(str(error))
+        syntax_error.lineno, syntax_error.offset = 1, 1
+        return SourceDocument(path, text, "python", [], python_syntax_error=syntax_error)
+    resolver = _StringResolver(module, text)
+    units: list[CudaUnit] = []
+    name = path.rsplit("/", 1)[-1]
+    for call in ast.walk(module):
+        if not isinstance(call, ast.Call):
+            continue
+        callee = _callee_name(call)
+        if callee == "load_inline":
+            for keyword, position, language in (("cpp_sources", 1, "c++"), ("cuda_sources", 2, "cuda")):
+                node = _argument(call, keyword, position)
+                if node is None:
+                    continue
+                mapped = resolver.resolve(node)
+                if mapped is not None and mapped[0].strip():
+                    units.append(CudaUnit(f"{name}:{keyword}", mapped[0], language, "load_inline", mapped[1]))
+        elif callee in ("RawKernel", "RawModule"):
+            node = _argument(call, "code", 0)
+            mapped = resolver.resolve(node) if node is not None else None
+            if mapped is not None and mapped[0].strip():
+                units.append(CudaUnit(f"{name}:{callee}", mapped[0], "cuda", "cupy", mapped[1]))
+    return SourceDocument(path, text, "python", units, python_module=module)
+
+
+def _callee_name(call: ast.Call) -> str | None:
+    func = call.func
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    if isinstance(func, ast.Name):
+        return func.id
+    return None
+
+
+def _argument(call: ast.Call, keyword: str, position: int) -> ast.expr | None:
+    for kw in call.keywords:
+        if kw.arg == keyword:
+            return kw.value
+    if len(call.args) > position:
+        return call.args[position]
+    return None
+
+
+_Mapped = tuple[str, list[Position]]
+
+
+class _StringResolver:
+    """Resolves an expression to a string with per-character file positions, where it is static."""
+
+    def __init__(self, module: ast.Module, text: str) -> None:
+        self._text_lines = text.splitlines(keepends=True)
+        self._assignments: dict[str, list[ast.expr]] = {}
+        for node in ast.walk(module):
+            if isinstance(node, ast.Assign):
+                for target in node.targets:
+                    if isinstance(target, ast.Name):
+                        self._assignments.setdefault(target.id, []).append(node.value)
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value:
+                self._assignments.setdefault(node.target.id, []).append(node.value)
+
+    def resolve(self, node: ast.expr, depth: int = 0) -> _Mapped | None:
+        if depth > 20:
+            return None
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return self._literal(node)
+        if isinstance(node, ast.JoinedStr):
+            if all(isinstance(v, ast.Constant) for v in node.values):
+                return self._literal(node)
+            return None
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            left, right = self.resolve(node.left, depth + 1), self.resolve(node.right, depth + 1)
+            if left is None or right is None:
+                return None
+            return left[0] + right[0], left[1] + right[1]
+        if isinstance(node, (ast.List, ast.Tuple)):
+            # load_inline joins a list of sources with newlines into one file
+            parts = [self.resolve(element, depth + 1) for element in node.elts]
+            if not parts or any(p is None for p in parts):
+                return None
+            text, positions = parts[0]
+            for part_text, part_positions in parts[1:]:
+                glue = positions[-1] if positions else Position(node.lineno, node.col_offset + 1)
+                text, positions = text + "\n" + part_text, positions + [glue] + part_positions
+            return text, positions
+        if isinstance(node, ast.Name):
+            values = self._assignments.get(node.id, [])
+            # the last assignment textually before the use; load_inline calls sit after their sources
+            before = [v for v in values if v.lineno <= node.lineno] or values
+            if before:
+                return self.resolve(before[-1], depth + 1)
+        return None
+
+    def _literal(self, node: ast.expr) -> _Mapped | None:
+        """Decode the literal token(s) of `node`, recording where each resulting character came from."""
+        segment = self._segment(node)
+        if segment is None:
+            return None
+        text_parts: list[str] = []
+        positions: list[Position] = []
+        try:
+            tokens = list(tokenize.generate_tokens(io.StringIO(segment).readline))
+        except (tokenize.TokenError, SyntaxError):
+            return None
+        for token in tokens:
+            if token.type == tokenize.STRING:
+                decoded = _decode_string_token(token.string, node.lineno + token.start[0] - 1,
+                                               token.start[1] + (node.col_offset if token.start[0] == 1 else 0))
+                if decoded is None:
+                    return None
+                text_parts.append(decoded[0])
+                positions.extend(decoded[1])
+            elif token.type == getattr(tokenize, "FSTRING_START", -1):
+                return _fallback_literal(node)
+        if not text_parts:
+            return _fallback_literal(node)
+        return "".join(text_parts), positions
+
+    def _segment(self, node: ast.expr) -> str | None:
+        if node.end_lineno is None or node.end_col_offset is None:
+            return None
+        lines = self._text_lines[node.lineno - 1 : node.end_lineno]
+        if not lines:
+            return None
+        # ast offsets are UTF-8 byte offsets
+        first = lines[0].encode("utf-8")
+        last = lines[-1].encode("utf-8")
+        if len(lines) == 1:
+            return first[node.col_offset : node.end_col_offset].decode("utf-8", errors="replace")
+        head = first[node.col_offset :].decode("utf-8", errors="replace")
+        tail = last[: node.end_col_offset].decode("utf-8", errors="replace")
+        return head + "".join(lines[1:-1]) + tail
+
+
+def _fallback_literal(node: ast.expr) -> _Mapped | None:
+    """For literals we cannot re-tokenize (f-strings on 3.12+): the value, each line anchored at its start."""
+    if isinstance(node, ast.JoinedStr):
+        value = "".join(v.value for v in node.values if isinstance(v, ast.Constant))
+    elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+        value = node.value
+    else:
+        return None
+    positions: list[Position] = []
+    line, column = node.lineno, node.col_offset + 1
+    for ch in value:
+        positions.append(Position(line, column))
+        if ch == "\n":
+            line, column = line + 1, 1
+        else:
+            column += 1
+    return value, positions
+
+
+_PREFIX = re.compile(r"^([rRbBuUfF]*)('''|\"\"\"|'|\")")
+_SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "a": "\a", "b": "\b",
+                   "f": "\f", "v": "\v", "0": "\0"}
+
+
+def _decode_string_token(token: str, line: int, column0: int) -> _Mapped | None:
+    """Decode one string token starting at file (line, 0-based column)."""
+    match = _PREFIX.match(token)
+    if match is None:
+        return None
+    prefix, quote = match.group(1).lower(), match.group(2)
+    if "b" in prefix:
+        return None
+    raw, fstring = "r" in prefix, "f" in prefix
+    body_start = len(prefix) + len(quote)
+    body = token[body_start : len(token) - len(quote)]
+    # walk the token text to know the file position of every body character
+    cur_line, cur_col = line, column0 + body_start
+    source_positions: list[Position] = []
+    for ch in body:
+        source_positions.append(Position(cur_line, cur_col + 1))
+        if ch == "\n":
+            cur_line, cur_col = cur_line + 1, 0
+        else:
+            cur_col += 1
+    out: list[str] = []
+    out_positions: list[Position] = []
+    i = 0
+    while i < len(body):
+        ch = body[i]
+        if fstring and ch in "{}" and body[i : i + 2] in ("{{", "}}"):
+            out.append(ch)
+            out_positions.append(source_positions[i])
+            i += 2
+            continue
+        if ch == "\\" and not raw and i + 1 < len(body):
+            nxt = body[i + 1]
+            if nxt == "\n":  # line continuation: no character
+                i += 2
+                continue
+            if nxt in _SIMPLE_ESCAPES and not (nxt == "0" and body[i + 2 : i + 3].isdigit()):
+                out.append(_SIMPLE_ESCAPES[nxt])
+                out_positions.append(source_positions[i])
+                i += 2
+                continue
+            escaped = re.match(r"x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[0-7]{1,3}|N\{[^}]*\}", body[i + 1 :])
+            if escaped:
+                out.append(_decode_escape(escaped.group(0)))
+                out_positions.append(source_positions[i])
+                i += 1 + len(escaped.group(0))
+                continue
+        out.append(ch)
+        out_positions.append(source_positions[i])
+        i += 1
+    return "".join(out), out_positions
+
+
+def _decode_escape(escape: str) -> str:
+    try:
+        return ast.literal_eval('"\\' + escape + '"')
+    except (SyntaxError, ValueError):
+        return "?"
