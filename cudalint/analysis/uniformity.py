@@ -1,0 +1,176 @@
+"""Thread dependence: which values and conditions can differ between the threads of one block.
+
+Sources: threadIdx, per-thread calls (thread_rank, lane/warp ids, shuffles, atomics' results, clock,
+curand), loads through a thread-dependent index or pointer, and variables assigned a dependent value or
+assigned under a dependent branch. Kernel parameters, blockIdx, blockDim, gridDim are block-uniform; so
+are loop counters whose initial value, bound and step are uniform. Parameters of device functions are
+dependent when some call site in the unit passes a dependent argument.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from cudalint.model import ir
+from cudalint.model.program import Program
+
+_THREAD_BUILTINS = {"threadIdx"}
+# calls whose result differs between threads of a block
+_PER_THREAD_CALL = re.compile(
+    r"^(thread_rank|thread_index|meta_group_rank|laneid|__lane_id|clock|clock64|globaltimer|__shfl\w*|"
+    r"shfl\w*|__ballot\w*|ballot|__activemask|__match\w*|atomic\w*|curand\w*|__lanemask\w*)$"
+)
+
+
+@dataclass
+class ThreadDependence:
+    function: ir.Function
+    dependent_refs: set[str] = field(default_factory=set)  # variables (by declaration ref) that may differ
+    dependent_params: set[str] = field(default_factory=set)
+
+    def is_dependent(self, expr: ir.Expr | None) -> bool:
+        """Whether `expr` may evaluate differently in two threads of one block."""
+        if expr is None:
+            return False
+        for node in expr.walk():
+            if isinstance(node, ir.Name):
+                if node.name in _THREAD_BUILTINS or (node.ref and node.ref in self.dependent_refs):
+                    return True
+            elif isinstance(node, ir.Call) and _PER_THREAD_CALL.match(node.callee):
+                return True
+        return False
+
+
+class Uniformity:
+    """Thread dependence for every function of a program, computed on demand and cached."""
+
+    def __init__(self, program: Program) -> None:
+        self.program = program
+
+    @cached_property
+    def _results(self) -> dict[int, ThreadDependence]:
+        results = {id(f): ThreadDependence(f) for f in self.program.functions if f.body is not None}
+        # iterate to a fixpoint across functions: device-function parameters depend on call sites
+        for _ in range(10):
+            changed = False
+            for function in self.program.functions:
+                if function.body is None:
+                    continue
+                facts = results[id(function)]
+                changed |= _propagate(function, facts)
+                changed |= self._mark_callee_params(function, facts, results)
+            if not changed:
+                break
+        return results
+
+    def of(self, function: ir.Function) -> ThreadDependence:
+        return self._results.get(id(function)) or ThreadDependence(function)
+
+    def _mark_callee_params(self, function: ir.Function, facts: ThreadDependence,
+                            results: dict[int, ThreadDependence]) -> bool:
+        changed = False
+        for node in function.body.walk():
+            if not isinstance(node, ir.Call) or node.receiver is not None:
+                continue
+            for callee in self.program.functions_by_name.get(node.callee, []):
+                if callee.body is None or callee.is_kernel or len(callee.params) != len(node.args):
+                    continue
+                callee_facts = results[id(callee)]
+                for param, arg in zip(callee.params, node.args):
+                    if param.ref and param.ref not in callee_facts.dependent_refs and facts.is_dependent(arg):
+                        callee_facts.dependent_refs.add(param.ref)
+                        callee_facts.dependent_params.add(param.name)
+                        changed = True
+        return changed
+
+
+def _propagate(function: ir.Function, facts: ThreadDependence) -> bool:
+    """Mark variables assigned dependent values or under dependent control; True when anything changed."""
+    before = len(facts.dependent_refs)
+    for _ in range(20):
+        size = len(facts.dependent_refs)
+        _visit(function.body, facts, divergent=False)
+        if len(facts.dependent_refs) == size:
+            break
+    return len(facts.dependent_refs) != before
+
+
+def _visit(stmt: ir.Stmt | None, facts: ThreadDependence, divergent: bool) -> None:
+    if stmt is None:
+        return
+    if isinstance(stmt, ir.Block):
+        for child in stmt.body:
+            _visit(child, facts, divergent)
+    elif isinstance(stmt, ir.DeclStmt):
+        for decl in stmt.decls:
+            if decl.ref and decl.init is not None and not decl.shared and (divergent or facts.is_dependent(decl.init)):
+                facts.dependent_refs.add(decl.ref)
+            if decl.init is not None:
+                _assignments(decl.init, facts, divergent)
+    elif isinstance(stmt, ir.If):
+        _assignments(stmt.cond, facts, divergent)
+        inner = divergent or facts.is_dependent(stmt.cond)
+        _visit(stmt.then, facts, inner)
+        _visit(stmt.otherwise, facts, inner)
+    elif isinstance(stmt, ir.For):
+        _visit(stmt.init, facts, divergent)
+        loop_divergent = divergent or facts.is_dependent(stmt.cond)
+        if stmt.step is not None:
+            _assignments(stmt.step, facts, loop_divergent)
+        if stmt.cond is not None:
+            _assignments(stmt.cond, facts, loop_divergent)
+        _visit(stmt.body, facts, loop_divergent or _has_dependent_exit(stmt.body, facts))
+    elif isinstance(stmt, ir.While):
+        _assignments(stmt.cond, facts, divergent)
+        loop_divergent = divergent or facts.is_dependent(stmt.cond)
+        _visit(stmt.body, facts, loop_divergent or _has_dependent_exit(stmt.body, facts))
+    elif isinstance(stmt, ir.Switch):
+        _visit(stmt.body, facts, divergent or facts.is_dependent(stmt.cond))
+    elif isinstance(stmt, ir.ExprStmt):
+        _assignments(stmt.expr, facts, divergent)
+    elif isinstance(stmt, ir.Return) and stmt.value is not None:
+        _assignments(stmt.value, facts, divergent)
+    elif isinstance(stmt, ir.OpaqueStmt):
+        for part in stmt.parts:
+            if isinstance(part, ir.Stmt):
+                _visit(part, facts, divergent)
+
+
+def _assignments(expr: ir.Expr, facts: ThreadDependence, divergent: bool) -> None:
+    for node in expr.walk():
+        if isinstance(node, ir.Binary) and node.is_assignment:
+            target = _assigned_variable(node.lhs)
+            if target is not None and target.ref and (divergent or facts.is_dependent(node.rhs)
+                                                      or (node.op != "=" and facts.is_dependent(node.lhs))):
+                facts.dependent_refs.add(target.ref)
+        elif isinstance(node, ir.Unary) and node.op in ("++", "--", "post++", "post--") and divergent:
+            target = _assigned_variable(node.operand)
+            if target is not None and target.ref:
+                facts.dependent_refs.add(target.ref)
+
+
+def _assigned_variable(expr: ir.Expr) -> ir.Name | None:
+    """The local variable an assignment writes (not an array element or memory through a pointer)."""
+    while isinstance(expr, ir.Cast):
+        expr = expr.operand
+    if isinstance(expr, ir.Name):
+        return expr
+    if isinstance(expr, ir.Member) and isinstance(expr.base, ir.Name) and not expr.text.count("->"):
+        return expr.base  # a field of a local struct (float4 acc; acc.x = ...)
+    return None
+
+
+def _has_dependent_exit(body: ir.Stmt, facts: ThreadDependence) -> bool:
+    """A break/return under a thread-dependent condition makes the loop's remaining trip count divergent."""
+    def visit(stmt, under_dependent: bool) -> bool:
+        if isinstance(stmt, (ir.Break, ir.Return)):
+            return under_dependent
+        if isinstance(stmt, ir.If):
+            inner = under_dependent or facts.is_dependent(stmt.cond)
+            return visit(stmt.then, inner) or (stmt.otherwise is not None and visit(stmt.otherwise, inner))
+        if isinstance(stmt, (ir.For, ir.While, ir.Switch)):
+            return False  # their breaks leave the inner loop only
+        return any(visit(c, under_dependent) for c in stmt.children() if isinstance(c, ir.Stmt))
+    return visit(body, False)
