@@ -1,0 +1,1 @@
+"""Measuring cudalint: the labelled corpus, generated mutants, per-rule precision/recall, latency."""

@@ -1,0 +1,121 @@
+"""Labelled buggy variants derived from the clean corpus kernels, so every rule is measured on cases
+nobody wrote it against. Each operator changes one line and knows which rule must fire, and where.
+
+A mutant whose label is a line expects the finding on that line; one labelled anywhere (line None)
+expects a new finding of the rule somewhere in the file (dropping a barrier makes the race visible at
+an access the operator cannot name).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from cudalint.evaluation.corpus import CorpusCase
+from cudalint.expectations import expected_findings
+
+
+@dataclass(frozen=True)
+class Mutation:
+    operator: str
+    line: int  # 1-based line changed
+    new_line: str
+    expected_code: str
+    anchored: bool  # the finding must be on this line
+
+
+_BARRIER = re.compile(r"^(\s*)__syncthreads\(\);\s*(//.*)?$")
+_GUARD_INLINE = re.compile(r"^(\s*)if\s*\(\s*(\w+)\s*<\s*(\w+)\s*\)\s*(\w.*;)\s*$")
+_GUARD = re.compile(r"^(\s*(?:if|while)\s*\(\s*\w+\s*)<(\s*\w+\s*\))")
+_GUARD_RETURN = re.compile(r"^(\s*if\s*\(\s*\w+\s*)>=(\s*\w+\s*\)\s*return\s*;)")
+_SHARED_1D = re.compile(r"^(\s*__shared__\s+float\s+\w+\s*)\[\s*(\w+)\s*\](\s*;.*)$")
+_CEIL_DIV = re.compile(r"\(\s*(\w+)\s*\+\s*(\w+)\s*-\s*1\s*\)\s*/\s*\2\b")
+_LEGACY = re.compile(r"__(shfl_down|shfl_xor|shfl_up|shfl)_sync\s*\(\s*(?:0x[fF]{8}u?|FULL_MASK|0xffffffffu?)\s*,\s*")
+_THREAD_INDEX_HINT = re.compile(r"threadIdx|\bidx\b|\btid\b|\bi\b|\brow\b|\bcol\b|\bindex\b|\bgid\b")
+
+
+def _drop_barrier(lines: list[str]) -> Iterator[Mutation]:
+    for number, line in enumerate(lines, 1):
+        if _BARRIER.match(line):
+            yield Mutation("drop-barrier", number, "", "CL101", anchored=False)
+
+
+def _barrier_in_branch(lines: list[str]) -> Iterator[Mutation]:
+    for number, line in enumerate(lines, 1):
+        match = _BARRIER.match(line)
+        if match:
+            yield Mutation("barrier-in-thread-branch", number,
+                           f"{match.group(1)}if (threadIdx.x < 32) __syncthreads();", "CL102", anchored=True)
+
+
+def _drop_guard(lines: list[str]) -> Iterator[Mutation]:
+    for number, line in enumerate(lines, 1):
+        match = _GUARD_INLINE.match(line)
+        if match and _THREAD_INDEX_HINT.search(match.group(2)) and "[" in match.group(4):
+            yield Mutation("drop-guard", number, match.group(1) + match.group(4), "CL201", anchored=True)
+
+
+def _off_by_one(lines: list[str]) -> Iterator[Mutation]:
+    for number, line in enumerate(lines, 1):
+        match = _GUARD.match(line)
+        if match and "for" not in line:
+            yield Mutation("off-by-one-guard", number, _GUARD.sub(r"\1<=\2", line, count=1), "CL202", anchored=True)
+        match = _GUARD_RETURN.match(line)
+        if match:
+            yield Mutation("off-by-one-guard", number, _GUARD_RETURN.sub(r"\1>\2", line, count=1), "CL202",
+                           anchored=True)
+
+
+def _grow_shared(lines: list[str]) -> Iterator[Mutation]:
+    for number, line in enumerate(lines, 1):
+        match = _SHARED_1D.match(line)
+        if match:
+            yield Mutation("grow-shared-array", number, f"{match.group(1)}[16384]{match.group(3)}", "CL301",
+                           anchored=True)
+
+
+def _floor_div_grid(lines: list[str]) -> Iterator[Mutation]:
+    for number, line in enumerate(lines, 1):
+        if _CEIL_DIV.search(line):
+            # the finding sits on the launch; when the grid is computed on another line it is elsewhere
+            yield Mutation("floor-div-grid", number, _CEIL_DIV.sub(r"\1 / \2", line, count=1), "CL204",
+                           anchored="<<<" in line)
+
+
+def _legacy_warp_intrinsic(lines: list[str]) -> Iterator[Mutation]:
+    for number, line in enumerate(lines, 1):
+        if _LEGACY.search(line):
+            yield Mutation("legacy-warp-intrinsic", number, _LEGACY.sub(r"__\1(", line, count=1), "CL103",
+                           anchored=True)
+
+
+OPERATORS: dict[str, Callable[[list[str]], Iterator[Mutation]]] = {
+    "drop-barrier": _drop_barrier,
+    "barrier-in-thread-branch": _barrier_in_branch,
+    "drop-guard": _drop_guard,
+    "off-by-one-guard": _off_by_one,
+    "grow-shared-array": _grow_shared,
+    "floor-div-grid": _floor_div_grid,
+    "legacy-warp-intrinsic": _legacy_warp_intrinsic,
+}
+
+
+def mutants(case: CorpusCase, per_operator: int = 2) -> list[CorpusCase]:
+    """Up to `per_operator` single-line mutants of a clean case for each operator."""
+    if not case.clean:
+        return []
+    lines = case.text.splitlines()
+    produced = []
+    for name, operator in OPERATORS.items():
+        for mutation in list(operator(lines))[:per_operator]:
+            new_lines = list(lines)
+            new_lines[mutation.line - 1] = mutation.new_line
+            text = "\n".join(new_lines) + "\n"
+            assert not expected_findings(text)
+            produced.append(CorpusCase(
+                f"{case.path}~{name}@{mutation.line}", text,
+                {(mutation.line if mutation.anchored else None, mutation.expected_code)},
+                case.category, name, name, {"source": case.path, "line": mutation.line},
+            ))
+    return produced
