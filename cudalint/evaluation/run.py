@@ -129,12 +129,12 @@ def evaluate(root: str, per_operator: int = 2, nvcc_sample: int = 0, options: Li
                 score.false_negatives += 1
                 misses.append(Miss("mutant-miss", mutant.path, line, code))
 
-    nvcc_ms, nvcc_paths = _time_nvcc(root, cases, nvcc_sample) if nvcc_sample else ([], [])
+    nvcc_ms, nvcc_paths = time_nvcc(root, cases, nvcc_sample) if nvcc_sample else ([], [])
     return EvaluationResult(corpus_scores, mutant_scores, detected, produced, misses, latencies, len(cases),
                             sum(c.clean for c in cases), clean_with_alarm, nvcc_ms, nvcc_paths)
 
 
-def _time_nvcc(root: str, cases: list[CorpusCase], sample: int) -> tuple[list[float], list[str]]:
+def time_nvcc(root: str, cases: list[CorpusCase], sample: int) -> tuple[list[float], list[str]]:
     """Wall time of `nvcc -c -arch=sm_90` on the first `sample` .cu files (the compile cudalint avoids)."""
     nvcc = shutil.which("nvcc")
     if nvcc is None:
