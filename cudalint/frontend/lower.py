@@ -19,6 +19,7 @@ _LITERAL_KINDS = {K.INTEGER_LITERAL, K.FLOATING_LITERAL, K.CXX_BOOL_LITERAL_EXPR
 _FUNCTION_KINDS = {K.FUNCTION_DECL, K.FUNCTION_TEMPLATE, K.CXX_METHOD}
 _SPACE_ATTRS = {K.CUDAGLOBAL_ATTR: "global", K.CUDADEVICE_ATTR: "device", K.CUDAHOST_ATTR: "host"}
 _CONFIG_CALLEES = {"cudaConfigureCall", "__cudaPushCallConfiguration"}
+_MAX_DEPTH = 120
 
 
 class Lowering:
@@ -29,6 +30,7 @@ class Lowering:
         self.main_file = parsed.main_file
         self.data = parsed.unit.text.encode("utf-8")
         self.macros = _integer_macros(parsed.unit.text)
+        self._depth = 0
 
     # ------------------------------------------------------------------------------------- top level
 
@@ -51,11 +53,29 @@ class Lowering:
             elif child.kind == K.VAR_DECL:
                 globals_.append(self._var_decl(child))
 
+    def declarations(self) -> list[ir.Function]:
+        """The unit's function declarations without a body (prototypes such as a load_inline's
+        cpp_sources hold), lowered with `body` None; `lower()` keeps definitions only."""
+        found: list[ir.Function] = []
+        self._declarations(self.parsed.translation_unit.cursor, found)
+        return found
+
+    def _declarations(self, cursor: ci.Cursor, found: list[ir.Function]) -> None:
+        for child in cursor.get_children():
+            location = child.location
+            if location.file is None or location.file.name != self.main_file:
+                continue
+            if child.kind in (K.NAMESPACE, K.LINKAGE_SPEC, K.UNEXPOSED_DECL):
+                self._declarations(child, found)
+            elif child.kind in (K.FUNCTION_DECL, K.FUNCTION_TEMPLATE) and not child.is_definition():
+                found.append(self._function(child))
+
     def _function(self, cursor: ci.Cursor) -> ir.Function:
         spaces = {_SPACE_ATTRS[c.kind] for c in cursor.get_children() if c.kind in _SPACE_ATTRS}
         space = "global" if "global" in spaces else (
             "host_device" if spaces == {"host", "device"} else ("device" if "device" in spaces else "host"))
-        params = [ir.Param(p.spelling, p.get_usr() or None, p.type.spelling, self._span(p))
+        params = [ir.Param(p.spelling, p.get_usr() or None, p.type.spelling, self._span(p),
+                           p.type.get_canonical().spelling)
                   for p in cursor.get_children() if p.kind == K.PARM_DECL]
         body_cursor = next((c for c in cursor.get_children() if c.kind == K.COMPOUND_STMT), None)
         body = self._block(body_cursor) if body_cursor is not None else None
@@ -81,6 +101,15 @@ class Lowering:
         return ir.Block(self._span(cursor), [s for s in map(self._stmt, cursor.get_children()) if s is not None])
 
     def _stmt(self, cursor: ci.Cursor) -> ir.Stmt | None:
+        if self._depth > _MAX_DEPTH:
+            return ir.OpaqueStmt(self._span(cursor))
+        self._depth += 1
+        try:
+            return self._stmt_at_depth(cursor)
+        finally:
+            self._depth -= 1
+
+    def _stmt_at_depth(self, cursor: ci.Cursor) -> ir.Stmt | None:
         kind = cursor.kind
         span = self._span(cursor)
         if kind == K.COMPOUND_STMT:
@@ -184,6 +213,17 @@ class Lowering:
     # ------------------------------------------------------------------------------------ expressions
 
     def _expr(self, cursor: ci.Cursor) -> ir.Expr:
+        # generated code can nest thousands deep (a + a + ...); past this depth the tree stays opaque, so
+        # neither lowering nor later walks can exhaust Python's stack
+        if self._depth > _MAX_DEPTH:
+            return ir.Opaque(self._span(cursor), self._text(cursor), cursor.type.spelling)
+        self._depth += 1
+        try:
+            return self._expr_at_depth(cursor)
+        finally:
+            self._depth -= 1
+
+    def _expr_at_depth(self, cursor: ci.Cursor) -> ir.Expr:
         kind = cursor.kind
         span = self._span(cursor)
         if kind in (K.UNEXPOSED_EXPR, K.PAREN_EXPR):

@@ -1,0 +1,300 @@
+"""The command line: parse options, build LintOptions, call the engine, render, choose the exit code.
+
+This is the only module that prints. Exit codes: 0 no finding at or above `--fail-on` (or `--exit-zero`),
+1 some finding at or above it, 2 usage, configuration or input errors (one line each on stderr).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import traceback
+from enum import Enum
+from typing import Annotated, NoReturn, Optional
+
+import typer
+
+import cudalint
+from cudalint.checks.registry import all_rules, find_rule, matches
+from cudalint.config import ConfigError, LintOptions, find_config, load_config
+from cudalint.engine import FileResult, InputError, exceeds, expand_paths, lint_paths, selected_rules
+from cudalint.report import all_findings, load_sources
+
+_DUNDER = re.compile(r"(?<![`\w])(__\w+__)(?![`\w])")  # __launch_bounds__ would render as bold
+
+EXIT_OK = 0
+EXIT_FINDINGS = 1
+EXIT_ERROR = 2
+
+app = typer.Typer(
+    name="cudalint",
+    help="Find the bugs in generated CUDA kernels before any compilation.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+
+class OutputFormat(str, Enum):
+    text = "text"
+    json = "json"
+    sarif = "sarif"
+    github = "github"
+
+
+class FailOn(str, Enum):
+    error = "error"
+    warning = "warning"
+    info = "info"
+
+
+class TableFormat(str, Enum):
+    text = "text"
+    markdown = "markdown"
+    json = "json"
+
+
+# ------------------------------------------------------------------------------------------- helpers
+
+
+def _error(message: str) -> None:
+    sys.stderr.write(f"cudalint: error: {message}\n")
+
+
+def _fail(message: str) -> NoReturn:
+    _error(message)
+    raise typer.Exit(EXIT_ERROR)
+
+
+def _write(text: str) -> None:
+    if text:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+
+
+def _use_color() -> bool:
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    try:
+        return sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _split(values: list[str] | None) -> list[str]:
+    """`--select A,B --select C` -> ["A", "B", "C"]."""
+    return [part.strip() for value in values or [] for part in value.split(",") if part.strip()]
+
+
+def _version(value: bool) -> None:
+    if value:
+        _write(f"cudalint {cudalint.__version__}\n")
+        raise typer.Exit(EXIT_OK)
+
+
+def build_options(paths: list[str], *, config: str | None = None, no_config: bool = False,
+                  select: list[str] | None = None, ignore: list[str] | None = None, arch: str | None = None,
+                  fail_on: str | None = None) -> LintOptions:
+    """LintOptions from the configuration file (explicit, discovered from the first path, or none) with
+    the command line on top. `select` replaces the configured selection; `ignore` adds to the configured
+    ignores; a rule that `select` names exactly (full code or name) is not dropped by the configured
+    ignores. Raises ConfigError."""
+    if no_config:
+        options = LintOptions()
+    else:
+        path = config if config is not None else (find_config(paths[0]) if paths else None)
+        options = load_config(path) if path else LintOptions()
+    if select:
+        LintOptions(select=select).validate()  # report a bad selector as it was written
+        named = {rule.code for rule in all_rules()
+                 for selector in select if find_rule(selector) is rule}
+        configured = [rule.code for rule in all_rules() if any(matches(s, rule) for s in options.ignore)]
+        options.select = list(select)
+        options.ignore = [code for code in configured if code not in named]
+    if ignore:
+        options.ignore = [*options.ignore, *ignore]
+    if arch is not None:
+        options.arch = arch
+    if fail_on is not None:
+        options.fail_on = fail_on
+    return options.validate()
+
+
+def _existing(paths: list[str]) -> tuple[list[str], list[str]]:
+    """Split the given paths into ones that exist and the error messages of ones that do not."""
+    found, errors = [], []
+    for path in paths:
+        try:
+            for _ in expand_paths([path]):
+                break
+            found.append(path)
+        except InputError as error:
+            errors.append(str(error))
+    return found, errors
+
+
+# ------------------------------------------------------------------------------------------- commands
+
+
+@app.callback()
+def _main(
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                          help="Print the version and exit.")] = False,
+) -> None:
+    """Find the bugs in generated CUDA kernels before any compilation."""
+
+
+@app.command()
+def check(
+    paths: Annotated[list[str], typer.Argument(metavar="PATH", help="Files and directories to check (.cu, .cuh, .py; "
+                                                    "directories are searched recursively).",
+                                               show_default=False)],
+    output_format: Annotated[OutputFormat, typer.Option("--format", help="Output format.")] = OutputFormat.text,
+    select: Annotated[Optional[list[str]], typer.Option(
+        "--select", metavar="RULES",
+        help="Rules to run: codes, code prefixes (CL3) or names, comma-separated, repeatable; replaces "
+             "the configured selection.")] = None,
+    ignore: Annotated[Optional[list[str]], typer.Option(
+        "--ignore", metavar="RULES",
+        help="Rules not to run: codes, prefixes or names, comma-separated, repeatable; added to the "
+             "configured ignores.")] = None,
+    arch: Annotated[Optional[str], typer.Option(
+        "--arch", metavar="SM_XX", help="Target GPU architecture, e.g. sm_90 (default: from the "
+                                        "configuration, else sm_90).")] = None,
+    fail_on: Annotated[Optional[FailOn], typer.Option(
+        "--fail-on", help="Exit with 1 when a finding has this severity or a higher one "
+                          "(default: from the configuration, else error).")] = None,
+    exit_zero: Annotated[bool, typer.Option("--exit-zero", help="Exit with 0 even when there are findings "
+                                                                "(input and configuration errors still exit 2).")] = False,
+    show_statistics: Annotated[bool, typer.Option("--statistics", help="Print the number of findings per "
+                                                                      "rule instead of the findings.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the findings, no summary.")] = False,
+    config: Annotated[Optional[str], typer.Option(
+        "--config", metavar="FILE", help="Configuration file (cudalint.toml, or pyproject.toml with a "
+                                         "tool.cudalint table); default: the nearest one above the first path.")] = None,
+    no_config: Annotated[bool, typer.Option("--no-config", help="Ignore all configuration files.")] = False,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, metavar="N", help="Files checked in parallel processes.")] = 1,
+) -> None:
+    """Check CUDA sources (.cu, .cuh) and Python files with embedded CUDA for bugs."""
+    if config is not None and no_config:
+        _fail("--config and --no-config cannot be used together")
+    try:
+        options = build_options(paths, config=config, no_config=no_config, select=_split(select),
+                                ignore=_split(ignore), arch=arch, fail_on=fail_on.value if fail_on else None)
+    except ConfigError as error:
+        _fail(str(error))
+
+    existing, input_errors = _existing(paths)
+    try:
+        results: list[FileResult] = lint_paths(existing, options, jobs=jobs) if existing else []
+    except (InputError, ConfigError) as error:  # a path that vanished meanwhile, a late config problem
+        _fail(str(error))
+    except Exception as error:  # noqa: BLE001 - a cudalint bug: one line, the traceback only on request
+        if os.environ.get("CUDALINT_DEBUG"):
+            traceback.print_exc()
+        _fail(f"internal error: {type(error).__name__}: {error} (set CUDALINT_DEBUG=1 for the traceback; "
+              f"please report it)")
+    input_errors += [result.error for result in results if result.error is not None]
+    for message in input_errors:
+        _error(message)
+    if not results and not input_errors:
+        sys.stderr.write("cudalint: warning: no .cu, .cuh or .py files found in the given paths\n")
+
+    _write(_render(results, output_format.value, options, show_statistics, quiet))
+
+    if input_errors:
+        raise typer.Exit(EXIT_ERROR)
+    if not exit_zero and exceeds(all_findings(results), options.fail_on):
+        raise typer.Exit(EXIT_FINDINGS)
+    raise typer.Exit(EXIT_OK)
+
+
+def _render(results: list[FileResult], fmt: str, options: LintOptions, show_statistics: bool,
+            quiet: bool) -> str:
+    if show_statistics:
+        if fmt == "json":
+            from cudalint.report.json_format import render_json_statistics
+
+            return render_json_statistics(results)
+        from cudalint.report.text import render_statistics
+
+        return render_statistics(results)
+    if fmt == "text":
+        from cudalint.report.text import render_text
+
+        return render_text(results, load_sources(results), color=_use_color(), summary=not quiet)
+    if fmt == "json":
+        from cudalint.report.json_format import render_json
+
+        return render_json(results)
+    if fmt == "sarif":
+        from cudalint.report.sarif import render_sarif
+
+        return render_sarif(results, load_sources(results), rules=selected_rules(options))
+    from cudalint.report.github import render_github
+
+    return render_github(results)
+
+
+@app.command("rule")
+def rule_command(
+    code: Annotated[str, typer.Argument(metavar="CODE|NAME", help="A rule code (CL301) or name "
+                                                                   "(shared-memory-oversize).")],
+) -> None:
+    """Print a rule's documentation page."""
+    from cudalint.rule_docs import fallback_page, page_text
+
+    found = find_rule(code)
+    if found is None:
+        _fail(f"unknown rule {code!r} (`cudalint rules` lists them)")
+    text = page_text(found.code) or fallback_page(found)
+    _write(text if text.endswith("\n") else text + "\n")
+
+
+@app.command("rules")
+def rules_command(
+    output_format: Annotated[TableFormat, typer.Option(
+        "--format", help="text: an aligned table; markdown: the README's table; json: a list of objects.")
+    ] = TableFormat.text,
+) -> None:
+    """List all rules: code, name, severity, category and summary."""
+    rows = [(r.code, r.name, r.severity.value, r.category, r.summary) for r in all_rules()]
+    if output_format is TableFormat.json:
+        import json
+
+        keys = ("code", "name", "severity", "category", "summary")
+        _write(json.dumps([dict(zip(keys, row)) for row in rows], indent=2) + "\n")
+    elif output_format is TableFormat.markdown:
+        lines = ["| Code | Name | Severity | Category | Summary |", "| --- | --- | --- | --- | --- |"]
+        for code, name, severity, category, summary in rows:
+            summary = _DUNDER.sub(r"`\1`", summary.replace("|", "\\|"))
+            lines.append(f"| [{code}](rules/{code}.md) | `{name}` | {severity} | {category} | {summary} |")
+        _write("\n".join(lines) + "\n")
+    else:
+        header = ("CODE", "NAME", "SEVERITY", "CATEGORY", "SUMMARY")
+        widths = [max(len(row[i]) for row in [header, *rows]) for i in range(4)]
+        lines = ["  ".join([*(cell.ljust(w) for cell, w in zip(row[:4], widths)), row[4]]).rstrip()
+                 for row in [header, *rows]]
+        _write("\n".join(lines) + "\n")
+
+
+def _register_subsystem_commands() -> None:
+    """Commands that live with their subsystem (evaluation, repair, ...) add themselves to the app."""
+    from cudalint.evaluation.cli import register as register_eval
+
+    register_eval(app)
+
+
+_register_subsystem_commands()
+
+
+def main() -> None:
+    """The console script `cudalint`."""
+    app(prog_name="cudalint")
+
+
+__all__ = ["EXIT_ERROR", "EXIT_FINDINGS", "EXIT_OK", "app", "build_options", "main"]

@@ -1,0 +1,77 @@
+"""The front end never crashes or hangs: malformed CUDA is a finding, random bytes are handled."""
+
+import time
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import cudalint
+
+VALID = """#include <cuda_runtime.h>
+__global__ void scale(float* x, float a, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] *= a;
+}
+void launch(float* x, float a, int n) { scale<<<(n + 255) / 256, 256>>>(x, a, n); }
+"""
+
+CUDA_TOKENS = st.sampled_from([
+    "__global__", "__device__", "__shared__", "void", "float", "int", "k", "(", ")", "{", "}", "[", "]", ";",
+    "threadIdx.x", "blockIdx.x", "__syncthreads()", "if", "for", "<", "<<<", ">>>", "=", "+", "1", "n", ",",
+    "#include <cuda_runtime.h>\n", "#define N 4\n", "\n", "template<int B>", "return", "extern", "\"", "/*", "*/",
+])
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(CUDA_TOKENS, max_size=60))
+def test_random_token_soup_never_crashes(tokens: list[str]) -> None:
+    findings = cudalint.lint_source(" ".join(tokens), filename="soup.cu")
+    assert all(f.code != "CL900" for f in findings), [f.message for f in findings if f.code == "CL900"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(min_value=0, max_value=len(VALID)), st.text(max_size=8))
+def test_truncated_and_spliced_kernels(cut: int, insert: str) -> None:
+    source = VALID[:cut] + insert + VALID[cut:]
+    findings = cudalint.lint_source(source, filename="spliced.cu")
+    assert all(f.code != "CL900" for f in findings), [f.message for f in findings if f.code == "CL900"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.text(max_size=300))
+def test_random_python_text(text: str) -> None:
+    findings = cudalint.lint_source(text, filename="random.py")
+    assert all(f.code != "CL900" for f in findings)
+
+
+def test_parse_error_is_a_finding() -> None:
+    findings = cudalint.lint_source("__global__ void k(float* a { a[0] = 1; }\n", filename="broken.cu")
+    assert any(f.code == "CL901" and f.line == 1 for f in findings)
+
+
+def test_deeply_nested_expression_does_not_hang_or_crash() -> None:
+    source = "__global__ void k(int* a) { a[0] = " + "(" * 200 + "1" + ")" * 200 + "; }\n"
+    start = time.perf_counter()
+    findings = cudalint.lint_source(source, filename="deep.cu")
+    assert time.perf_counter() - start < 10
+    assert all(f.code != "CL900" for f in findings)
+
+
+def test_long_expression_chain() -> None:
+    source = "__global__ void k(int* a) { a[0] = " + " + ".join(["a[1]"] * 3000) + "; }\n"
+    findings = cudalint.lint_source(source, filename="chain.cu")
+    assert all(f.code != "CL900" for f in findings), [f.message for f in findings]
+
+
+def test_large_valid_file_is_linted_quickly() -> None:
+    source = VALID + "".join(VALID.split("\n", 1)[1].replace("scale", f"scale{i}").replace("launch", f"launch{i}")
+                             for i in range(200))
+    start = time.perf_counter()
+    cudalint.lint_source(source, filename="big.cu")
+    assert time.perf_counter() - start < 20
+
+
+def test_deeply_nested_statements() -> None:
+    source = "__global__ void k(int* a) { " + "if (a[0]) " * 2000 + "a[0] = 1; }\n"
+    findings = cudalint.lint_source(source, filename="nested.cu")
+    assert all(f.code != "CL900" for f in findings), [f.message for f in findings]

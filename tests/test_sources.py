@@ -1,0 +1,80 @@
+"""Embedded CUDA in Python: every character of a unit maps back to its line and column in the .py."""
+
+import textwrap
+
+from cudalint.sources import load_document
+
+
+def unit_position_of(document, unit_index: int, needle: str):
+    unit = document.units[unit_index]
+    offset = unit.text.index(needle)
+    line = unit.text.count("\n", 0, offset) + 1
+    column = offset - (unit.text.rfind("\n", 0, offset) + 1) + 1
+    return unit.to_file(line, column)
+
+
+def file_position_of(text: str, needle: str):
+    offset = text.index(needle)
+    return text.count("\n", 0, offset) + 1, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+
+def test_module_variable_triple_quoted() -> None:
+    text = textwrap.dedent('''\
+        from torch.utils.cpp_extension import load_inline
+        src = """
+        __global__ void k(float* a) { a[threadIdx.x] = 1; }
+        """
+        mod = load_inline(name="m", cpp_sources="void f();", cuda_sources=src, functions=["f"])
+        ''')
+    document = load_document("m.py", text)
+    assert [u.language for u in document.units] == ["c++", "cuda"]
+    position = unit_position_of(document, 1, "a[threadIdx.x]")
+    assert (position.line, position.column) == file_position_of(text, "a[threadIdx.x]")
+
+
+def test_escapes_shift_columns_correctly() -> None:
+    text = 'from torch.utils.cpp_extension import load_inline\n' \
+           'load_inline("m", "void f();", cuda_sources="#include <x.h>\\n__global__ void k() { int q = 1; }\\n")\n'
+    document = load_document("m.py", text)
+    position = unit_position_of(document, 1, "int q")
+    assert (position.line, position.column) == file_position_of(text, "int q")
+
+
+def test_concatenation_list_and_fstring() -> None:
+    text = textwrap.dedent('''\
+        import torch.utils.cpp_extension as ext
+        head = "#include <cuda_runtime.h>\\n"
+        body = f"""
+        __global__ void k(float* a) {{ a[0] = 2; }}
+        """
+        ext.load_inline(name="m", cpp_sources=["void f();"], cuda_sources=[head + body], functions=["f"])
+        ''')
+    document = load_document("m.py", text)
+    cuda = document.units[1]
+    assert "{ a[0] = 2; }" in cuda.text  # f-string braces decoded
+    position = unit_position_of(document, 1, "a[0] = 2")
+    assert (position.line, position.column) == file_position_of(text, "a[0] = 2")
+
+
+def test_cupy_raw_kernel() -> None:
+    text = textwrap.dedent("""\
+        import cupy as cp
+        add = cp.RawKernel(r'''
+        extern "C" __global__ void add(const float* x, float* y) { y[threadIdx.x] = x[threadIdx.x]; }
+        ''', "add")
+        """)
+    document = load_document("k.py", text)
+    assert [u.origin for u in document.units] == ["cupy"]
+    position = unit_position_of(document, 0, "y[threadIdx.x]")
+    assert (position.line, position.column) == file_position_of(text, "y[threadIdx.x]")
+
+
+def test_syntax_error_is_recorded_not_raised() -> None:
+    document = load_document("bad.py", "def f(:\n    pass\n")
+    assert document.python_syntax_error is not None
+    assert document.units == []
+
+
+def test_unresolvable_sources_are_skipped() -> None:
+    text = "from torch.utils.cpp_extension import load_inline\nload_inline('m', cpp_sources=make(), cuda_sources=x)\n"
+    assert load_document("m.py", text).units == []
