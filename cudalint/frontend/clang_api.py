@@ -31,7 +31,40 @@ def _lib():
     lib.clang_EvalResult_getAsDouble.restype = ctypes.c_double
     lib.clang_EvalResult_dispose.argtypes = [ctypes.c_void_p]
     lib.clang_EvalResult_dispose.restype = None
+    lib.clang_getExpansionLocation.argtypes = [ci.SourceLocation, ctypes.c_void_p, ctypes.POINTER(ctypes.c_uint),
+                                               ctypes.POINTER(ctypes.c_uint), ctypes.POINTER(ctypes.c_uint)]
+    lib.clang_getExpansionLocation.restype = None
+    lib.clang_Location_isFromMainFile.argtypes = [ci.SourceLocation]
+    lib.clang_Location_isFromMainFile.restype = ctypes.c_int
     return lib
+
+
+def _collect_child(child: ci.Cursor, _parent: ci.Cursor, found: list) -> int:
+    found.append(child)
+    return 1  # CXChildVisit_Continue
+
+
+_COLLECT_CHILD = ci.callbacks["cursor_visit"](_collect_child)
+
+
+def children(cursor: ci.Cursor) -> list[ci.Cursor]:
+    """The children of a cursor; cindex's get_children makes two extra C calls per child."""
+    found: list[ci.Cursor] = []
+    _lib().clang_visitChildren(cursor, _COLLECT_CHILD, found)
+    for child in found:
+        child._tu = cursor._tu
+    return found
+
+
+def position(location: ci.SourceLocation) -> tuple[int, int, int]:
+    """(line, column, offset) of a location in one C call; cindex's properties make one call each."""
+    line, column, offset = ctypes.c_uint(), ctypes.c_uint(), ctypes.c_uint()
+    _lib().clang_getExpansionLocation(location, None, ctypes.byref(line), ctypes.byref(column), ctypes.byref(offset))
+    return line.value, column.value, offset.value
+
+
+def in_main_file(cursor: ci.Cursor) -> bool:
+    return bool(_lib().clang_Location_isFromMainFile(cursor.location))
 
 
 @cache

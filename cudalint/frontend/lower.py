@@ -7,7 +7,7 @@ import re
 
 import clang.cindex as ci
 
-from cudalint.frontend.clang_api import binary_operator, evaluate, unary_operator
+from cudalint.frontend.clang_api import binary_operator, children, evaluate, in_main_file, position, unary_operator
 from cudalint.frontend.parse import ParsedUnit
 from cudalint.model import ir
 
@@ -41,9 +41,8 @@ class Lowering:
         return functions, globals_
 
     def _top_level(self, cursor: ci.Cursor, functions: list, globals_: list) -> None:
-        for child in cursor.get_children():
-            location = child.location
-            if location.file is None or location.file.name != self.main_file:
+        for child in children(cursor):
+            if not in_main_file(child):
                 continue
             if child.kind in (K.NAMESPACE, K.LINKAGE_SPEC, K.UNEXPOSED_DECL, K.CLASS_DECL, K.STRUCT_DECL,
                               K.CLASS_TEMPLATE):
@@ -61,9 +60,8 @@ class Lowering:
         return found
 
     def _declarations(self, cursor: ci.Cursor, found: list[ir.Function]) -> None:
-        for child in cursor.get_children():
-            location = child.location
-            if location.file is None or location.file.name != self.main_file:
+        for child in children(cursor):
+            if not in_main_file(child):
                 continue
             if child.kind in (K.NAMESPACE, K.LINKAGE_SPEC, K.UNEXPOSED_DECL):
                 self._declarations(child, found)
@@ -71,13 +69,13 @@ class Lowering:
                 found.append(self._function(child))
 
     def _function(self, cursor: ci.Cursor) -> ir.Function:
-        spaces = {_SPACE_ATTRS[c.kind] for c in cursor.get_children() if c.kind in _SPACE_ATTRS}
+        spaces = {_SPACE_ATTRS[c.kind] for c in children(cursor) if c.kind in _SPACE_ATTRS}
         space = "global" if "global" in spaces else (
             "host_device" if spaces == {"host", "device"} else ("device" if "device" in spaces else "host"))
         params = [ir.Param(p.spelling, p.get_usr() or None, p.type.spelling, self._span(p),
                            p.type.get_canonical().spelling)
-                  for p in cursor.get_children() if p.kind == K.PARM_DECL]
-        body_cursor = next((c for c in cursor.get_children() if c.kind == K.COMPOUND_STMT), None)
+                  for p in children(cursor) if p.kind == K.PARM_DECL]
+        body_cursor = next((c for c in children(cursor) if c.kind == K.COMPOUND_STMT), None)
         body = self._block(body_cursor) if body_cursor is not None else None
         name_location = cursor.location
         name_span = ir.Span(name_location.line, name_location.column, name_location.line,
@@ -98,7 +96,7 @@ class Lowering:
     # ------------------------------------------------------------------------------------- statements
 
     def _block(self, cursor: ci.Cursor) -> ir.Block:
-        return ir.Block(self._span(cursor), [s for s in map(self._stmt, cursor.get_children()) if s is not None])
+        return ir.Block(self._span(cursor), [s for s in map(self._stmt, children(cursor)) if s is not None])
 
     def _stmt(self, cursor: ci.Cursor) -> ir.Stmt | None:
         if self._depth > _MAX_DEPTH:
@@ -115,46 +113,46 @@ class Lowering:
         if kind == K.COMPOUND_STMT:
             return self._block(cursor)
         if kind == K.DECL_STMT:
-            return ir.DeclStmt(span, [self._var_decl(c) for c in cursor.get_children() if c.kind == K.VAR_DECL])
+            return ir.DeclStmt(span, [self._var_decl(c) for c in children(cursor) if c.kind == K.VAR_DECL])
         if kind == K.NULL_STMT:
             return None
-        children = list(cursor.get_children())
+        kids = children(cursor)
         if kind == K.IF_STMT:
-            parts = [c for c in children if c.kind != K.DECL_STMT] or children
+            parts = [c for c in kids if c.kind != K.DECL_STMT] or kids
             cond = self._expr(parts[0]) if parts else ir.Opaque(span)
             then = self._stmt_or_empty(parts[1], span) if len(parts) > 1 else ir.Block(span)
             otherwise = self._stmt_or_empty(parts[2], span) if len(parts) > 2 else None
             return ir.If(span, cond, then, otherwise)
         if kind == K.FOR_STMT:
-            return self._for(cursor, children, span)
+            return self._for(cursor, kids, span)
         if kind == K.WHILE_STMT:
-            return ir.While(span, self._expr(children[0]), self._stmt_or_empty(children[-1], span))
+            return ir.While(span, self._expr(kids[0]), self._stmt_or_empty(kids[-1], span))
         if kind == K.DO_STMT:
-            return ir.While(span, self._expr(children[-1]), self._stmt_or_empty(children[0], span), do_while=True)
+            return ir.While(span, self._expr(kids[-1]), self._stmt_or_empty(kids[0], span), do_while=True)
         if kind == K.SWITCH_STMT:
-            return ir.Switch(span, self._expr(children[0]), self._stmt_or_empty(children[-1], span))
+            return ir.Switch(span, self._expr(kids[0]), self._stmt_or_empty(kids[-1], span))
         if kind in (K.CASE_STMT, K.DEFAULT_STMT, K.LABEL_STMT):
-            inner = [s for s in map(self._stmt, children[-1:]) if s is not None]
+            inner = [s for s in map(self._stmt, kids[-1:]) if s is not None]
             return ir.OpaqueStmt(span, inner)
         if kind == K.RETURN_STMT:
-            return ir.Return(span, self._expr(children[0]) if children else None)
+            return ir.Return(span, self._expr(kids[0]) if kids else None)
         if kind == K.BREAK_STMT:
             return ir.Break(span)
         if kind == K.CONTINUE_STMT:
             return ir.Continue(span)
         if kind.is_expression():
             return ir.ExprStmt(span, self._expr(cursor))
-        return ir.OpaqueStmt(span, [s for s in map(self._stmt, children) if s is not None])
+        return ir.OpaqueStmt(span, [s for s in map(self._stmt, kids) if s is not None])
 
     def _stmt_or_empty(self, cursor: ci.Cursor, span: ir.Span) -> ir.Stmt:
         return self._stmt(cursor) or ir.Block(span)
 
-    def _for(self, cursor: ci.Cursor, children: list[ci.Cursor], span: ir.Span) -> ir.For:
+    def _for(self, cursor: ci.Cursor, kids: list[ci.Cursor], span: ir.Span) -> ir.For:
         # libclang omits absent parts of `for (init; cond; step)`: place each child by the header's semicolons
-        body = children[-1] if children else None
+        body = kids[-1] if kids else None
         first_semi, second_semi = self._for_semicolons(cursor, body)
         init = cond = step = None
-        for child in children[:-1]:
+        for child in kids[:-1]:
             offset = child.extent.start.offset
             if first_semi is not None and offset < first_semi:
                 init = self._stmt(child)
@@ -183,9 +181,9 @@ class Lowering:
         return None, None
 
     def _var_decl(self, cursor: ci.Cursor) -> ir.VarDecl:
-        attrs = {c.kind for c in cursor.get_children()}
+        attrs = {c.kind for c in children(cursor)}
         init = None
-        for child in cursor.get_children():
+        for child in children(cursor):
             if child.kind.is_expression():
                 init = child
         type_ = cursor.type
@@ -206,7 +204,7 @@ class Lowering:
             dims=dims, size_bytes=size if size > 0 and None not in dims else None,
             element_type=element.spelling,
         )
-        if init is not None and not (init.kind == K.CALL_EXPR and not list(init.get_children()) and dims):
+        if init is not None and not (init.kind == K.CALL_EXPR and not children(init) and dims):
             decl.init = self._expr(init)
         return decl
 
@@ -225,16 +223,16 @@ class Lowering:
 
     def _expr_at_depth(self, cursor: ci.Cursor) -> ir.Expr:
         kind = cursor.kind
-        span = self._span(cursor)
         if kind in (K.UNEXPOSED_EXPR, K.PAREN_EXPR):
-            children = list(cursor.get_children())
-            if len(children) == 1:
-                inner = self._expr(children[0])
+            kids = children(cursor)
+            if len(kids) == 1:  # implicit conversions and parentheses are transparent
+                inner = self._expr(kids[0])
                 if kind == K.PAREN_EXPR:
-                    inner.span, inner.text = span, self._text(cursor)
+                    inner.span, inner.text = self._span_and_text(cursor)
                 return inner
-            return ir.Opaque(span, self._text(cursor), cursor.type.spelling, [self._expr(c) for c in children])
-        text = self._text(cursor)
+            span, text = self._span_and_text(cursor)
+            return ir.Opaque(span, text, cursor.type.spelling, [self._expr(c) for c in kids])
+        span, text = self._span_and_text(cursor)
         type_ = cursor.type.spelling
         if kind == K.DECL_REF_EXPR:
             return self._name(cursor, span, text, type_)
@@ -244,44 +242,44 @@ class Lowering:
                 value = bool(value)
             return ir.Const(span, text, type_, value)
         if kind == K.MEMBER_REF_EXPR:
-            children = list(cursor.get_children())
-            base = self._expr(children[0]) if children else None
+            kids = children(cursor)
+            base = self._expr(kids[0]) if kids else None
             return ir.Member(span, text, type_, base, cursor.spelling)
         if kind == K.ARRAY_SUBSCRIPT_EXPR:
-            base, index = (self._expr(c) for c in cursor.get_children())
+            base, index = (self._expr(c) for c in children(cursor))
             return ir.Index(span, text, type_, base, index)
         if kind in (K.BINARY_OPERATOR, K.COMPOUND_ASSIGNMENT_OPERATOR):
-            children = list(cursor.get_children())
-            if len(children) != 2:
-                return ir.Opaque(span, text, type_, [self._expr(c) for c in children])
-            return ir.Binary(span, text, type_, binary_operator(cursor), self._expr(children[0]),
-                             self._expr(children[1]))
+            kids = children(cursor)
+            if len(kids) != 2:
+                return ir.Opaque(span, text, type_, [self._expr(c) for c in kids])
+            return ir.Binary(span, text, type_, binary_operator(cursor), self._expr(kids[0]),
+                             self._expr(kids[1]))
         if kind == K.UNARY_OPERATOR:
-            children = list(cursor.get_children())
-            return ir.Unary(span, text, type_, unary_operator(cursor), self._expr(children[0]))
+            kids = children(cursor)
+            return ir.Unary(span, text, type_, unary_operator(cursor), self._expr(kids[0]))
         if kind == K.CONDITIONAL_OPERATOR:
-            cond, then, otherwise = (self._expr(c) for c in cursor.get_children())
+            cond, then, otherwise = (self._expr(c) for c in children(cursor))
             return ir.Conditional(span, text, type_, cond, then, otherwise)
         if kind == K.CALL_EXPR:
             return self._call(cursor, span, text, type_)
         if kind in _CAST_KINDS:
-            children = [c for c in cursor.get_children() if c.kind.is_expression()]
-            if not children:
+            kids = [c for c in children(cursor) if c.kind.is_expression()]
+            if not kids:
                 return ir.Opaque(span, text, type_)
-            if kind == K.CXX_FUNCTIONAL_CAST_EXPR and children[-1].kind == K.INIT_LIST_EXPR:
-                return ir.Construct(span, text, type_, [self._expr(c) for c in children[-1].get_children()])
-            return ir.Cast(span, text, type_, self._expr(children[-1]))
+            if kind == K.CXX_FUNCTIONAL_CAST_EXPR and kids[-1].kind == K.INIT_LIST_EXPR:
+                return ir.Construct(span, text, type_, [self._expr(c) for c in children(kids[-1])])
+            return ir.Cast(span, text, type_, self._expr(kids[-1]))
         if kind == K.CXX_UNARY_EXPR:  # sizeof, alignof
             value = evaluate(cursor)
             return ir.Const(span, text, type_, value) if value is not None else ir.Opaque(span, text, type_)
         if kind == K.INIT_LIST_EXPR:
-            return ir.InitList(span, text, type_, [self._expr(c) for c in cursor.get_children()])
+            return ir.InitList(span, text, type_, [self._expr(c) for c in children(cursor)])
         if kind == K.LAMBDA_EXPR:
-            body = next((c for c in cursor.get_children() if c.kind == K.COMPOUND_STMT), None)
+            body = next((c for c in children(cursor) if c.kind == K.COMPOUND_STMT), None)
             return ir.Lambda(span, text, type_, self._block(body) if body is not None else ir.Block(span))
         if kind == K.CXX_NULL_PTR_LITERAL_EXPR:
             return ir.Const(span, text, type_, 0)
-        return ir.Opaque(span, text, type_, [self._expr(c) for c in cursor.get_children() if c.kind.is_expression()])
+        return ir.Opaque(span, text, type_, [self._expr(c) for c in children(cursor) if c.kind.is_expression()])
 
     def _name(self, cursor: ci.Cursor, span: ir.Span, text: str, type_: str) -> ir.Name:
         referenced = cursor.referenced
@@ -297,23 +295,27 @@ class Lowering:
         return ir.Name(span, text, type_, cursor.spelling, ref, decl_kind, constant)
 
     def _call(self, cursor: ci.Cursor, span: ir.Span, text: str, type_: str) -> ir.Expr:
-        children = list(cursor.get_children())
+        kids = children(cursor)
         referenced = cursor.referenced
         if referenced is not None and referenced.kind == K.CONSTRUCTOR:
-            args = [self._expr(c) for c in children if not _is_default_argument(c)]
+            args = [self._expr(c) for c in kids if not _is_default_argument(c)]
             if len(args) == 1 and not text.strip().startswith(referenced.spelling):
                 return args[0]  # an implicit conversion or copy, not a construction the user wrote
             return ir.Construct(span, text, type_, args)
-        config = next((c for c in children[1:2] if c.kind == K.CALL_EXPR and c.spelling in _CONFIG_CALLEES), None)
+        config = next((c for c in kids[1:2] if c.kind == K.CALL_EXPR and c.spelling in _CONFIG_CALLEES), None)
         if config is not None or (referenced is not None and any(
-                c.kind == K.CUDAGLOBAL_ATTR for c in referenced.get_children())):
-            return self._launch(cursor, children, config, span, text, type_)
-        callee_cursor = children[0] if children else None
+                c.kind == K.CUDAGLOBAL_ATTR for c in children(referenced))):
+            return self._launch(cursor, kids, config, span, text, type_)
+        if cursor.spelling.startswith("operator") and len(kids) >= 2:
+            lowered = self._operator_call(cursor, kids, span, text, type_)
+            if lowered is not None:
+                return lowered
+        callee_cursor = kids[0] if kids else None
         receiver, callee, callee_ref, template_args = None, cursor.spelling, None, ""
         target = _strip_implicit(callee_cursor) if callee_cursor is not None else None
         if target is not None:
             if target.kind == K.MEMBER_REF_EXPR:
-                members = list(target.get_children())
+                members = children(target)
                 receiver = self._expr(members[0]) if members else None
                 callee = target.spelling or callee
             elif target.kind in (K.DECL_REF_EXPR, K.OVERLOADED_DECL_REF):
@@ -324,32 +326,62 @@ class Lowering:
             angle = re.search(r"<(.*)>\s*$", callee_text, re.DOTALL)
             if angle:
                 template_args = angle.group(1).strip()
-        args = [self._expr(c) for c in children[1:] if not _is_default_argument(c)]
+        args = [self._expr(c) for c in kids[1:] if not _is_default_argument(c)]
         return ir.Call(span, text, type_, callee, args, receiver, template_args, callee_ref)
 
-    def _launch(self, cursor, children, config, span, text, type_) -> ir.Launch:
-        target = _strip_implicit(children[0]) if children else None
+    def _operator_call(self, cursor: ci.Cursor, kids: list, span: ir.Span, text: str, type_: str) -> ir.Expr | None:
+        """An overloaded operator written as an operator (`h[i] = x` on __half, `f4[i] = make_float4(...)`):
+        lowered like the built-in one. libclang lists its children in source order (lhs, operator, rhs),
+        so the callee is not the first child."""
+        op = cursor.spelling[len("operator"):].strip()
+
+        def is_operator_ref(child: ci.Cursor) -> bool:
+            inner = _strip_implicit(child)
+            return inner.kind == K.DECL_REF_EXPR and inner.spelling == cursor.spelling
+
+        operands = [c for c in kids if not is_operator_ref(c) and not _is_default_argument(c)]
+        if len(operands) == len(kids):  # an explicit call `a.operator=(b)`: keep it a call
+            return None
+        if op in ("++", "--") and operands:
+            prefix = text.lstrip().startswith(op)
+            return ir.Unary(span, text, type_, op if prefix else "post" + op, self._expr(operands[0]))
+        if len(operands) == 2 and op == "[]":
+            return ir.Index(span, text, type_, self._expr(operands[0]), self._expr(operands[1]))
+        if len(operands) == 2 and re.fullmatch(r"[-+*/%^&|<>=!]{1,3}", op) and op != "->":
+            return ir.Binary(span, text, type_, op, self._expr(operands[0]), self._expr(operands[1]))
+        if len(operands) == 1 and op in ("-", "+", "!", "~", "*", "&"):
+            return ir.Unary(span, text, type_, op, self._expr(operands[0]))
+        return None
+
+    def _launch(self, cursor, kids, config, span, text, type_) -> ir.Launch:
+        target = _strip_implicit(kids[0]) if kids else None
         kernel = (target.spelling if target is not None else "") or cursor.spelling
         kernel_ref = target.referenced.get_usr() if target is not None and target.referenced else None
         parts: list[ir.Expr | None] = [None, None, None, None]
         if config is not None:
-            config_args = list(config.get_children())[1:]
+            config_args = children(config)[1:]
             for i, arg in enumerate(config_args[:4]):
                 parts[i] = None if _is_default_argument(arg) else self._expr(arg)
-        args = [self._expr(c) for c in children[2 if config is not None else 1:]]
+        args = [self._expr(c) for c in kids[2 if config is not None else 1:]]
         return ir.Launch(span, text, type_, kernel, kernel_ref, parts[0], parts[1], parts[2], parts[3], args)
 
     # ------------------------------------------------------------------------------------------ helpers
 
     def _span(self, cursor: ci.Cursor) -> ir.Span:
         extent = cursor.extent
-        return ir.Span(extent.start.line, extent.start.column, extent.end.line, extent.end.column)
+        start, end = position(extent.start), position(extent.end)
+        return ir.Span(start[0], start[1], end[0], end[1])
 
     def _text(self, cursor: ci.Cursor) -> str:
+        return self._span_and_text(cursor)[1]
+
+    def _span_and_text(self, cursor: ci.Cursor) -> tuple[ir.Span, str]:
         extent = cursor.extent
-        if extent.start.file is None or extent.start.file.name != self.main_file:
-            return cursor.spelling
-        return self._text_between(extent.start.offset, extent.end.offset)
+        start, end = position(extent.start), position(extent.end)
+        span = ir.Span(start[0], start[1], end[0], end[1])
+        if end[2] < start[2] or not in_main_file(cursor):
+            return span, cursor.spelling
+        return span, self._text_between(start[2], end[2])
 
     def _text_between(self, start: int, end: int) -> str:
         return self.data[start:end].decode("utf-8", errors="replace")
@@ -357,10 +389,10 @@ class Lowering:
 
 def _strip_implicit(cursor: ci.Cursor) -> ci.Cursor:
     while cursor.kind == K.UNEXPOSED_EXPR:
-        children = list(cursor.get_children())
-        if len(children) != 1:
+        kids = children(cursor)
+        if len(kids) != 1:
             break
-        cursor = children[0]
+        cursor = kids[0]
     return cursor
 
 
@@ -368,7 +400,7 @@ def _is_default_argument(cursor: ci.Cursor) -> bool:
     # CXXDefaultArgExpr surfaces as a childless UNEXPOSED_EXPR with an empty extent
     if cursor.kind != K.UNEXPOSED_EXPR:
         return False
-    if any(True for _ in cursor.get_children()):
+    if any(True for _ in children(cursor)):
         return False
     extent = cursor.extent
     return extent.start.offset == extent.end.offset or extent.start.file is None
