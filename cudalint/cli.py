@@ -178,6 +178,9 @@ def check(
                                          "tool.cudalint table); default: the nearest one above the first path.")] = None,
     no_config: Annotated[bool, typer.Option("--no-config", help="Ignore all configuration files.")] = False,
     jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, metavar="N", help="Files checked in parallel processes.")] = 1,
+    fix: Annotated[bool, typer.Option("--fix", help="Apply the built-in fixes, each kept only when the file still "
+                                                    "parses and re-lints free of the fixed finding; files are "
+                                                    "rewritten atomically.")] = False,
 ) -> None:
     """Check CUDA sources (.cu, .cuh) and Python files with embedded CUDA for bugs."""
     if config is not None and no_config:
@@ -201,6 +204,8 @@ def check(
     input_errors += [result.error for result in results if result.error is not None]
     for message in input_errors:
         _error(message)
+    if fix:
+        _apply_fixes(results, options)
     if not results and not input_errors:
         sys.stderr.write("cudalint: warning: no .cu, .cuh or .py files found in the given paths\n")
 
@@ -211,6 +216,26 @@ def check(
     if not exit_zero and exceeds(all_findings(results), options.fail_on):
         raise typer.Exit(EXIT_FINDINGS)
     raise typer.Exit(EXIT_OK)
+
+
+def _apply_fixes(results: list[FileResult], options: LintOptions) -> None:
+    """Rewrite each file with its checked fixes; its result then holds the findings that remain."""
+    from cudalint.fixes import default_linter, fix_source
+    from cudalint.repairing.loop import atomic_write
+
+    fixed = files = 0
+    lint = default_linter(options)
+    for result in results:
+        if result.error is not None or not any(f.fix is not None for f in result.findings):
+            continue
+        with open(result.path, encoding="utf-8") as handle:
+            report = fix_source(handle.read(), result.path, lint)
+        if report.changed:
+            atomic_write(result.path, report.text, like=result.path)
+            result.findings = report.findings_after
+            fixed += len(report.applied)
+            files += 1
+    sys.stderr.write(f"cudalint: fixed {fixed} finding{'s' * (fixed != 1)} in {files} file{'s' * (files != 1)}\n")
 
 
 def _render(results: list[FileResult], fmt: str, options: LintOptions, show_statistics: bool,
@@ -285,8 +310,10 @@ def rules_command(
 def _register_subsystem_commands() -> None:
     """Commands that live with their subsystem (evaluation, repair, ...) add themselves to the app."""
     from cudalint.evaluation.cli import register as register_eval
+    from cudalint.repairing.cli import register as register_repair
 
     register_eval(app)
+    register_repair(app)
 
 
 _register_subsystem_commands()

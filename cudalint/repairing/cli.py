@@ -1,0 +1,357 @@
+"""The `prompt` and `repair` commands; `register(app)` adds them to a typer app.
+
+Which repair runs: a model is configured when `--llm/--model/-m MODEL` is given or the environment
+variable CUDALINT_MODEL names one (the option wins). With a model, `repair` runs the model loop
+(cudalint.repairing.loop.repair_file) and needs the API key variable (default OPENAI_API_KEY) to be set.
+Without one, `repair` applies the checked built-in fixes only (cudalint.fixes.fix_source) and says so; an
+API key alone does not pick a model, since cudalint has no default model name.
+
+Exit codes: 0 every file ends with nothing to repair; 1 some file still has warning or error findings
+(including files whose answers were refused or not usable); 2 usage, configuration or input errors, a
+missing key, or a request that failed (unreachable server, HTTP errors after the retries). The report goes to stdout; with `--diff`, the diff goes to
+stdout and the report to stderr.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Annotated, Optional
+
+import typer
+
+from cudalint.config import ConfigError, LintOptions, find_config, load_config
+from cudalint.engine import InputError, expand_paths, read_source
+from cudalint.findings import Finding, Severity
+from cudalint.repairing.client import DEFAULT_API_KEY_ENV, ChatClient, ClientSettings, ModelError
+from cudalint.repairing.loop import FixOutcome, OutputError, OutputPlan, RepairOutcome, fix_file, repair_file
+from cudalint.repairing.prompts import actionable, initial_messages
+
+MODEL_ENV = "CUDALINT_MODEL"
+EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def _counts(findings: list[Finding]) -> str:
+    errors = sum(1 for f in findings if f.severity == Severity.ERROR)
+    warnings = sum(1 for f in findings if f.severity == Severity.WARNING)
+    parts = [_plural(errors, "error")] if errors else []
+    parts += [_plural(warnings, "warning")] if warnings else []
+    return f"{_plural(len(findings), 'finding')}" + (f" ({', '.join(parts)})" if parts else "")
+
+
+def _finding_line(finding: Finding) -> str:
+    return f"    {finding.line}:{finding.column} {finding.code} {finding.name}: {finding.message}"
+
+
+class _Output:
+    def __init__(self, to_stderr: bool) -> None:
+        self.stream = sys.stderr if to_stderr else sys.stdout
+
+    def __call__(self, line: str = "") -> None:
+        self.stream.write(line + "\n")
+        self.stream.flush()
+
+
+def _error(message: str) -> None:
+    sys.stderr.write(f"cudalint: error: {message}\n")
+
+
+def _fail(message: str) -> typer.Exit:
+    _error(message)
+    return typer.Exit(EXIT_ERROR)
+
+
+def _options(paths: list[str], config: str | None, no_config: bool) -> LintOptions:
+    if config is not None and no_config:
+        raise _fail("--config and --no-config cannot be used together")
+    try:
+        if no_config:
+            return LintOptions().validate()
+        found = config if config is not None else (find_config(paths[0]) if paths else None)
+        return load_config(found) if found else LintOptions().validate()
+    except ConfigError as error:
+        raise _fail(str(error)) from None
+
+
+_ConfigOption = Annotated[Optional[str], typer.Option(
+    "--config", metavar="FILE", help="Configuration file; default: the nearest one above the first path.")]
+_NoConfigOption = Annotated[bool, typer.Option("--no-config", help="Ignore all configuration files.")]
+
+
+# ---------------------------------------------------------------------------------------------- prompt
+
+
+def prompt_command(
+    path: Annotated[str, typer.Argument(metavar="FILE", help="The .cu, .cuh or .py file to build the prompt for.",
+                                        show_default=False)],
+    system: Annotated[bool, typer.Option("--system", help="Print the system prompt instead of the repair prompt.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the chat messages (system and user) as JSON: "
+                                                         '{"path", "findings", "messages"}.')] = False,
+    config: _ConfigOption = None,
+    no_config: _NoConfigOption = False,
+) -> None:
+    """Print the prompt `cudalint repair` would send first, for harnesses that call their own model.
+
+    A file without warning or error findings gets no prompt (with --json: no messages) and a note on stderr.
+    """
+    options = _options([path], config, no_config)
+    try:
+        text = read_source(path)
+    except InputError as error:
+        raise _fail(str(error)) from None
+    from cudalint.fixes import default_linter
+
+    findings = actionable(default_linter(options)(text, path))
+    messages = initial_messages(path, text, findings) if findings else []
+    if as_json:
+        payload = {"path": path, "findings": [f.to_dict() for f in findings], "messages": messages}
+        sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
+    elif messages:
+        sys.stdout.write(messages[0 if system else 1]["content"])
+    if not findings:
+        sys.stderr.write(f"{path}: nothing to repair (no warning or error findings)\n")
+    raise typer.Exit(EXIT_OK)
+
+
+# ---------------------------------------------------------------------------------------------- repair
+
+
+def repair_command(
+    paths: Annotated[list[str], typer.Argument(metavar="FILE", help="Files or directories to repair (.cu, .cuh, .py).",
+                                               show_default=False)],
+    model: Annotated[Optional[str], typer.Option(
+        "--llm", "--model", "-m", metavar="MODEL",
+        help=f"The model to ask (default: ${MODEL_ENV}). Without a model, only built-in fixes are applied.")] = None,
+    base_url: Annotated[Optional[str], typer.Option(
+        "--base-url", metavar="URL",
+        help="OpenAI-compatible server, e.g. http://localhost:8000/v1 (default: $OPENAI_BASE_URL, else OpenAI).")] = None,
+    api_key_env: Annotated[str, typer.Option(
+        "--api-key-env", metavar="NAME", help="Environment variable holding the API key.")] = DEFAULT_API_KEY_ENV,
+    temperature: Annotated[float, typer.Option("--temperature", min=0.0, max=2.0, help="Sampling temperature.")] = 0.3,
+    max_tokens: Annotated[int, typer.Option("--max-tokens", min=1, help="Most tokens per answer.")] = 4096,
+    rounds: Annotated[int, typer.Option("--rounds", min=1, help="Most model rounds per file.")] = 3,
+    timeout: Annotated[float, typer.Option("--timeout", min=1.0, metavar="SECONDS",
+                                           help="Seconds to wait for each answer.")] = 120.0,
+    out: Annotated[Optional[str], typer.Option(
+        "--out", metavar="DIR", help="Write results (and transcripts) under DIR, by path relative to the "
+                                     "working directory; default: next to each input as NAME.repaired.EXT.")] = None,
+    write: Annotated[bool, typer.Option("--write", help="Replace the input files (atomically).")] = False,
+    diff: Annotated[bool, typer.Option("--diff", help="Print a unified diff of each result; write no file.")] = False,
+    config: _ConfigOption = None,
+    no_config: _NoConfigOption = False,
+) -> None:
+    """Repair findings with a model (any OpenAI-compatible server), or with built-in fixes when no model is set.
+
+    Inputs are never modified without --write. A result is written only when it lints better than its input.
+    """
+    if diff and (write or out is not None):
+        raise _fail("--diff writes nothing: it cannot be combined with --write or --out")
+    if write and out is not None:
+        raise _fail("--write replaces the inputs: it cannot be combined with --out")
+    options = _options(paths, config, no_config)
+    plan = OutputPlan(out_dir=out, write=write, diff=diff)
+    files, input_errors = [], []
+    seen: set[str] = set()
+    for path in paths:
+        try:
+            for found in expand_paths([path]):
+                if os.path.abspath(found) not in seen:  # a file given twice, or also inside a given folder
+                    seen.add(os.path.abspath(found))
+                    files.append(found)
+        except InputError as error:
+            input_errors.append(str(error))
+    for path in files:
+        try:
+            plan.output_path(path)
+        except OutputError as error:
+            raise _fail(str(error)) from None
+    say = _Output(to_stderr=diff)
+    model = model or os.environ.get(MODEL_ENV) or None
+    if model is None:
+        code = _builtin(files, options, plan, say, input_errors)
+    else:
+        settings = ClientSettings(model=model, base_url=base_url, api_key_env=api_key_env, temperature=temperature,
+                                  max_tokens=max_tokens, timeout=timeout)
+        try:
+            client = ChatClient(settings)
+        except ModelError as error:
+            raise _fail(str(error)) from None
+        code = _with_model(files, client, options, rounds, plan, say, input_errors)
+    raise typer.Exit(code)
+
+
+def _read(path: str, errors: list[str]) -> str | None:
+    try:
+        return read_source(path)
+    except InputError as error:
+        errors.append(str(error))
+        _error(str(error))
+        return None
+
+
+def _with_model(files: list[str], client: ChatClient, options: LintOptions, rounds: int, plan: OutputPlan,
+                say: _Output, input_errors: list[str]) -> int:
+    for message in input_errors:
+        _error(message)
+    outcomes: list[RepairOutcome] = []
+    failed = bool(input_errors)
+    say(f"model {client.settings.model} at {client.server}, up to {_plural(rounds, 'round')} per file")
+    for index, path in enumerate(files):
+        text = _read(path, input_errors)
+        if text is None:
+            failed = True
+            continue
+        try:
+            outcome = repair_file(path, text, client, options, rounds, plan)
+        except OSError as error:  # the output or transcript folder is not writable
+            _error(f"{path}: cannot write: {error}")
+            failed = True
+            continue
+        outcomes.append(outcome)
+        _report_repair(outcome, plan, say)
+        if outcome.diff:
+            sys.stdout.write(outcome.diff)
+            sys.stdout.flush()
+        if outcome.error and not outcome.refused:
+            failed = True
+            if outcome.fatal and index + 1 < len(files):
+                left = len(files) - index - 1
+                _error(f"stopping: {_plural(left, 'file')} not processed, since the same error would recur")
+                break
+    statuses = [o.status for o in outcomes]
+    tokens_p = sum(o.prompt_tokens for o in outcomes)
+    tokens_c = sum(o.completion_tokens for o in outcomes)
+    unknown = "" if all(o.tokens_known for o in outcomes) else " (the server did not report all token counts)"
+    say(f"{_plural(len(outcomes), 'file')}: {_summary(statuses)}; tokens: {tokens_p} prompt + {tokens_c} "
+        f"completion{unknown}")
+    if failed:
+        return EXIT_ERROR
+    return EXIT_FINDINGS if any(o.findings_after for o in outcomes) else EXIT_OK
+
+
+def _summary(statuses: list[str]) -> str:
+    order = ("clean", "improved", "not improved", "already clean")
+    return ", ".join(f"{statuses.count(s)} {s}" for s in order if statuses.count(s)) or "nothing done"
+
+
+def _round_line(report) -> str:
+    head = f"  round {report.number}: "
+    if report.outcome == "error":
+        return head + f"request failed: {report.detail}"
+    if report.outcome == "refused":
+        return head + report.detail
+    if report.findings_after is not None:
+        resolved, new = report.resolved_and_new
+        changes = "; ".join(part for part in (f"resolved: {', '.join(resolved)}" if resolved else "",
+                                              f"new: {', '.join(new)}" if new else "") if part)
+        body = (f"{report.form}; findings {len(report.findings_before)} -> {len(report.findings_after)}"
+                + (f" ({changes})" if changes else ""))
+        if report.gpu_reports:
+            body += f"; GPU checks failed: {', '.join(r.kind for r in report.gpu_reports)}"
+    else:
+        what = {"no_code": "no code", "truncated": "truncated", "unusable": "code not usable"}[report.outcome]
+        body = f"answer not used ({what}): {report.detail}"
+    if report.prompt_tokens is not None and report.completion_tokens is not None:
+        body += f"; tokens: {report.prompt_tokens} prompt + {report.completion_tokens} completion"
+    else:
+        body += "; tokens: not reported by the server"
+    if report.retry_notes:
+        body += f" (after {_plural(len(report.retry_notes), 'retry')}: {'; '.join(report.retry_notes)})"
+    return head + body
+
+
+def _report_repair(outcome: RepairOutcome, plan: OutputPlan, say: _Output) -> None:
+    path = outcome.path
+    if outcome.status == "already clean":
+        say(f"{path}: nothing to repair (no warning or error findings)")
+        return
+    say(f"{path}: {_counts(outcome.findings_before)} to repair")
+    for finding in outcome.findings_before:
+        say(_finding_line(finding))
+    for report in outcome.rounds:
+        say(_round_line(report))
+    if outcome.error:
+        say(f"{path}: stopped: {outcome.error}")
+    if outcome.status == "not improved":
+        say(f"{path}: not improved; nothing written: {outcome.not_written}")
+    else:
+        left = outcome.findings_after
+        state = "clean" if outcome.status == "clean" else f"improved, {_counts(left)} left"
+        where = ("diff on stdout, nothing written" if plan.diff else
+                 f"input replaced: {outcome.written}" if plan.write else f"written to {outcome.written}")
+        say(f"{path}: {state} (result of round {outcome.result_round}); {where}")
+        for finding in left:
+            say(_finding_line(finding))
+    if outcome.transcript and os.path.exists(outcome.transcript):
+        say(f"  transcript: {outcome.transcript}")
+
+
+def _builtin(files: list[str], options: LintOptions, plan: OutputPlan, say: _Output, input_errors: list[str]) -> int:
+    for message in input_errors:
+        _error(message)
+    say(f"no model configured (--llm MODEL or ${MODEL_ENV}): applying built-in fixes only")
+    failed = bool(input_errors)
+    outcomes: list[FixOutcome] = []
+    for path in files:
+        text = _read(path, input_errors)
+        if text is None:
+            failed = True
+            continue
+        try:
+            outcome = fix_file(path, text, options, plan)
+        except OSError as error:
+            _error(f"{path}: cannot write: {error}")
+            failed = True
+            continue
+        outcomes.append(outcome)
+        _report_fixes(outcome, plan, say)
+        if outcome.diff:
+            sys.stdout.write(outcome.diff)
+            sys.stdout.flush()
+    say(f"{_plural(len(outcomes), 'file')}: {_summary([o.status for o in outcomes])}")
+    if failed:
+        return EXIT_ERROR
+    return EXIT_FINDINGS if any(actionable(o.report.findings_after) for o in outcomes) else EXIT_OK
+
+
+def _report_fixes(outcome: FixOutcome, plan: OutputPlan, say: _Output) -> None:
+    path, report = outcome.path, outcome.report
+    before = actionable(report.findings_before)
+    if not before:
+        say(f"{path}: nothing to repair (no warning or error findings)")
+        return
+    say(f"{path}: {_counts(before)} to repair")
+    for applied in report.applied:
+        f = applied.finding
+        later = f" (after the fixes of pass {applied.pass_number - 1})" if applied.pass_number > 1 else ""
+        say(f"  fixed: {f.code} at {f.line}:{f.column}{later}: {f.fix.description}")
+    for finding, why in report.rejected:
+        say(f"  fix not applied: {finding.code} at {finding.line}:{finding.column}: {why}")
+    left = actionable(report.findings_after)
+    if not report.changed:
+        reason = "no built-in fix could be applied" if report.rejected else "no finding has a built-in fix"
+        say(f"{path}: not improved; nothing written: {reason}")
+    else:
+        state = "clean" if not left else f"improved, {_counts(left)} left"
+        where = ("diff on stdout, nothing written" if plan.diff else
+                 f"input replaced: {outcome.written}" if plan.write else f"written to {outcome.written}")
+        say(f"{path}: {state}; {where}")
+    if left:
+        say("  left" + (" (line numbers of the fixed file):" if report.changed else ":"))
+        for finding in left:
+            fixable = finding.fix is not None and finding.fix.edits
+            say(_finding_line(finding) + ("" if fixable else " [no built-in fix]"))
+
+
+def register(app: typer.Typer) -> None:
+    """Add the `prompt` and `repair` commands to `app`."""
+    app.command("prompt")(prompt_command)
+    app.command("repair")(repair_command)
+
+
+__all__ = ["MODEL_ENV", "prompt_command", "register", "repair_command"]

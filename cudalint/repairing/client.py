@@ -1,0 +1,232 @@
+"""A small wrapper over the openai client for any OpenAI-compatible chat server.
+
+- The server: `base_url` if given, else the `OPENAI_BASE_URL` environment variable, else OpenAI's API
+  (as the openai client does). vLLM, llama.cpp's server, Ollama and LiteLLM all work through a base URL.
+- The key: read from the environment variable named by `api_key_env` (default `OPENAI_API_KEY`). A missing
+  or empty variable is an error (`MissingAPIKey`), as in the openai client; a server that needs no key
+  accepts any value.
+- Retries: the openai client's own retries are off; this wrapper retries connection errors, timeouts,
+  HTTP 408, 409, 429 and 5xx up to `retries` times, waiting `backoff * 2**(attempt - 1)` seconds plus up
+  to 10% jitter, or the seconds of the server's `Retry-After` header when it sends one; no wait is longer
+  than `max_wait`. Every retry is recorded in the `Completion`.
+- Errors are `ModelError` subclasses whose messages never contain the key: `MissingAPIKey`,
+  `ServerUnreachable`, `ModelRefused`, `ModelAPIError` (any other HTTP error, or retries exhausted).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit, urlunsplit
+
+DEFAULT_API_KEY_ENV = "OPENAI_API_KEY"
+BASE_URL_ENV = "OPENAI_BASE_URL"
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+RETRYABLE_STATUS = frozenset({408, 409, 429})
+
+
+class ModelError(Exception):
+    """A problem talking to the model; the message is safe to print (it never holds the key)."""
+
+    #: True when no later request can succeed either (the CLI stops instead of going on to other files)
+    fatal = False
+
+
+class MissingAPIKey(ModelError):
+    fatal = True
+
+
+class ServerUnreachable(ModelError):
+    fatal = True
+
+
+class ModelRefused(ModelError):
+    def __init__(self, message: str, refusal: str = "") -> None:
+        super().__init__(message)
+        self.refusal = refusal
+
+
+class ModelAPIError(ModelError):
+    def __init__(self, message: str, status: int | None = None, fatal: bool = False) -> None:
+        super().__init__(message)
+        self.status = status
+        self.fatal = fatal
+
+
+@dataclass(frozen=True)
+class ClientSettings:
+    model: str
+    base_url: str | None = None  # None: OPENAI_BASE_URL, else OpenAI's API
+    api_key_env: str = DEFAULT_API_KEY_ENV
+    temperature: float = 0.3
+    max_tokens: int = 4096
+    timeout: float = 120.0  # seconds per request
+    retries: int = 3  # retries after the first attempt
+    backoff: float = 1.0  # first wait between attempts, doubled each time
+    max_wait: float = 30.0  # no single wait is longer
+
+
+@dataclass
+class Completion:
+    text: str
+    finish_reason: str | None
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    model: str | None
+    attempts: int = 1
+    retry_notes: list[str] = field(default_factory=list)  # "HTTP 429, waited 1.0 s", one per retry
+
+
+def safe_url(url: str | None) -> str | None:
+    """The URL without any user:password part, for printing."""
+    if not url:
+        return url
+    parts = urlsplit(url)
+    if parts.username or parts.password:
+        host = parts.hostname or ""
+        if parts.port:
+            host += f":{parts.port}"
+        return urlunsplit((parts.scheme, host, parts.path, parts.query, parts.fragment))
+    return url
+
+
+class Redactor:
+    """Removes the key (and any long piece of it) from text that may be shown or stored."""
+
+    def __init__(self, secret: str | None) -> None:
+        self.secret = secret or ""
+
+    def __call__(self, text: str) -> str:
+        if not self.secret or not text:
+            return text
+        text = text.replace(self.secret, "[redacted]")
+        if len(self.secret) >= 12:  # servers echo keys partly masked: drop any 8-character piece of it
+            pieces = {self.secret[i:i + 8] for i in range(len(self.secret) - 7)}
+            pattern = "|".join(re.escape(p) for p in sorted(pieces, key=len, reverse=True))
+            text = re.sub(f"(?:{pattern})+", "[redacted]", text)
+        return text
+
+
+class ChatClient:
+    """Sends chat messages to one model and returns a `Completion`; see the module docstring."""
+
+    def __init__(self, settings: ClientSettings, environ: Mapping[str, str] | None = None,
+                 sleep: Callable[[float], None] = time.sleep) -> None:
+        environ = os.environ if environ is None else environ
+        self.settings = settings
+        self.base_url = settings.base_url or environ.get(BASE_URL_ENV) or DEFAULT_BASE_URL
+        key = environ.get(settings.api_key_env, "")
+        if not key.strip():
+            raise MissingAPIKey(
+                f"the environment variable {settings.api_key_env} is not set: set it to the API key of "
+                f"{safe_url(self.base_url)} (a server that needs no key accepts any value), or name "
+                f"another variable with --api-key-env")
+        self._redact = Redactor(key)
+        self._sleep = sleep
+        import openai  # imported here: `cudalint check` never needs it
+
+        self._openai = openai
+        self._client = openai.OpenAI(api_key=key, base_url=self.base_url, timeout=settings.timeout,
+                                     max_retries=0)
+
+    @property
+    def server(self) -> str:
+        return safe_url(self.base_url) or ""
+
+    def redact(self, text: str) -> str:
+        return self._redact(text)
+
+    def complete(self, messages: Sequence[Mapping[str, str]]) -> Completion:
+        openai = self._openai
+        notes: list[str] = []
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                response = self._client.chat.completions.create(
+                    model=self.settings.model, messages=list(messages),
+                    temperature=self.settings.temperature, max_tokens=self.settings.max_tokens)
+            except (openai.APITimeoutError, openai.APIConnectionError) as error:
+                timed_out = isinstance(error, openai.APITimeoutError)
+                what = f"no answer within {self.settings.timeout:g} s" if timed_out else "cannot connect"
+                if attempt > self.settings.retries:
+                    raise ServerUnreachable(
+                        f"{self.server}: {what} ({attempt} attempt{'s' if attempt > 1 else ''}); is the server "
+                        f"running and is the base URL right?") from None
+                notes.append(self._wait(attempt, what, None))
+                continue
+            except openai.APIStatusError as error:
+                status = error.status_code
+                detail = self.redact(_error_detail(error))
+                if (status in RETRYABLE_STATUS or status >= 500) and attempt <= self.settings.retries:
+                    notes.append(self._wait(attempt, f"HTTP {status}", error.response.headers.get("retry-after")))
+                    continue
+                raise self._status_error(status, detail, attempt) from None
+            except openai.OpenAIError as error:
+                raise ModelAPIError(f"{self.server}: {self.redact(str(error))}") from None
+            return self._completion(response, attempt, notes)
+
+    def _wait(self, attempt: int, what: str, retry_after: str | None) -> str:
+        delay = self.settings.backoff * (2 ** (attempt - 1)) * (1 + random.uniform(0, 0.1))
+        if retry_after:  # the server knows best when to come back
+            try:
+                delay = max(float(retry_after), 0.0)
+            except ValueError:
+                pass
+        delay = min(delay, self.settings.max_wait)
+        self._sleep(delay)
+        return f"{what}, retried after {delay:.2f} s"
+
+    def _status_error(self, status: int, detail: str, attempt: int) -> ModelError:
+        tries = f" after {attempt} attempts" if attempt > 1 else ""
+        where = f"{self.server} (model {self.settings.model})"
+        if status == 401:
+            return ModelAPIError(f"{where}: HTTP 401, the key in {self.settings.api_key_env} was not accepted: "
+                                 f"{detail}", status, fatal=True)
+        if status == 403:
+            return ModelAPIError(f"{where}: HTTP 403, access denied: {detail}", status, fatal=True)
+        if status == 404:
+            return ModelAPIError(f"{where}: HTTP 404, no such model or endpoint: {detail}", status, fatal=True)
+        if status == 429:
+            return ModelAPIError(f"{where}: HTTP 429, rate limited{tries}: {detail}", status, fatal=True)
+        if status >= 500:
+            return ModelAPIError(f"{where}: HTTP {status}, server error{tries}: {detail}", status, fatal=True)
+        return ModelAPIError(f"{where}: HTTP {status}: {detail}", status)
+
+    def _completion(self, response, attempt: int, notes: list[str]) -> Completion:
+        choices = getattr(response, "choices", None) or []
+        if not choices:
+            raise ModelAPIError(f"{self.server}: the answer holds no choices")
+        choice = choices[0]
+        message = choice.message
+        refusal = getattr(message, "refusal", None)
+        if refusal:
+            raise ModelRefused(f"the model refused: {self.redact(refusal)}", self.redact(refusal))
+        if choice.finish_reason == "content_filter":
+            raise ModelRefused("the model's answer was withheld by the server's content filter "
+                               '(finish_reason "content_filter")')
+        usage = getattr(response, "usage", None)
+        return Completion(
+            text=message.content or "", finish_reason=choice.finish_reason,
+            prompt_tokens=getattr(usage, "prompt_tokens", None) if usage else None,
+            completion_tokens=getattr(usage, "completion_tokens", None) if usage else None,
+            model=getattr(response, "model", None), attempts=attempt, retry_notes=notes)
+
+
+def _error_detail(error) -> str:
+    body = getattr(error, "body", None)
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict) and inner.get("message"):
+            return str(inner["message"])[:500]
+        if isinstance(inner, str):
+            return inner[:500]
+    return str(getattr(error, "message", "") or error)[:500]
+
+
+__all__ = ["BASE_URL_ENV", "ChatClient", "ClientSettings", "Completion", "DEFAULT_API_KEY_ENV", "MissingAPIKey",
+           "ModelAPIError", "ModelError", "ModelRefused", "Redactor", "ServerUnreachable", "safe_url"]
