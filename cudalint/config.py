@@ -31,6 +31,10 @@ class LintOptions:
     arch: str = DEFAULT_ARCH
     fail_on: str = "error"
     config_path: str | None = None
+    # KernelBench reference problem for CL406/CL407: a reference file, or a problems directory in which
+    # the reference of a run file `level_<L>_problem_<P>_sample_<S>_kernel.py` is looked up
+    reference: str | None = None
+    problems: str | None = None
 
     def validate(self) -> LintOptions:
         for selector in [*self.select, *self.ignore, *(c for cs in self.per_file_ignores.values() for c in cs)]:

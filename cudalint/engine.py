@@ -121,12 +121,12 @@ def _lint_document(document: SourceDocument, options: LintOptions, directory: st
     findings: list[Finding] = []
     for rule in rules:
         if rule.scope == "document":
-            findings += _run(rule, RuleContext(rule, document, arch))
+            findings += _run(rule, RuleContext(rule, document, arch, options=options))
     unit_rules = [r for r in rules if r.scope == "unit"]
     if unit_rules:
         for facts in _unit_facts(document, directory, findings):
             for rule in unit_rules:
-                findings += _run(rule, RuleContext(rule, document, arch, facts))
+                findings += _run(rule, RuleContext(rule, document, arch, facts, options))
     findings = _dedupe(findings)
     suppressions = parse_suppressions(document.path, document.text)
     findings = apply_suppressions(findings, suppressions)

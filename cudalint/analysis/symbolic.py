@@ -127,6 +127,8 @@ class Symbolizer:
     def __init__(self, env: ConstantEnv, expand_locals: bool = True) -> None:
         self.env = env
         self.expand_locals = expand_locals
+        # the expression behind each opaque atom made so far (the first one seen for that text)
+        self.opaque_exprs: dict[Atom, ir.Expr] = {}
 
     def poly(self, expr: ir.Expr | None, depth: int = 0) -> Poly:
         if expr is None:
@@ -179,4 +181,6 @@ class Symbolizer:
         return self._opaque(expr)
 
     def _opaque(self, expr: ir.Expr) -> Poly:
-        return Poly.atom(Atom("opaque", " ".join(expr.text.split()) or type(expr).__name__, expr.text))
+        atom = Atom("opaque", " ".join(expr.text.split()) or type(expr).__name__, expr.text)
+        self.opaque_exprs.setdefault(atom, expr)
+        return Poly.atom(atom)

@@ -174,3 +174,48 @@ def _has_dependent_exit(body: ir.Stmt, facts: ThreadDependence) -> bool:
             return False  # their breaks leave the inner loop only
         return any(visit(c, under_dependent) for c in stmt.children() if isinstance(c, ir.Stmt))
     return visit(body, False)
+
+
+def value_dependent_refs(function: ir.Function, facts: ThreadDependence,
+                         uniform_memory: set[str] | frozenset[str] = frozenset()) -> set[str]:
+    """Variables whose assigned *values* may differ between threads: like `facts.dependent_refs`, but a
+    variable assigned only block-uniform values under thread-dependent control (a loop counter inside
+    `if (tid < 32)`) is not counted. Used by the synchronization analysis, where such a counter is still
+    the same function of the iteration in every thread. Variables in `uniform_memory` (shared variables:
+    one location every thread reads) are never counted."""
+    if function.body is None:
+        return set()
+    params = {p.ref for p in function.params if p.ref}
+    dependent = {ref for ref in facts.dependent_refs if ref in params}
+    sites: list[tuple[str, ir.Expr | None, bool]] = []  # (variable, assigned value, reads the old value)
+    for node in function.body.walk():
+        if isinstance(node, ir.VarDecl) and node.ref and node.init is not None and not node.shared:
+            sites.append((node.ref, node.init, False))
+        elif isinstance(node, ir.Binary) and node.is_assignment:
+            target = _assigned_variable(node.lhs)
+            if target is not None and target.ref:
+                sites.append((target.ref, node.rhs, node.op != "="))
+        elif isinstance(node, ir.Unary) and node.op in ("++", "--", "post++", "post--"):
+            target = _assigned_variable(node.operand)
+            if target is not None and target.ref:
+                sites.append((target.ref, None, True))
+
+    def varies(expr: ir.Expr | None) -> bool:
+        if expr is None:
+            return False
+        for node in expr.walk():
+            if isinstance(node, ir.Name):
+                if node.name in _THREAD_BUILTINS or (node.ref and node.ref in dependent):
+                    return True
+            elif isinstance(node, ir.Call) and _PER_THREAD_CALL.match(node.callee):
+                return True
+        return False
+
+    for _ in range(20):
+        size = len(dependent)
+        for ref, value, reads_old in sites:
+            if ref not in dependent and ref not in uniform_memory and varies(value):
+                dependent.add(ref)
+        if len(dependent) == size:
+            break
+    return dependent

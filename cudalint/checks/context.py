@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from cudalint.archs import Architecture
 from cudalint.findings import Finding, Fix, Location, RelatedLocation
@@ -11,6 +12,9 @@ from cudalint.model import ir
 from cudalint.model.program import Program
 from cudalint.sources import CudaUnit, SourceDocument
 from cudalint.checks.registry import Rule
+
+if TYPE_CHECKING:
+    from cudalint.config import LintOptions
 
 
 @dataclass
@@ -28,6 +32,7 @@ class RuleContext:
     document: SourceDocument
     arch: Architecture
     facts: UnitFacts | None = None  # set for unit-scope rules
+    options: LintOptions | None = None  # the options of this run (reference problem, ...)
 
     @property
     def program(self) -> Program:

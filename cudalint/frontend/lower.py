@@ -54,19 +54,25 @@ class Lowering:
 
     def declarations(self) -> list[ir.Function]:
         """The unit's function declarations without a body (prototypes such as a load_inline's
-        cpp_sources hold), lowered with `body` None; `lower()` keeps definitions only."""
+        cpp_sources hold), lowered with `body` None; `lower()` keeps definitions only. Found through
+        the unit's own tokens, so the (large) stub headers are not walked again."""
+        tu = self.parsed.translation_unit
+        extent = tu.get_extent(self.main_file, (0, len(self.data)))
         found: list[ir.Function] = []
-        self._declarations(self.parsed.translation_unit.cursor, found)
-        return found
-
-    def _declarations(self, cursor: ci.Cursor, found: list[ir.Function]) -> None:
-        for child in children(cursor):
-            if not in_main_file(child):
+        seen: set[tuple[int, int]] = set()
+        for token in tu.get_tokens(extent=extent):
+            if token.kind != ci.TokenKind.IDENTIFIER:
                 continue
-            if child.kind in (K.NAMESPACE, K.LINKAGE_SPEC, K.UNEXPOSED_DECL):
-                self._declarations(child, found)
-            elif child.kind in (K.FUNCTION_DECL, K.FUNCTION_TEMPLATE) and not child.is_definition():
-                found.append(self._function(child))
+            cursor = token.cursor
+            if cursor.kind not in (K.FUNCTION_DECL, K.FUNCTION_TEMPLATE) or cursor.is_definition():
+                continue
+            location = cursor.location
+            key = (location.line, location.column)
+            if location.file is None or location.file.name != self.main_file or key in seen:
+                continue
+            seen.add(key)
+            found.append(self._function(cursor))
+        return found
 
     def _function(self, cursor: ci.Cursor) -> ir.Function:
         spaces = {_SPACE_ATTRS[c.kind] for c in children(cursor) if c.kind in _SPACE_ATTRS}
@@ -298,7 +304,7 @@ class Lowering:
         kids = children(cursor)
         referenced = cursor.referenced
         if referenced is not None and referenced.kind == K.CONSTRUCTOR:
-            args = [self._expr(c) for c in kids if not _is_default_argument(c)]
+            args = [self._expr(c) for c in kids if c.kind.is_expression() and not _is_default_argument(c)]
             if len(args) == 1 and not text.strip().startswith(referenced.spelling):
                 return args[0]  # an implicit conversion or copy, not a construction the user wrote
             return ir.Construct(span, text, type_, args)
@@ -351,6 +357,9 @@ class Lowering:
             return ir.Binary(span, text, type_, op, self._expr(operands[0]), self._expr(operands[1]))
         if len(operands) == 1 and op in ("-", "+", "!", "~", "*", "&"):
             return ir.Unary(span, text, type_, op, self._expr(operands[0]))
+        if op == "()" and operands:  # a callable object called: `[&] { ... }()` (AT_DISPATCH_* lambdas)
+            return ir.Call(span, text, type_, "operator()", [self._expr(c) for c in operands[1:]],
+                           self._expr(operands[0]))
         return None
 
     def _launch(self, cursor, kids, config, span, text, type_) -> ir.Launch:

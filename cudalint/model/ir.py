@@ -333,6 +333,7 @@ class Param:
     ref: str | None
     type: str
     span: Span
+    canonical_type: str = ""  # clang's canonical spelling (typedefs and aliases resolved)
 
 
 @dataclass(eq=False)

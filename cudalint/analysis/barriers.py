@@ -1,0 +1,1524 @@
+"""Barrier intervals: the shared-memory accesses that can run between two barriers, and the races among them.
+
+For each kernel (with its `__device__` callees inlined, see `cfg.py`):
+- every shared-memory access (read, write, read-modify-write, atomic, and the warp-collective wmma
+  loads/stores) with its index flattened to `sum(scale * expr)` over the array's dimensions, through
+  pointers derived from the array (`float* row = &tile[ty][0]`, `volatile float* v = s`);
+- the barrier intervals ("epochs"): from the kernel's entry or a block barrier, the nodes reachable
+  without passing another block barrier. Two accesses in one epoch can run concurrently in two threads.
+  Loops make intervals loop-carried: the read at the end of iteration k and the write at the top of
+  iteration k+1 share an epoch when no barrier separates them;
+- for each pair of accesses of one array in one epoch (at least one writing), the variables assigned on a
+  barrier-free path between them (they get separate copies per access in the conflict test), and the
+  conflict test of `conflicts.py`.
+
+`sync_analysis(program)` caches all of it per program; rules read `races(kernel)`.
+"""
+
+from __future__ import annotations
+
+import weakref
+
+import networkx as nx
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from cudalint.analysis.cfg import BLOCK_LEVEL, GRID, WARP, CfgNode, FunctionCFG, Guard, Scope, build_cfg
+from cudalint.analysis.conflicts import (
+    CONFLICT, NONE, BlockShape, Constraint, LinearContext, Lin, Linearizer, Verdict, block_bounds, block_var, decide,
+    distinct, eq, ge, less, linear_thread_id, thread_bounds, thread_var,
+)
+from cudalint.analysis.uniformity import Uniformity, value_dependent_refs
+from cudalint.model import ir
+from cudalint.model.program import Program, SharedArray
+
+READ, WRITE, UPDATE, ATOMIC = "read", "write", "update", "atomic"
+
+_WMMA_LOAD = {"load_matrix_sync"}
+_WMMA_STORE = {"store_matrix_sync"}
+
+
+@dataclass
+class FlatIndex:
+    """The element an access touches: sum(scale * expr) + const, with each subscript kept in range."""
+
+    terms: list[tuple[ir.Expr, int, Scope]] = field(default_factory=list)
+    ranges: list[tuple[ir.Expr, int, Scope]] = field(default_factory=list)  # 0 <= expr < bound
+    # warp-collective accesses cover a region: offset + sum(a_i * stride_i), 0 <= a_i < extent_i
+    region: list[tuple[int, ir.Expr | int, Scope | None]] = field(default_factory=list)
+    exact: bool = True
+
+
+@dataclass(eq=False)
+class SharedAccess:
+    array: SharedArray
+    field: str  # a struct member ("" for the whole element)
+    mode: str  # READ, WRITE, UPDATE, ATOMIC
+    expr: ir.Expr  # the access as written (span for messages)
+    node: CfgNode
+    index: FlatIndex
+    guards: tuple[Guard, ...]
+    collective: bool = False  # a warp-wide operation (wmma): every lane may touch every element
+    volatile: bool = False
+
+    @property
+    def writes(self) -> bool:
+        return self.mode in (WRITE, UPDATE, ATOMIC)
+
+    @property
+    def name(self) -> str:
+        return self.array.decl.name + (f".{self.field}" if self.field else "")
+
+    @property
+    def key(self) -> tuple[int, str]:
+        return (id(self.array), self.field)
+
+
+@dataclass
+class Race:
+    """Two accesses of one shared array that two threads may make in one barrier interval."""
+
+    first: SharedAccess  # the access that runs first
+    second: SharedAccess  # the one that runs second (the anchor of the finding)
+    warp_only: bool  # only threads of one warp can collide: warp-synchronous code without __syncwarp
+
+
+# ----------------------------------------------------------------------------------- pointer resolution
+
+
+@dataclass
+class _Loc:
+    array: SharedArray
+    terms: list
+    ranges: list
+    dims: list  # remaining dimensions of the lvalue, or of the pointee for pointers
+    pointer: bool
+    exact: bool = True
+    volatile: bool = False
+    field: str = ""
+
+    def copy(self, **changes) -> _Loc:
+        values = dict(array=self.array, terms=list(self.terms), ranges=list(self.ranges), dims=list(self.dims),
+                      pointer=self.pointer, exact=self.exact, volatile=self.volatile, field=self.field)
+        values.update(changes)
+        return _Loc(**values)
+
+
+def _element_name(type_: str) -> str:
+    for word in ("const", "volatile", "__restrict__", "__restrict", "struct", "*", "&"):
+        type_ = type_.replace(word, " ")
+    return " ".join(type_.split())
+
+
+def _product(dims: list) -> int | None:
+    total = 1
+    for d in dims:
+        if d is None:
+            return None
+        total *= d
+    return total
+
+
+class _Accesses:
+    """Collects the shared accesses of every node of one kernel's graph."""
+
+    def __init__(self, program: Program, cfg: FunctionCFG) -> None:
+        self.program = program
+        self.cfg = cfg
+        self.by_ref = {a.decl.ref: a for a in program.shared_arrays if a.decl.ref}
+        self.found: list[SharedAccess] = []
+
+    def collect(self) -> list[SharedAccess]:
+        reachable = self.cfg.reachable
+        for node in self.cfg.nodes:
+            if node not in reachable:
+                continue
+            for root in node.access_roots():
+                self._visit(root, node, ())
+        return self.found
+
+    # ------------------------------------------------------------------------------------ resolution
+
+    def resolve(self, expr: ir.Expr, scope: Scope, depth: int = 0) -> tuple[_Loc | None, Scope]:
+        if depth > 30:
+            return None, scope
+        if isinstance(expr, ir.Cast):
+            inner, _ = self.resolve(expr.operand, scope, depth + 1)
+            if inner is None:
+                return None, scope
+            if inner.pointer or "*" in expr.type:
+                pointee = _element_name(expr.type)
+                same = pointee == _element_name(inner.array.decl.element_type) or pointee in ("", "void")
+                loc = inner.copy(volatile=inner.volatile or "volatile" in expr.type)
+                if not same:
+                    loc.exact = False
+                    loc.dims = []
+                return loc, scope
+            return inner, scope
+        if isinstance(expr, ir.Name):
+            if expr.ref in self.by_ref:
+                array = self.by_ref[expr.ref]
+                return _Loc(array, [], [], list(array.decl.dims), False, volatile=array.decl.volatile), scope
+            bound = scope.binding(expr.ref)
+            if bound is not None:
+                loc, _ = self.resolve(bound[0], bound[1], depth + 1)
+                if loc is not None and "volatile" in expr.type:
+                    loc = loc.copy(volatile=True)
+                return loc, scope
+            definition = scope.env.definition(expr.ref)
+            if definition is not None and ("*" in expr.type or "&" in expr.type or "[" in expr.type):
+                loc, _ = self.resolve(definition, scope, depth + 1)
+                if loc is not None and "volatile" in expr.type:
+                    loc = loc.copy(volatile=True)
+                return loc, scope
+            return None, scope
+        if isinstance(expr, ir.Index):
+            base, _ = self.resolve(expr.base, scope, depth + 1)
+            if base is None:
+                return None, scope
+            pointer = self._decay(base, expr.index, scope)
+            if pointer is None:
+                return None, scope
+            stride = _product(pointer.dims)
+            loc = pointer.copy(pointer=False)
+            if stride is None:
+                loc.exact = False
+            else:
+                loc.terms.append((expr.index, stride, scope))
+            return loc, scope
+        if isinstance(expr, ir.Unary) and expr.op == "&":
+            inner, _ = self.resolve(expr.operand, scope, depth + 1)
+            if inner is None or inner.pointer:
+                return None, scope
+            return inner.copy(pointer=True), scope
+        if isinstance(expr, ir.Unary) and expr.op == "*":
+            inner, _ = self.resolve(expr.operand, scope, depth + 1)
+            if inner is None:
+                return None, scope
+            pointer = self._decay(inner, None, scope)
+            return (pointer.copy(pointer=False) if pointer is not None else None), scope
+        if isinstance(expr, ir.Binary) and expr.op in ("+", "-"):
+            for side, other in ((expr.lhs, expr.rhs), (expr.rhs, expr.lhs)):
+                if expr.op == "-" and side is expr.rhs:
+                    break
+                inner, _ = self.resolve(side, scope, depth + 1)
+                if inner is None:
+                    continue
+                pointer = self._decay(inner, None, scope)
+                if pointer is None:
+                    return None, scope
+                stride = _product(pointer.dims)
+                if stride is None:
+                    pointer.exact = False
+                else:
+                    pointer.terms.append((other, -stride if expr.op == "-" else stride, scope))
+                return pointer, scope
+            return None, scope
+        if isinstance(expr, ir.Member) and expr.base is not None and "->" not in expr.text:
+            inner, _ = self.resolve(expr.base, scope, depth + 1)
+            if inner is None or inner.pointer or inner.dims:
+                return None, scope
+            return inner.copy(field=(inner.field + "." if inner.field else "") + expr.field), scope
+        return None, scope
+
+    def _decay(self, loc: _Loc, index: ir.Expr | None, scope: Scope) -> _Loc | None:
+        """`loc` as a pointer to its elements (an array lvalue decays; a pointer stays)."""
+        if loc.pointer:
+            return loc.copy()
+        if not loc.dims:
+            return None  # a scalar element is not subscripted
+        ranges = list(loc.ranges)
+        if index is not None and loc.dims[0] is not None:
+            ranges.append((index, loc.dims[0], scope))
+        return loc.copy(pointer=True, dims=loc.dims[1:], ranges=ranges)
+
+    # ---------------------------------------------------------------------------------------- visits
+
+    def _record(self, loc: _Loc, mode: str, expr: ir.Expr, node: CfgNode, guards: tuple, collective=False,
+                region=None) -> None:
+        index = FlatIndex(list(loc.terms), list(loc.ranges), list(region or []), loc.exact)
+        all_guards = node.guards + tuple(Guard(c, p, node.scope, "ternary") for c, p in guards)
+        self.found.append(SharedAccess(loc.array, loc.field, mode, expr, node, index, all_guards, collective,
+                                       loc.volatile))
+
+    def _element(self, expr: ir.Expr, scope: Scope) -> _Loc | None:
+        loc, _ = self.resolve(expr, scope)
+        if loc is None or loc.pointer or loc.dims:
+            return None
+        return loc
+
+    def _visit(self, expr: ir.Expr | None, node: CfgNode, guards: tuple) -> None:
+        if expr is None or id(expr) in node.skip or isinstance(expr, ir.Lambda):
+            return
+        scope = node.scope
+        if isinstance(expr, ir.Binary) and expr.is_assignment:
+            self._lvalue(expr.lhs, WRITE if expr.op == "=" else UPDATE, node, guards)
+            self._visit(expr.rhs, node, guards)
+            return
+        if isinstance(expr, ir.Unary) and expr.op in ("++", "--", "post++", "post--"):
+            self._lvalue(expr.operand, UPDATE, node, guards)
+            return
+        if isinstance(expr, ir.Unary) and expr.op == "&":
+            self._address_parts(expr.operand, node, guards)
+            return
+        if isinstance(expr, ir.Binary) and expr.op in ("&&", "||"):
+            self._visit(expr.lhs, node, guards)
+            self._visit(expr.rhs, node, guards + ((expr.lhs, expr.op == "&&"),))
+            return
+        if isinstance(expr, ir.Conditional):
+            self._visit(expr.cond, node, guards)
+            self._visit(expr.then, node, guards + ((expr.cond, True),))
+            self._visit(expr.otherwise, node, guards + ((expr.cond, False),))
+            return
+        if isinstance(expr, ir.Call):
+            self._call(expr, node, guards)
+            return
+        if isinstance(expr, (ir.Index, ir.Name, ir.Member)) or isinstance(expr, ir.Unary) and expr.op == "*":
+            loc = self._element(expr, scope)
+            if loc is not None:
+                self._record(loc, READ, expr, node, guards)
+                self._address_parts(expr, node, guards)
+                return
+        for child in expr.children():
+            if isinstance(child, ir.Expr):
+                self._visit(child, node, guards)
+
+    def _lvalue(self, expr: ir.Expr, mode: str, node: CfgNode, guards: tuple) -> None:
+        loc = self._element(expr, node.scope)
+        if loc is not None:
+            self._record(loc, mode, expr, node, guards)
+            self._address_parts(expr, node, guards)
+        else:
+            self._address_parts(expr, node, guards)
+
+    def _address_parts(self, expr: ir.Expr, node: CfgNode, guards: tuple) -> None:
+        """Visit the sub-expressions that compute an address (subscripts), not the location itself."""
+        if isinstance(expr, ir.Index):
+            self._visit(expr.index, node, guards)
+            self._address_parts(expr.base, node, guards)
+        elif isinstance(expr, ir.Member) and expr.base is not None:
+            if "->" in expr.text:
+                self._visit(expr.base, node, guards)
+            else:
+                self._address_parts(expr.base, node, guards)
+        elif isinstance(expr, ir.Cast):
+            self._address_parts(expr.operand, node, guards)
+        elif isinstance(expr, ir.Unary) and expr.op == "*":
+            self._visit(expr.operand, node, guards)
+        elif isinstance(expr, (ir.Name, ir.Const)):
+            return
+        else:
+            self._visit(expr, node, guards)
+
+    def _call(self, call: ir.Call, node: CfgNode, guards: tuple) -> None:
+        name = call.callee.rsplit("::", 1)[-1]
+        scope = node.scope
+        args = list(call.args)
+        if name.startswith("atomic") and args:
+            loc, _ = self.resolve(args[0], scope)
+            if loc is not None and loc.pointer:
+                pointer = self._decay(loc, None, scope)
+                if pointer is not None:
+                    self._record(pointer.copy(pointer=False, dims=[]), ATOMIC, call, node, guards)
+                self._address_parts(args[0], node, guards)
+                for arg in args[1:]:
+                    self._visit(arg, node, guards)
+                return
+        if name in _WMMA_LOAD | _WMMA_STORE and len(args) >= 3:
+            pointer_arg = args[1] if name in _WMMA_LOAD else args[0]
+            loc, _ = self.resolve(pointer_arg, scope)
+            if loc is not None and loc.pointer:
+                rows, cols = _fragment_shape(args[0] if name in _WMMA_LOAD else args[1])
+                side = max(rows, cols)  # row or column major: a side x side square covers both
+                region = [(side, args[2], scope), (side, 1, None)]
+                pointer = self._decay(loc, None, scope)
+                if pointer is not None:
+                    target = pointer.copy(pointer=False, dims=[])
+                    target.exact = target.exact and rows == cols
+                    self._record(target, READ if name in _WMMA_LOAD else WRITE, call, node, guards,
+                                 collective=True, region=region)
+                for arg in args:
+                    if arg is not pointer_arg:
+                        self._visit(arg, node, guards)
+                self._address_parts(pointer_arg, node, guards)
+                return
+        if call.receiver is not None:
+            self._visit(call.receiver, node, guards)
+        for arg in args:
+            self._visit(arg, node, guards)
+
+
+def _fragment_shape(fragment: ir.Expr) -> tuple[int, int]:
+    """(rows, cols) of a wmma fragment from its type `fragment<use, M, N, K, ...>`; 16x16 when unknown."""
+    import re
+
+    match = re.search(r"fragment<\s*[\w:]*?(matrix_a|matrix_b|accumulator)\s*,\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)",
+                      fragment.type.replace("nvcuda::wmma::", "").replace("wmma::", ""))
+    if not match:
+        return 16, 16
+    use, m, n, k = match.group(1), int(match.group(2)), int(match.group(3)), int(match.group(4))
+    if use == "matrix_a":
+        return m, k
+    if use == "matrix_b":
+        return k, n
+    return m, n
+
+
+# -------------------------------------------------------------------------------------- kernel analysis
+
+
+def _modes_conflict(a: SharedAccess, b: SharedAccess) -> bool:
+    if not (a.writes or b.writes):
+        return False
+    return not (a.mode == ATOMIC and b.mode == ATOMIC)
+
+
+class KernelSync:
+    """Barrier intervals and races of one kernel (or of a device function analyzed on its own)."""
+
+    def __init__(self, analysis: SyncAnalysis, function: ir.Function) -> None:
+        self.analysis = analysis
+        self.function = function
+        self.cfg = analysis.cfg(function)
+        self.shape = analysis.block_shape(function)
+        self.accesses = _Accesses(analysis.program, self.cfg).collect()
+        self.by_node: dict[CfgNode, list[SharedAccess]] = {}
+        for access in self.accesses:
+            self.by_node.setdefault(access.node, []).append(access)
+        self.context = LinearContext(self.shape, analysis.induction, analysis.loop_counters,
+                                     analysis.counter_bounds, analysis.value_dependent, reaching=self.reaching)
+        self._reaching: dict[tuple[str, int], tuple | None] = {}
+        self._lowerings: dict[tuple, tuple] = {}
+
+    @cached_property
+    def epoch_starts(self) -> list[CfgNode]:
+        """The entry and the block barriers that every thread reaches: after a divergent barrier (CL102)
+        the intervals are meaningless and no race is derived from them."""
+        reachable = self.cfg.reachable
+        divergent = {item.barrier for item in self.analysis.divergent_barriers(self.function)}
+        return [self.cfg.entry] + [n for n in self.cfg.barrier_nodes(BLOCK_LEVEL)
+                                   if n in reachable and n not in divergent]
+
+    @cached_property
+    def _def_nodes(self) -> dict[CfgNode, frozenset[str]]:
+        out = {}
+        for node in self.cfg.nodes:
+            assigned = _assigns(node)
+            if assigned:
+                out[node] = assigned
+        return out
+
+    def reaching(self, scope: Scope, ref: str | None, at: CfgNode) -> tuple[ir.Expr, Scope, CfgNode] | None:
+        """The value of variable `ref` at node `at` when exactly one plain assignment reaches it."""
+        if ref is None:
+            return None
+        key = f"{scope.key}|{ref}"
+        cache_key = (key, at.index)
+        if cache_key in self._reaching:
+            return self._reaching[cache_key]
+        self._reaching[cache_key] = None
+        defs = self._def_nodes
+        pred = self.cfg.graph._pred
+        found: list[CfgNode] = []
+        seen = {at}
+        stack = list(pred[at])
+        while stack:
+            node = stack.pop()
+            if node in seen:
+                continue
+            seen.add(node)
+            if key in defs.get(node, ()):
+                found.append(node)
+                if len(found) > 1:
+                    return None
+                continue
+            if node is self.cfg.entry or len(seen) > 5000:
+                return None
+            stack.extend(pred[node])
+        if len(found) != 1:
+            return None
+        node = found[0]
+        result = None
+        if node.kind == "call" and node.call is not None and node.scope is scope and scope.parent is not None:
+            for param, arg in zip(scope.function.params, node.call.args):
+                if param.ref == ref:
+                    result = (arg, scope.parent, node)
+        elif node.decl is not None and node.decl.ref == ref and node.decl.init is not None:
+            if not node.decl.dims and not isinstance(node.decl.init, ir.InitList):
+                result = (node.decl.init, scope, node)
+        elif isinstance(node.expr, ir.Binary) and node.expr.op == "=" and isinstance(node.expr.lhs, ir.Name) \
+                and node.expr.lhs.ref == ref and not node.skip:
+            result = (node.expr.rhs, scope, node)
+        self._reaching[cache_key] = result
+        return result
+
+    @cached_property
+    def path_guards(self) -> dict[CfgNode, dict[CfgNode, tuple[Guard, ...]]]:
+        """Per interval start, per access node in the interval: the branch sides every barrier-free path from
+        the start to the node takes (`if (uniform) { ...; __syncthreads(); }` skipped, a loop left)."""
+        out: dict[CfgNode, dict[CfgNode, tuple[Guard, ...]]] = {}
+        for start in self.epoch_starts:
+            region = self.cfg.reach(start)
+            targets = [n for n in region if n in self.by_node]
+            if not targets:
+                out[start] = {}
+                continue
+            nodes = {start} | {n for n in region if not (n.kind == "barrier" and n.barrier in BLOCK_LEVEL)}
+            try:
+                idom = nx.immediate_dominators(self.cfg.graph.subgraph(nodes), start)
+            except (nx.NetworkXError, KeyError):
+                idom = {}
+            per_node = {}
+            for target in targets:
+                guards = []
+                node = target
+                steps = 0
+                while node is not start and node in idom and idom[node] is not node and steps < 10000:
+                    if node.branch is not None:
+                        guards.append(Guard(node.branch[0], node.branch[1], node.scope, "path", node=node))
+                    node = idom[node]
+                    steps += 1
+                per_node[target] = tuple(reversed(guards))
+            out[start] = per_node
+        return out
+
+    def candidate_pairs(self) -> list[tuple[SharedAccess, SharedAccess, list[CfgNode]]]:
+        """Pairs of accesses of one array, at least one writing, that can run in one barrier interval, with
+        the starts of the intervals they share."""
+        found: dict[tuple[int, int], tuple[SharedAccess, SharedAccess, list[CfgNode]]] = {}
+        for start in self.epoch_starts:
+            region = self.cfg.reach(start)
+            groups: dict[tuple, list[SharedAccess]] = {}
+            for node in region:
+                for access in self.by_node.get(node, ()):
+                    groups.setdefault(access.key, []).append(access)
+            for group in groups.values():
+                group.sort(key=lambda a: (a.node.index, a.expr.span.line, a.expr.span.column))
+                for i, a in enumerate(group):
+                    for b in group[i:]:
+                        if not _modes_conflict(a, b):
+                            continue
+                        key = (id(a), id(b))
+                        if key not in found:
+                            found[key] = (a, b, [])
+                        found[key][2].append(start)
+        return list(found.values())
+
+    def renamed_between(self, a: SharedAccess, b: SharedAccess) -> frozenset[str]:
+        """Variables assigned on a barrier-free path from one access to the other (either way)."""
+        reach = self.cfg.reach
+        ra, rb = reach(a.node), reach(b.node)
+        out: set[str] = set()
+        for node, assigned in self._def_nodes.items():
+            if (node in ra and b.node in reach(node)) or (node in rb and a.node in reach(node)):
+                out |= assigned
+        return frozenset(out)
+
+    def same_warp_interval(self, a: SharedAccess, b: SharedAccess) -> bool:
+        """Whether the pair can also run with no __syncwarp (or tile sync) between them."""
+        stop = BLOCK_LEVEL + (WARP,)
+        reach = self.cfg.reach
+        if b.node in reach(a.node, stop) or a.node in reach(b.node, stop) or a.node is b.node:
+            return True
+        starts = [self.cfg.entry] + [n for n in self.cfg.barrier_nodes() if n in self.cfg.reachable]
+        return any(a.node in reach(s, stop) and b.node in reach(s, stop) for s in starts)
+
+    # ------------------------------------------------------------------------------- conflict test
+
+    def test(self, a: SharedAccess, b: SharedAccess, renamed: frozenset[str] = frozenset(),
+             cross_warp: bool = False, start: CfgNode | None = None) -> Verdict:
+        """May two different threads make accesses `a` and `b` to one element (in one interval)?
+
+        `renamed`: variables that may change between the two accesses; `start`: the interval's first node
+        (its path conditions apply); `cross_warp`: only threads of different warps count."""
+        index1, index_constraints1, guards1, exact1 = self._lowered(a, "1", renamed, start)
+        index2, index_constraints2, guards2, exact2 = self._lowered(b, "2", renamed, start)
+        base: list[Constraint] = thread_bounds(self.shape, "1") + thread_bounds(self.shape, "2")
+        base.append(eq(index1 - index2))
+        base += index_constraints1 + index_constraints2
+        alternatives = []
+        active = [axis for axis in "xyz" if self.shape.block_extent(axis) != 1]
+        if not (a.collective or b.collective):
+            alternatives.append(distinct([thread_var("1", x) for x in active], [thread_var("2", x) for x in active]))
+        if a.collective and b.collective:
+            cross_warp = True  # one warp's collective operations are ordered among themselves
+        if cross_warp:
+            l1, l2 = Linearizer(self.context, "1"), Linearizer(self.context, "2")
+            w1, w2 = self._warp(l1), self._warp(l2)
+            if w1 is None or w2 is None:
+                return Verdict("unknown", exact=False)
+            base += l1.constraints + l2.constraints
+            alternatives.append([[less(w1, w2)], [less(w2, w1)]])
+        # without the guards first: most pairs of correct code are told apart by their indices alone
+        if decide(base, alternatives, True).result == NONE:
+            return Verdict(NONE)
+        for options, constraints in guards1 + guards2:
+            alternatives.append(options)
+            base += constraints
+        return decide(base, alternatives, exact1 and exact2)
+
+    def _lowered(self, access: SharedAccess, inst: str, renamed: frozenset[str], start: CfgNode | None):
+        """An access lowered for instance `inst`: (index, its side constraints, [(guard alternatives, their
+        side constraints)], exact). Cached: names of solver variables depend only on these inputs."""
+        key = (id(access), inst, renamed, start.index if start is not None else -1)
+        found = self._lowerings.get(key)
+        if found is not None:
+            return found
+        lin = Linearizer(self.context, inst, renamed)
+        index = self._index(access, lin)
+        index_constraints = list(lin.constraints)
+        guards = []
+        paths = self.path_guards.get(start, {}) if start is not None else {}
+        own = {(id(g.cond), g.positive) for g in access.guards}
+        extra = tuple(g for g in paths.get(access.node, ()) if (id(g.cond), g.positive) not in own)
+        for guard in access.guards + extra:
+            lin.constraints = []
+            lin.at = guard.node or access.node
+            options = guard_alternatives(lin, guard)
+            if options is not None or lin.constraints:
+                guards.append((options if options is not None else [[]], lin.constraints))
+        found = (index, index_constraints, guards, lin.exact and access.index.exact)
+        self._lowerings[key] = found
+        return found
+
+    def _warp(self, lin: Linearizer) -> Lin | None:
+        """The warp number of `lin`'s thread, as a variable shared with its other divisions by 32."""
+        thread = linear_thread_id(self.shape, lin.inst)
+        return None if thread is None else lin.divmod(thread, 32)[0]
+
+    def single_warp(self, access: SharedAccess) -> bool:
+        """Whether the guards of `access` let the threads of one warp at most run it (`if (tid < 32)`)."""
+        l1 = Linearizer(self.context, "1", shared_iterations=True)
+        l2 = Linearizer(self.context, "2", shared_iterations=True)
+        w1, w2 = self._warp(l1), self._warp(l2)
+        if w1 is None or w2 is None:
+            return False
+        base = thread_bounds(self.shape, "1") + thread_bounds(self.shape, "2")
+        alternatives = [[[less(w1, w2)], [less(w2, w1)]]]
+        for guard in access.guards:
+            for lin in (l1, l2):
+                lin.at = guard.node or access.node
+                options = guard_alternatives(lin, guard)
+                if options is not None:
+                    alternatives.append(options)
+        return decide(base + l1.constraints + l2.constraints, alternatives, True).result == NONE
+
+    def _index(self, access: SharedAccess, lin: Linearizer) -> Lin:
+        lin.at = access.node
+        total = Lin.of(0)
+        for expr, scale, scope in access.index.terms:
+            total = total + lin.lin(expr, scope).scale(scale)
+        for expr, bound, scope in access.index.ranges:
+            value = lin.lin(expr, scope)
+            lin.constraints += [ge(value), less(value, Lin.of(bound))]
+        for n, (extent, stride, scope) in enumerate(access.index.region):
+            offset = Lin.var(f"region{n}#{lin.inst}")
+            lin.constraints += [ge(offset), less(offset, Lin.of(extent))]
+            if isinstance(stride, int):
+                total = total + offset.scale(stride)
+                continue
+            stride_lin = lin.lin(stride, scope)
+            if stride_lin.is_const:
+                total = total + offset.scale(stride_lin.const)
+            else:
+                lin.exact = False
+        return total
+
+    def _thread_index(self, access: SharedAccess) -> Lin | None:
+        """The access's index when it is an exact function of threadIdx alone (`s[tid]`, `s[ty][tx]`)."""
+        cache = self.__dict__.setdefault("_thread_indices", {})
+        if id(access) not in cache:
+            lin = Linearizer(self.context, "1")
+            value = self._index(access, lin)
+            pure = lin.exact and access.index.exact and not access.index.region and not lin.constraints \
+                and all(v.startswith("t1.") for v in value.coeffs)
+            cache[id(access)] = value if pure else None
+        return cache[id(access)]
+
+    def _injective(self, index: Lin) -> bool:
+        """Whether distinct threads of a block always get distinct values of `index`."""
+        terms = []
+        for axis in "xyz":
+            extent = self.shape.block_extent(axis)
+            coeff = index.coeffs.get(thread_var("1", axis), 0)
+            if extent == 1:
+                continue
+            if coeff == 0:
+                return False
+            if extent is None:
+                if len(terms) or any(self.shape.block_extent(a) != 1 for a in "xyz" if a != axis):
+                    return False
+            terms.append((abs(coeff), extent))
+        terms.sort()
+        span = 0
+        for coeff, extent in terms:
+            if coeff <= span:
+                return False
+            span += coeff * ((extent or 1) - 1)
+        return True
+
+    def _same_element_only(self, a: SharedAccess, b: SharedAccess) -> bool:
+        """Both accesses touch element f(threadIdx) for one injective f: no two threads meet."""
+        if a.collective or b.collective:
+            return False
+        ia, ib = self._thread_index(a), self._thread_index(b)
+        if ia is None or ib is None or ia.coeffs != ib.coeffs or ia.const != ib.const:
+            return False
+        return self._injective(ia)
+
+    @cached_property
+    def races(self) -> list[Race]:
+        """Races between threads of one block, at least one per access that can race (the first pair found
+        for it, with the earlier access of the pair)."""
+        races = []
+        anchored: set[int] = set()  # accesses already known to race: rules report one finding per access
+        for a, b, starts in self.candidate_pairs():
+            if self._same_element_only(a, b):
+                continue
+            if id(self._order(a, b)[1]) in anchored:
+                continue
+            renamed = self.renamed_between(a, b)
+            same_warp = self.same_warp_interval(a, b)
+            for start in starts:
+                verdict = self.test(a, b, renamed, cross_warp=not same_warp, start=start)
+                if verdict.result != CONFLICT:
+                    continue
+                warp_only = False
+                if same_warp and not (a.collective or b.collective) and (
+                        a.volatile or b.volatile or (self.single_warp(a) and self.single_warp(b))):
+                    warp_only = self.test(a, b, renamed, cross_warp=True, start=start).result == NONE
+                first, second = self._order(a, b)
+                races.append(Race(first, second, warp_only))
+                anchored.add(id(second))
+                break
+        return races
+
+    def partially_active(self, guards: tuple[Guard, ...], at: CfgNode) -> Guard | None:
+        """A guard that some lanes of a warp can fail while other lanes of that warp pass all `guards`
+        (threads that returned from the kernel do not count); None when every warp runs whole."""
+        if linear_thread_id(self.shape, "1") is None:
+            return None
+        candidates = [g for g in guards if g.kind != "after_loop" and not g.thread_exits]
+        if not candidates:
+            return None
+        for candidate in candidates:
+            l1 = Linearizer(self.context, "1", shared_iterations=True)
+            l2 = Linearizer(self.context, "2", shared_iterations=True)
+            base = thread_bounds(self.shape, "1") + thread_bounds(self.shape, "2")
+            base.append(eq(self._warp(l1) - self._warp(l2)))
+            alternatives = []
+            for guard in guards:
+                l1.at = guard.node or at
+                options = guard_alternatives(l1, guard)
+                if options is not None:
+                    alternatives.append(options)
+                if guard.thread_exits:  # the other lane is still running
+                    l2.at = guard.node or at
+                    options = guard_alternatives(l2, guard)
+                    if options is not None:
+                        alternatives.append(options)
+            l2.at = candidate.node or at
+            negated = l2.condition(candidate.cond, candidate.scope, not candidate.positive) \
+                if candidate.kind != "switch" else None
+            if negated is None:
+                continue
+            alternatives.append(negated)
+            verdict = decide(base + l1.constraints + l2.constraints, alternatives, l1.exact and l2.exact)
+            if verdict.result == CONFLICT:
+                return candidate
+        return None
+
+    def _order(self, a: SharedAccess, b: SharedAccess) -> tuple[SharedAccess, SharedAccess]:
+        if a is b:
+            return a, b
+        reach = self.cfg.reach
+        a_then_b = b.node in reach(a.node) or (a.node is b.node)
+        b_then_a = a.node in reach(b.node)
+        if a.node is b.node:  # one statement: the write lands after the read of its right-hand side
+            return (b, a) if a.writes and not b.writes else (a, b)
+        if a_then_b and not b_then_a:
+            return a, b
+        if b_then_a and not a_then_b:
+            return b, a
+        # both orders (a barrier-free loop) or neither (two branches): name the read second
+        if a.writes and not b.writes:
+            return a, b
+        if b.writes and not a.writes:
+            return b, a
+        return (a, b) if (a.expr.span.line, a.expr.span.column) <= (b.expr.span.line, b.expr.span.column) else (b, a)
+
+
+def guard_alternatives(lin: Linearizer, guard: Guard) -> list[list[Constraint]] | None:
+    """The constraints a guard puts on one access instance; None when it adds none."""
+    if guard.kind == "switch":
+        if guard.scope.facts.is_dependent(guard.cond):
+            lin.exact = False
+        return None
+    if guard.kind == "after_loop" and guard.scope.facts.is_dependent(guard.cond):
+        # every thread leaves the loop eventually: the failed condition only describes the final value of a
+        # per-thread counter, which does not decide which threads run the code after the loop
+        return None
+    return lin.condition(guard.cond, guard.scope, guard.positive)
+
+
+def _assigns(node: CfgNode) -> frozenset[str]:
+    """Variable keys ("<scope key>|<ref>") that `node` assigns."""
+    scope = node.scope
+    out: set[str] = set()
+    if node.decl is not None and node.decl.ref:
+        out.add(f"{scope.key}|{node.decl.ref}")
+    if node.kind == "call" and node.call is not None:
+        # parameters the callee assigns are variables of its scope, initialized here
+        for param in scope.function.params:
+            if param.ref and param.ref not in scope.bindings:
+                out.add(f"{scope.key}|{param.ref}")
+    for root in node.access_roots():
+        stack = [root]
+        while stack:
+            expr = stack.pop()
+            if id(expr) in node.skip or isinstance(expr, ir.Lambda):
+                continue
+            target = None
+            if isinstance(expr, ir.Binary) and expr.is_assignment:
+                target = expr.lhs
+            elif isinstance(expr, ir.Unary) and expr.op in ("++", "--", "post++", "post--"):
+                target = expr.operand
+            while isinstance(target, ir.Cast) or isinstance(target, ir.Member) and "->" not in target.text:
+                target = target.operand if isinstance(target, ir.Cast) else target.base
+            if isinstance(target, ir.Name) and target.ref:
+                out.add(f"{scope.key}|{target.ref}")
+            stack.extend(c for c in expr.children() if isinstance(c, ir.Expr))
+    return frozenset(out)
+
+
+# ------------------------------------------------------------------------------------ divergent barriers
+
+
+@dataclass
+class DivergentBarrier:
+    barrier: CfgNode
+    branch: CfgNode  # the nearest thread-dependent branch deciding whether the barrier runs
+    anchor: ir.Span  # the barrier call, or the call of the device function that holds it
+    kind: str  # "exit" (after a thread-dependent return/break/continue), "loop", "switch", "if"
+    what: str  # how to name the barrier in a message
+    exit_stmt: ir.Stmt | None = None
+
+    @property
+    def branch_span(self) -> ir.Span:
+        return self.branch.expr.span
+
+    @property
+    def branch_label(self) -> str:
+        return {"exit": "the thread-dependent exit condition", "loop": "the thread-dependent loop condition",
+                "switch": "the thread-dependent switch"}.get(self.kind, "the thread-dependent condition")
+
+    def message(self, line_of=lambda span: span.line) -> str:
+        what, cond, line = self.what, _one_line(self.branch.expr.text), line_of(self.branch.expr.span)
+        if self.kind == "exit":
+            word = {ir.Return: "return", ir.Break: "break", ir.Continue: "continue"}.get(type(self.exit_stmt), "exit")
+            return (f"{what} runs after a thread-dependent `{word}` (line {line_of(self.exit_stmt.span)}, under "
+                    f"`{cond}`): threads that left never arrive at this barrier, so the block may hang or corrupt "
+                    f"the barrier; keep every thread alive to the barrier and guard only the work")
+        if self.kind == "loop":
+            return (f"{what} is inside a loop whose condition `{cond}` (line {line}) depends on the thread: threads "
+                    f"run different numbers of iterations and reach the barrier a different number of times; make "
+                    f"the trip count block-uniform and guard the work inside the loop")
+        if self.kind == "switch":
+            return (f"{what} is inside a `switch` on the thread-dependent value `{cond}` (line {line}): threads of "
+                    f"one block take different cases; move the barrier out of the switch")
+        return (f"{what} is reached only by threads for which `{cond}` (line {line}) holds, a condition that "
+                f"differs between threads of a block: the block may hang or corrupt the barrier; move the "
+                f"barrier out of the branch so every thread reaches it")
+
+
+_PER_THREAD = None
+
+
+def _per_thread_call(name: str) -> bool:
+    global _PER_THREAD
+    if _PER_THREAD is None:
+        from cudalint.analysis import uniformity
+
+        _PER_THREAD = uniformity._PER_THREAD_CALL
+    return bool(_PER_THREAD.match(name))
+
+
+def value_dependent_expr(analysis: SyncAnalysis, expr: ir.Expr, scope: Scope, depth: int = 0) -> bool:
+    """Whether `expr` may differ between threads at one point of execution (control dependence aside)."""
+    if depth > 8:
+        return True
+    dependent = analysis.value_dependent(scope.function)
+    for node in expr.walk():
+        if isinstance(node, ir.Name):
+            if node.name == "threadIdx":
+                return True
+            bound = scope.binding(node.ref)
+            if bound is not None:
+                if value_dependent_expr(analysis, bound[0], bound[1], depth + 1):
+                    return True
+            elif node.ref and node.ref in dependent:
+                return True
+        elif isinstance(node, ir.Call) and _per_thread_call(node.callee):
+            return True
+    return False
+
+
+def _exit_of(stmt: ir.If) -> ir.Stmt | None:
+    from cudalint.analysis.cfg import _always_exits
+
+    return _always_exits(stmt.then) or (_always_exits(stmt.otherwise) if stmt.otherwise is not None else None)
+
+
+def _one_line(text: str, limit: int = 60) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _divergent_branch(analysis: SyncAnalysis, kernel: KernelSync, branch: CfgNode) -> bool:
+    if branch.expr is None or not value_dependent_expr(analysis, branch.expr, branch.scope):
+        return False
+    if branch.stmt is not None and isinstance(branch.stmt, ir.Switch):
+        return True
+    # a condition that holds for all threads or for none (threadIdx.x < blockDim.x) does not diverge
+    l1 = Linearizer(kernel.context, "1", shared_iterations=True)
+    l2 = Linearizer(kernel.context, "2", shared_iterations=True)
+    holds = l1.condition(branch.expr, branch.scope, True)
+    fails = l2.condition(branch.expr, branch.scope, False)
+    if holds is None or fails is None:
+        return True
+    base = thread_bounds(kernel.shape, "1") + thread_bounds(kernel.shape, "2") + l1.constraints + l2.constraints
+    return decide(base, [holds, fails], True).result != NONE
+
+
+def _divergent_barriers(analysis: SyncAnalysis, function: ir.Function) -> list[DivergentBarrier]:
+    kernel = analysis.kernel(function)
+    cfg = kernel.cfg
+    out = []
+    for barrier in cfg.barrier_nodes(BLOCK_LEVEL):
+        if barrier not in cfg.reachable:
+            continue
+        for branch in cfg.controlling_branches(barrier):
+            if branch.kind != "cond" or not _divergent_branch(analysis, kernel, branch):
+                continue
+            out.append(_describe_divergence(barrier, branch))
+            break
+    return out
+
+
+def _describe_divergence(barrier: CfgNode, branch: CfgNode) -> DivergentBarrier:
+    call_text = _one_line(barrier.call.text if barrier.call is not None else "__syncthreads()")
+    anchor = barrier.call.span if barrier.call is not None else barrier.span
+    scope = barrier.scope
+    holder = None
+    while scope is not branch.scope and scope.parent is not None and scope.call is not None \
+            and scope.is_inside(branch.scope):
+        anchor, holder = scope.call.span, scope
+        scope = scope.parent
+    what = f"`{call_text}`"
+    if holder is not None:
+        what = f"`{_one_line(holder.call.text)}`, which reaches `{call_text}`,"
+    stmt = branch.stmt
+    if isinstance(stmt, ir.If) and _exit_of(stmt) is not None:
+        return DivergentBarrier(barrier, branch, anchor, "exit", what, _exit_of(stmt))
+    if isinstance(stmt, (ir.For, ir.While)):
+        return DivergentBarrier(barrier, branch, anchor, "loop", what)
+    if isinstance(stmt, ir.Switch):
+        return DivergentBarrier(barrier, branch, anchor, "switch", what)
+    return DivergentBarrier(barrier, branch, anchor, "if", what)
+
+
+
+
+# ------------------------------------------------------------------------------- global store races (CL105)
+
+
+@dataclass
+class GlobalRace:
+    """A store to global memory that many threads make to one address."""
+
+    node: CfgNode
+    store: ir.Expr  # the assignment (or ++/--)
+    target: ir.Expr
+    read_modify_write: bool  # `+=`, `++`, or a plain store of a value read from the same address
+    within_block: bool  # several threads of one block store there
+    across_blocks: bool  # threads of several blocks store there
+
+
+@dataclass
+class _GlobalAddress:
+    root: str  # the parameter or __device__ variable the address is based on
+    terms: list  # (expr, scale, scope)
+    exact: bool = True
+
+
+def _global_address(kernel: KernelSync, expr: ir.Expr, scope: Scope, depth: int = 0) -> _GlobalAddress | None:
+    """The address `expr` (an lvalue) denotes, when it is global memory reached from a kernel parameter
+    or a __device__ variable."""
+    if depth > 20:
+        return None
+    if isinstance(expr, ir.Index):
+        base = _global_pointer(kernel, expr.base, scope, depth + 1)
+        if base is None:
+            return None
+        base.terms.append((expr.index, 1, scope))
+        return base
+    if isinstance(expr, ir.Unary) and expr.op == "*":
+        return _global_pointer(kernel, expr.operand, scope, depth + 1)
+    if isinstance(expr, ir.Name) and expr.ref:
+        decl = kernel.analysis.device_globals.get(expr.ref)
+        if decl is not None and not decl.dims:
+            return _GlobalAddress(expr.ref, [])
+    return None
+
+
+def _global_pointer(kernel: KernelSync, expr: ir.Expr, scope: Scope, depth: int) -> _GlobalAddress | None:
+    if depth > 20:
+        return None
+    if isinstance(expr, ir.Cast):
+        inner = _global_pointer(kernel, expr.operand, scope, depth + 1)
+        if inner is not None and _element_name(expr.type) != _element_name(expr.operand.type):
+            inner.exact = False
+        return inner
+    if isinstance(expr, ir.Name) and expr.ref:
+        bound = scope.binding(expr.ref)
+        if bound is not None:
+            return _global_pointer(kernel, bound[0], bound[1], depth + 1)
+        if expr.decl_kind == "param" and scope.parent is None and "*" in expr.type:
+            return _GlobalAddress(expr.ref, [])
+        decl = kernel.analysis.device_globals.get(expr.ref)
+        if decl is not None and decl.dims:
+            return _GlobalAddress(expr.ref, [])
+        definition = scope.env.definition(expr.ref)
+        if definition is not None and "*" in expr.type:
+            return _global_pointer(kernel, definition, scope, depth + 1)
+        return None
+    if isinstance(expr, ir.Binary) and expr.op in ("+", "-"):
+        base = _global_pointer(kernel, expr.lhs, scope, depth + 1)
+        if base is not None:
+            base.terms.append((expr.rhs, -1 if expr.op == "-" else 1, scope))
+            return base
+        if expr.op == "+":
+            base = _global_pointer(kernel, expr.rhs, scope, depth + 1)
+            if base is not None:
+                base.terms.append((expr.lhs, 1, scope))
+            return base
+        return None
+    if isinstance(expr, ir.Unary) and expr.op == "&":
+        return _global_address(kernel, expr.operand, scope, depth + 1)
+    return None
+
+
+def _stores(node: CfgNode):
+    """(store expression, target lvalue, value or None, compound) for the assignments a node makes."""
+    for root in node.access_roots():
+        stack = [root]
+        while stack:
+            expr = stack.pop()
+            if id(expr) in node.skip or isinstance(expr, ir.Lambda):
+                continue
+            if isinstance(expr, ir.Binary) and expr.is_assignment:
+                yield expr, expr.lhs, expr.rhs, expr.op != "="
+            elif isinstance(expr, ir.Unary) and expr.op in ("++", "--", "post++", "post--"):
+                yield expr, expr.operand, None, True
+            elif isinstance(expr, ir.Call) and expr.callee.startswith("atomic"):
+                continue  # atomics are the fix, not the race
+            stack.extend(c for c in expr.children() if isinstance(c, ir.Expr))
+
+
+def _mentions_block_or_memory(expr: ir.Expr) -> bool:
+    for node in expr.walk():
+        if isinstance(node, (ir.Index, ir.Call)) or isinstance(node, ir.Unary) and node.op == "*":
+            return True
+        if isinstance(node, ir.Member) and isinstance(node.base, ir.Name) and node.base.name == "blockIdx":
+            return True
+        if isinstance(node, ir.Name) and node.decl_kind in ("var", "") and node.constant is None:
+            return True
+    return False
+
+
+def _global_store_races(analysis: SyncAnalysis, function: ir.Function) -> list[GlobalRace]:
+    kernel = analysis.kernel(function)
+    if not function.is_kernel:
+        return []
+    cfg = kernel.cfg
+    single_block = kernel.shape.grid == (1, 1, 1)
+    # code that takes a lock (atomicCAS/atomicExch) orders its stores itself: stay silent
+    locked = any(isinstance(n, ir.Call) and n.callee in ("atomicCAS", "atomicExch")
+                 for f in analysis.program.reachable_functions(function) if f.body is not None
+                 for n in f.body.walk())
+    if locked:
+        return []
+    out = []
+    for node in cfg.nodes:
+        if node not in cfg.reachable:
+            continue
+        for store, target, value, compound in _stores(node):
+            address = _global_address(kernel, target, node.scope)
+            if address is None or not address.exact:
+                continue
+            rmw = compound or (value is not None and _reads_same(kernel, value, address, node.scope))
+            within = _same_address(kernel, node, address, same_block=True)
+            across = False if single_block else _same_address(kernel, node, address, same_block=False)
+            if within is not True and across is not True:
+                continue
+            if not rmw:
+                # a plain store races only when the writers store different values
+                varies_in_block = value is not None and value_dependent_expr(analysis, value, node.scope)
+                varies_across = value is not None and _mentions_block_or_memory(value)
+                within = within is True and varies_in_block
+                across = across is True and (varies_across or varies_in_block)
+                if not (within or across):
+                    continue
+            out.append(GlobalRace(node, store, target, rmw, within is True, across is True))
+    return out
+
+
+def _reads_same(kernel: KernelSync, value: ir.Expr, address: _GlobalAddress, scope: Scope) -> bool:
+    for sub in value.walk():
+        if isinstance(sub, (ir.Index, ir.Unary)) and (not isinstance(sub, ir.Unary) or sub.op == "*"):
+            other = _global_address(kernel, sub, scope)
+            if other is not None and other.root == address.root and \
+                    [(id(e), k) for e, k, _ in other.terms] == [(id(e), k) for e, k, _ in address.terms]:
+                return True
+            if other is not None and other.root == address.root and \
+                    [" ".join(e.text.split()) for e, _, _ in other.terms] == \
+                    [" ".join(e.text.split()) for e, _, _ in address.terms]:
+                return True
+    return False
+
+
+def _same_address(kernel: KernelSync, node: CfgNode, address: _GlobalAddress, same_block: bool) -> bool | None:
+    """Whether two different threads (of one block, or of two blocks) can store to the address."""
+    l1 = Linearizer(kernel.context, "1", global_mode=not same_block, shared_iterations=False)
+    l2 = Linearizer(kernel.context, "2", global_mode=not same_block, shared_iterations=False)
+    base = thread_bounds(kernel.shape, "1") + thread_bounds(kernel.shape, "2")
+    totals = []
+    for lin in (l1, l2):
+        lin.at = node
+        total = Lin.of(0)
+        for expr, scale, scope in address.terms:
+            total = total + lin.lin(expr, scope).scale(scale)
+        totals.append(total)
+    base.append(eq(totals[0] - totals[1]))
+    alternatives = []
+    for guard in node.guards:
+        for lin in (l1, l2):
+            lin.at = guard.node or node
+            options = guard_alternatives(lin, guard)
+            if options is not None:
+                alternatives.append(options)
+    base += l1.constraints + l2.constraints
+    if same_block:
+        active = [axis for axis in "xyz" if kernel.shape.block_extent(axis) != 1]
+        alternatives.append(distinct([thread_var("1", x) for x in active], [thread_var("2", x) for x in active]))
+    else:
+        base += block_bounds(kernel.shape, "1") + block_bounds(kernel.shape, "2")
+        active = [axis for axis in "xyz" if kernel.shape.grid_extent(axis) != 1]
+        if not active:
+            return False
+        alternatives.append(distinct([block_var("1", x) for x in active], [block_var("2", x) for x in active]))
+    exact = l1.exact and l2.exact
+    verdict = decide(base, alternatives, exact)
+    if verdict.result == CONFLICT:
+        return True
+    return False if verdict.result == NONE else None
+
+
+# ------------------------------------------------------------------------------ warp intrinsics (CL103)
+
+
+LEGACY_WARP_INTRINSICS = {
+    "__shfl": "__shfl_sync", "__shfl_up": "__shfl_up_sync", "__shfl_down": "__shfl_down_sync",
+    "__shfl_xor": "__shfl_xor_sync", "__any": "__any_sync", "__all": "__all_sync", "__ballot": "__ballot_sync",
+}
+_MASKED = {"__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync", "__ballot_sync", "__any_sync",
+           "__all_sync", "__uni_sync", "__match_any_sync", "__match_all_sync", "__reduce_add_sync",
+           "__reduce_min_sync", "__reduce_max_sync", "__reduce_and_sync", "__reduce_or_sync", "__reduce_xor_sync",
+           "__syncwarp"}
+
+
+@dataclass
+class PartialWarpCall:
+    call: ir.Call
+    node: CfgNode
+    guard: Guard  # a guard some lanes of a warp fail
+
+
+def _full_mask(call: ir.Call, scope: Scope) -> bool:
+    if call.callee == "__syncwarp" and not call.args:
+        return True
+    if not call.args:
+        return False
+    value = scope.env.value(call.args[0])
+    return isinstance(value, int) and (value & 0xFFFFFFFF) == 0xFFFFFFFF
+
+
+def _calls_with_guards(node: CfgNode):
+    """(call, expression-level guards) for each call a node evaluates."""
+    def visit(expr, guards):
+        if expr is None or id(expr) in node.skip or isinstance(expr, ir.Lambda):
+            return
+        if isinstance(expr, ir.Conditional):
+            visit(expr.cond, guards)
+            visit(expr.then, guards + ((expr.cond, True),))
+            visit(expr.otherwise, guards + ((expr.cond, False),))
+            return
+        if isinstance(expr, ir.Binary) and expr.op in ("&&", "||"):
+            visit(expr.lhs, guards)
+            visit(expr.rhs, guards + ((expr.lhs, expr.op == "&&"),))
+            return
+        if isinstance(expr, ir.Call):
+            yield_list.append((expr, guards))
+        for child in expr.children():
+            if isinstance(child, ir.Expr):
+                visit(child, guards)
+
+    yield_list: list = []
+    for root in node.access_roots():
+        visit(root, ())
+    if node.kind == "barrier" and node.call is not None:
+        yield_list.append((node.call, ()))
+    return yield_list
+
+
+def _partial_warp_calls(analysis: SyncAnalysis, function: ir.Function) -> list[PartialWarpCall]:
+    kernel = analysis.kernel(function)
+    cfg = kernel.cfg
+    out = []
+    for node in cfg.nodes:
+        if node not in cfg.reachable:
+            continue
+        for call, extra in _calls_with_guards(node):
+            if call.callee not in _MASKED or not _full_mask(call, node.scope):
+                continue
+            guards = node.guards + tuple(Guard(c, p, node.scope, "ternary", node=node) for c, p in extra)
+            failing = kernel.partially_active(guards, node)
+            if failing is not None:
+                out.append(PartialWarpCall(call, node, failing))
+    return out
+
+
+
+
+# ------------------------------------------------------------------------------------ spin loops (CL104)
+
+
+@dataclass
+class SpinLoop:
+    loop: ir.Stmt
+    function: ir.Function
+    cond: ir.Expr
+
+
+_WAIT_CALLS = {"__nanosleep", "__threadfence", "__threadfence_block", "__threadfence_system", "__syncwarp",
+               "__builtin_ia32_pause"}
+_READ_ATOMICS = {"atomicAdd", "atomicSub", "atomicOr", "atomicAnd", "atomicXor", "atomicMax", "atomicMin",
+                 "atomicAdd_system", "atomicOr_system", "atomicAdd_block"}
+_LOAD_CALLS = {"__ldcg", "__ldcv", "__ldca", "__ldlu", "__ldg", "ld_acquire", "load", "__ldcs"}
+
+
+def _find_spin_loops(analysis: SyncAnalysis) -> list[SpinLoop]:
+    program = analysis.program
+    out = []
+    for function in program.functions:
+        if function.body is None or not function.is_device_code:
+            continue
+        env = program.env(function)
+        params = {p.ref: p for p in function.params if p.ref}
+        for node in function.body.walk():
+            if not isinstance(node, ir.While) and not (isinstance(node, ir.For) and node.init is None
+                                                       and node.step is None):
+                continue
+            if node.cond is None or not _waits(node.body):
+                continue
+            if _polls_global(node.cond, env, params, analysis.device_globals):
+                out.append(SpinLoop(node, function, node.cond))
+    return out
+
+
+def _waits(body: ir.Stmt | None) -> bool:
+    """A loop body that makes no progress of its own: empty, a pause, or re-reading a flag into a local."""
+    if body is None:
+        return True
+    for stmt in body.walk():
+        if isinstance(stmt, ir.Call) and stmt.callee not in _WAIT_CALLS and stmt.callee not in _LOAD_CALLS \
+                and not stmt.callee.startswith("atomic"):
+            return False
+        if isinstance(stmt, ir.Binary) and stmt.is_assignment and not isinstance(stmt.lhs, ir.Name):
+            return False
+        if isinstance(stmt, ir.Unary) and stmt.op in ("++", "--", "post++", "post--"):
+            return False
+        if isinstance(stmt, (ir.Break, ir.Return)):
+            return False
+    return True
+
+
+def _polls_global(cond: ir.Expr, env, params: dict, device_globals: dict) -> bool:
+    for node in cond.walk():
+        if isinstance(node, ir.Call):
+            name = node.callee.rsplit("::", 1)[-1]
+            if name == "atomicCAS" and len(node.args) == 3:
+                compare, value = env.value(node.args[1]), env.value(node.args[2])
+                if compare is not None and compare == value:
+                    return True  # atomicCAS(p, v, v): a read
+                continue  # a lock acquisition: waits for a holder that is running, not for other blocks
+            if name in _READ_ATOMICS and len(node.args) >= 2 and env.value(node.args[1]) == 0 \
+                    and name in ("atomicAdd", "atomicOr", "atomicSub", "atomicXor", "atomicAdd_system",
+                                 "atomicOr_system", "atomicAdd_block"):
+                return True
+            if name in _LOAD_CALLS and node.args:
+                return True
+        if isinstance(node, (ir.Index, ir.Unary)) and (not isinstance(node, ir.Unary) or node.op == "*"):
+            base = node.base if isinstance(node, ir.Index) else node.operand
+            while isinstance(base, (ir.Cast, ir.Index)):
+                base = base.operand if isinstance(base, ir.Cast) else base.base
+            if isinstance(base, ir.Name) and (base.ref in device_globals or base.ref in params and "*" in base.type):
+                return True  # a load through a kernel parameter or from a __device__ array
+        if isinstance(node, ir.Name) and node.ref in device_globals and not device_globals[node.ref].dims:
+            return True
+    return False
+
+
+def _loop_variables(function: ir.Function, env) -> tuple[dict, set[str], dict]:
+    counts: dict[str, int] = {}
+    for node in function.body.walk():
+        target = None
+        if isinstance(node, ir.Binary) and node.is_assignment:
+            target = node.lhs
+        elif isinstance(node, ir.Unary) and node.op in ("++", "--", "post++", "post--", "&"):
+            target = node.operand
+        if isinstance(target, ir.Name) and target.ref:
+            counts[target.ref] = counts.get(target.ref, 0) + 1
+    found: dict[str, tuple[ir.Expr, ir.Expr]] = {}
+    counters: set[str] = set()
+    bounds: dict[str, tuple[str, ir.Expr]] = {}
+    for node in function.body.walk():
+        if not isinstance(node, ir.For) or node.step is None:
+            continue
+        ref, init, init_assigns = None, None, 0
+        if isinstance(node.init, ir.DeclStmt) and len(node.init.decls) == 1 and node.init.decls[0].init is not None:
+            ref, init = node.init.decls[0].ref, node.init.decls[0].init
+        elif isinstance(node.init, ir.ExprStmt) and isinstance(node.init.expr, ir.Binary) \
+                and node.init.expr.op == "=" and isinstance(node.init.expr.lhs, ir.Name):
+            ref, init, init_assigns = node.init.expr.lhs.ref, node.init.expr.rhs, 1
+        if ref is None:
+            continue
+        step_assigns = sum(1 for sub in node.step.walk() if _assigns_ref(sub, ref))
+        if step_assigns == 0 or counts.get(ref, 0) != step_assigns + init_assigns:
+            continue
+        counters.add(ref)
+        step = _step_of(node.step, ref)
+        if step is not None:
+            found[ref] = (init, step)
+        direction = _direction(node.step, ref, env)
+        if direction is not None:
+            bounds[ref] = (direction, init)
+    return found, counters, bounds
+
+
+def _direction(step: ir.Expr, ref: str, env) -> str | None:
+    """How a loop step moves its counter: "up", "down", "halving" (>>=, /=), or None."""
+    if isinstance(step, ir.Unary) and isinstance(step.operand, ir.Name) and step.operand.ref == ref:
+        return "up" if "+" in step.op else "down"
+    if isinstance(step, ir.Binary) and isinstance(step.lhs, ir.Name) and step.lhs.ref == ref:
+        amount = env.value(step.rhs)
+        if not isinstance(amount, int):
+            return None
+        if step.op in ("+=", "<<=") and amount >= 0 or step.op == "*=" and amount >= 1:
+            return "up"
+        if step.op == "-=" and amount >= 0:
+            return "down"
+        if step.op in (">>=",) and amount >= 0 or step.op == "/=" and amount >= 1:
+            return "halving"
+    return None
+
+
+def _assigns_ref(node: ir.Node, ref: str) -> bool:
+    target = None
+    if isinstance(node, ir.Binary) and node.is_assignment:
+        target = node.lhs
+    elif isinstance(node, ir.Unary) and node.op in ("++", "--", "post++", "post--"):
+        target = node.operand
+    return isinstance(target, ir.Name) and target.ref == ref
+
+
+def _step_of(step: ir.Expr, ref: str) -> ir.Expr | None:
+    """The increment of `ref` in a loop step (`i++`, `i += s`, `i = i + s`, `i -= s`), as an expression."""
+    if isinstance(step, ir.Unary) and step.op in ("++", "post++", "--", "post--") \
+            and isinstance(step.operand, ir.Name) and step.operand.ref == ref:
+        return ir.Const(step.span, "1" if "+" in step.op else "-1", "int", 1 if "+" in step.op else -1)
+    if isinstance(step, ir.Binary) and isinstance(step.lhs, ir.Name) and step.lhs.ref == ref:
+        if step.op == "+=":
+            return step.rhs
+        if step.op == "-=":
+            return ir.Unary(step.span, "-" + step.rhs.text, step.rhs.type, "-", step.rhs)
+        if step.op == "=" and isinstance(step.rhs, ir.Binary) and step.rhs.op == "+":
+            for a, b in ((step.rhs.lhs, step.rhs.rhs), (step.rhs.rhs, step.rhs.lhs)):
+                if isinstance(a, ir.Name) and a.ref == ref:
+                    return b
+    return None
+
+
+# ------------------------------------------------------------------------------------- per-program cache
+
+
+class SyncAnalysis:
+    """The synchronization facts of one program, computed on demand and cached."""
+
+    def __init__(self, program: Program) -> None:
+        self.program = program
+        self.uniformity = Uniformity(program)
+        self._cfgs: dict[int, FunctionCFG] = {}
+        self._kernels: dict[int, KernelSync] = {}
+        self._shapes: dict[int, BlockShape] = {}
+        self._value_dependent: dict[int, set[str]] = {}
+        self._results: dict[str, dict[int, object]] = {}
+
+    def cfg(self, function: ir.Function) -> FunctionCFG:
+        found = self._cfgs.get(id(function))
+        if found is None:
+            found = self._cfgs[id(function)] = build_cfg(self.program, self.uniformity, function)
+        return found
+
+    def kernel(self, function: ir.Function) -> KernelSync:
+        found = self._kernels.get(id(function))
+        if found is None:
+            found = self._kernels[id(function)] = KernelSync(self, function)
+        return found
+
+    def races(self, function: ir.Function) -> list[Race]:
+        """Shared-memory races between threads of a block (CL101, and CL103 when warp-only)."""
+        return self.kernel(function).races
+
+    def divergent_barriers(self, function: ir.Function) -> list[DivergentBarrier]:
+        """Block barriers that some threads of the block may not reach (CL102)."""
+        return self._memo("divergent", function, _divergent_barriers)
+
+    def global_store_races(self, function: ir.Function) -> list[GlobalRace]:
+        """Stores that many threads make to one global address (CL105)."""
+        return self._memo("global", function, _global_store_races)
+
+    def partial_warp_calls(self, function: ir.Function) -> list[PartialWarpCall]:
+        """Full-mask warp intrinsics under conditions that split a warp (CL103)."""
+        return self._memo("partial", function, _partial_warp_calls)
+
+    def grid_syncs(self, function: ir.Function) -> list[CfgNode]:
+        """The grid-wide barriers a kernel reaches (CL104)."""
+        cfg = self.cfg(function)
+        return [n for n in cfg.barrier_nodes((GRID,)) if n in cfg.reachable]
+
+    def spin_loops(self) -> list[SpinLoop]:
+        """Loops that spin on global memory other blocks must write (CL104)."""
+        if "spin" not in self._results:
+            self._results["spin"] = _find_spin_loops(self)
+        return self._results["spin"]
+
+    @cached_property
+    def device_globals(self) -> dict[str, ir.VarDecl]:
+        """`__device__` variables of the unit (global memory), by declaration ref."""
+        return {d.ref: d for d in self.program.globals
+                if d.ref and not d.shared and not d.constant_memory and not d.is_const}
+
+    def _memo(self, name: str, function: ir.Function, compute):
+        cache = self._results.setdefault(name, {})
+        if id(function) not in cache:
+            cache[id(function)] = compute(self, function)
+        return cache[id(function)]
+
+    @cached_property
+    def roots(self) -> list[ir.Function]:
+        """Functions analyzed as a whole: kernels, and device functions no kernel of the unit calls."""
+        kernels = [f for f in self.program.functions if f.is_kernel and f.body is not None]
+        reached: set[int] = set()
+        for kernel in kernels:
+            reached |= {id(f) for f in self.program.reachable_functions(kernel)}
+        loose = [f for f in self.program.functions
+                 if f.body is not None and f.space in ("device", "host_device") and id(f) not in reached]
+        return kernels + loose
+
+    def value_dependent(self, function: ir.Function) -> set[str]:
+        found = self._value_dependent.get(id(function))
+        if found is None:
+            shared = {a.decl.ref for a in self.program.shared_arrays if a.decl.ref}
+            found = self._value_dependent[id(function)] = value_dependent_refs(
+                function, self.uniformity.of(function), shared)
+        return found
+
+    def block_shape(self, function: ir.Function) -> BlockShape:
+        found = self._shapes.get(id(function))
+        if found is None:
+            found = self._shapes[id(function)] = self._block_shape(function)
+        return found
+
+    def _block_shape(self, function: ir.Function) -> BlockShape:
+        sites = [s for s in self.program.launches if s.kernel_name == function.name] if function.is_kernel else []
+        used_threads, used_blocks = set(), set()
+        for reached in self.program.reachable_functions(function):
+            if reached.body is None:
+                continue
+            for node in reached.body.walk():
+                if isinstance(node, ir.Member) and isinstance(node.base, ir.Name):
+                    if node.base.name in ("threadIdx", "blockDim"):
+                        used_threads.add(node.field)
+                    elif node.base.name in ("blockIdx", "gridDim"):
+                        used_blocks.add(node.field)
+                elif isinstance(node, ir.Call) and node.callee in ("thread_rank", "this_thread_block", "size",
+                                                                  "dim_threads", "thread_index"):
+                    used_threads |= {"x", "y", "z"}
+
+        def extents(dims_of, used) -> tuple:
+            out = []
+            for i, axis in enumerate("xyz"):
+                values = [dims_of(s)[i] if dims_of(s) is not None else None for s in sites]
+                if values and None not in values:
+                    out.append(max(values))
+                elif axis not in used and axis != "x":
+                    out.append(1)
+                elif axis not in used and not values:
+                    out.append(1 if axis != "x" else None)
+                else:
+                    out.append(None)
+            return tuple(out)
+
+        block = extents(lambda s: s.block, used_threads)
+        grid = extents(lambda s: s.grid, used_blocks)
+        if block[0] is None and function.max_threads_per_block and block[1] == 1 and block[2] == 1:
+            block = block  # only an upper bound is known: keep blockDim.x symbolic
+        return BlockShape(block, grid, function.max_threads_per_block)
+
+    @cached_property
+    def _loops(self) -> tuple[dict, dict, dict]:
+        induction: dict[str, dict[str, tuple[ir.Expr, ir.Expr]]] = {}
+        counters: dict[str, set[str]] = {}
+        bounds: dict[str, dict[str, tuple[str, ir.Expr]]] = {}
+        for function in self.program.functions:
+            if function.body is not None:
+                key = function.ref or function.name
+                induction[key], counters[key], bounds[key] = _loop_variables(function, self.program.env(function))
+        return induction, counters, bounds
+
+    @property
+    def counter_bounds(self) -> dict[str, dict[str, tuple[str, ir.Expr]]]:
+        """Per function (by key), monotone loop counters: ref -> (direction, initial value)."""
+        return self._loops[2]
+
+    @property
+    def induction(self) -> dict[str, dict[str, tuple[ir.Expr, ir.Expr]]]:
+        """Per function (by key), loop counters with an additive step: ref -> (initial value, step)."""
+        return self._loops[0]
+
+    @property
+    def loop_counters(self) -> dict[str, set[str]]:
+        """Per function (by key), variables assigned only by one for loop's init and step."""
+        return self._loops[1]
+
+
+_ANALYSES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def sync_analysis(program: Program) -> SyncAnalysis:
+    """The (cached) synchronization analysis of `program`, shared by every rule."""
+    found = _ANALYSES.get(program)
+    if found is None:
+        found = _ANALYSES[program] = SyncAnalysis(program)
+    return found

@@ -1,0 +1,928 @@
+"""The conflict test: may two different threads of a block touch the same shared element, one of them writing?
+
+Index expressions and branch conditions are lowered to linear integer constraints over per-thread variables
+(`t1.x`, `t2.x`), block-uniform variables shared by both accesses (parameters, blockIdx, loop counters that do
+not change between the two accesses), and per-access copies of variables that may change in between. Division
+and modulo by constants become quotient/remainder pairs, loop induction variables become `init + step * k`.
+Feasibility is decided by an Omega-test style procedure (exact integer equality elimination, Fourier-Motzkin
+with real and dark shadows); it answers True, False, or None (cannot decide).
+
+A verdict is CONFLICT only when the constraints are exact (no opaque sub-expression, no dropped
+thread-dependent condition); otherwise a feasible system gives UNKNOWN, which no rule reports as an error.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from math import gcd
+
+from cudalint.model import ir
+
+# ------------------------------------------------------------------------------------------ linear forms
+
+
+class Lin:
+    """sum(coeff * var) + const with integer coefficients."""
+
+    __slots__ = ("coeffs", "const")
+
+    def __init__(self, coeffs: dict[str, int] | None = None, const: int = 0) -> None:
+        self.coeffs = {v: a for v, a in (coeffs or {}).items() if a}
+        self.const = const
+
+    @staticmethod
+    def var(name: str, coeff: int = 1) -> Lin:
+        return Lin({name: coeff})
+
+    @staticmethod
+    def of(value: int) -> Lin:
+        return Lin(None, value)
+
+    @property
+    def is_const(self) -> bool:
+        return not self.coeffs
+
+    def __add__(self, other: Lin) -> Lin:
+        coeffs = dict(self.coeffs)
+        for v, a in other.coeffs.items():
+            coeffs[v] = coeffs.get(v, 0) + a
+        return Lin(coeffs, self.const + other.const)
+
+    def __neg__(self) -> Lin:
+        return Lin({v: -a for v, a in self.coeffs.items()}, -self.const)
+
+    def __sub__(self, other: Lin) -> Lin:
+        return self + (-other)
+
+    def scale(self, factor: int) -> Lin:
+        return Lin({v: a * factor for v, a in self.coeffs.items()}, self.const * factor)
+
+    def __repr__(self) -> str:
+        terms = [f"{a}*{v}" for v, a in sorted(self.coeffs.items())]
+        return " + ".join(terms + [str(self.const)])
+
+
+# A constraint: (coefficients, constant, is_equality): sum + const == 0, or sum + const >= 0
+Constraint = tuple[dict[str, int], int, bool]
+
+
+def ge(lin: Lin) -> Constraint:
+    """lin >= 0"""
+    return (dict(lin.coeffs), lin.const, False)
+
+
+def eq(lin: Lin) -> Constraint:
+    """lin == 0"""
+    return (dict(lin.coeffs), lin.const, True)
+
+
+def less(a: Lin, b: Lin) -> Constraint:
+    """a < b"""
+    return ge(b - a - Lin.of(1))
+
+
+def less_equal(a: Lin, b: Lin) -> Constraint:
+    return ge(b - a)
+
+
+# ------------------------------------------------------------------------------------------------ solver
+
+_MAX_CONSTRAINTS = 400
+_MAX_STEPS = 2000
+
+
+class _Budget:
+    def __init__(self) -> None:
+        self.steps = 0
+        self.fresh = 0
+
+    def tick(self) -> bool:
+        self.steps += 1
+        return self.steps <= _MAX_STEPS
+
+    def new_var(self) -> str:
+        self.fresh += 1
+        return f"$s{self.fresh}"
+
+
+_MEMO: dict[frozenset, bool | None] = {}
+
+
+def feasible(constraints: Iterable[Constraint]) -> bool | None:
+    """Whether the constraints have an integer solution: True, False, or None (undecided).
+
+    The system is split into groups of constraints that share no variable; each group is decided (and
+    remembered) on its own."""
+    constraints = list(constraints)
+    whole = frozenset((tuple(sorted(c.items())), k, is_eq) for c, k, is_eq in constraints)
+    if whole in _MEMO:
+        return _MEMO[whole]
+    result = _feasible_split(constraints)
+    _MEMO[whole] = result
+    return result
+
+
+def _feasible_split(constraints: list[Constraint]) -> bool | None:
+    items = []
+    for c, k, is_eq in constraints:
+        c = {v: a for v, a in c.items() if a}
+        if not c:
+            if (k != 0) if is_eq else (k < 0):
+                return False
+            continue
+        items.append((tuple(sorted(c.items())), k, is_eq))
+    # union-find over variables
+    parent: dict[str, str] = {}
+
+    def find(v: str) -> str:
+        while parent.setdefault(v, v) != v:
+            parent[v] = parent[parent[v]]
+            v = parent[v]
+        return v
+
+    for key, _, _ in items:
+        first = find(key[0][0])
+        for v, _ in key[1:]:
+            root = find(v)
+            if root != first:
+                parent[root] = first
+    groups: dict[str, list] = {}
+    for item in items:
+        groups.setdefault(find(item[0][0][0]), []).append(item)
+    undecided = False
+    for group in sorted(groups.values(), key=len):
+        result = _feasible_group(frozenset(group))
+        if result is False:
+            return False
+        if result is None:
+            undecided = True
+    return None if undecided else True
+
+
+def _feasible_group(group: frozenset) -> bool | None:
+    if group in _MEMO:
+        return _MEMO[group]
+    eqs = [(dict(key), k) for key, k, is_eq in group if is_eq]
+    ineqs = [(dict(key), k) for key, k, is_eq in group if not is_eq]
+    try:
+        result = _solve(eqs, ineqs, _Budget())
+    except _GiveUp:
+        result = None
+    if len(_MEMO) > 50000:
+        _MEMO.clear()
+    _MEMO[group] = result
+    return result
+
+
+class _GiveUp(Exception):
+    pass
+
+
+def _modhat(a: int, m: int) -> int:
+    return a - m * ((2 * a + m) // (2 * m))
+
+
+def _substitute(c: dict[str, int], k: int, var: str, sub: dict[str, int], sub_k: int) -> tuple[dict[str, int], int]:
+    a = c.get(var)
+    if not a:
+        return c, k
+    result = {v: b for v, b in c.items() if v != var}
+    for v, b in sub.items():
+        result[v] = result.get(v, 0) + a * b
+    return {v: b for v, b in result.items() if b}, k + a * sub_k
+
+
+def _solve(eqs: list, ineqs: list, budget: _Budget) -> bool | None:
+    eqs = list(eqs)
+    while eqs:
+        if not budget.tick():
+            raise _GiveUp
+        c, k = eqs.pop()
+        c = {v: a for v, a in c.items() if a}
+        if not c:
+            if k != 0:
+                return False
+            continue
+        g = 0
+        for a in c.values():
+            g = gcd(g, abs(a))
+        if k % g:
+            return False
+        if g > 1:
+            c = {v: a // g for v, a in c.items()}
+            k //= g
+        unit = next((v for v, a in c.items() if abs(a) == 1), None)
+        if unit is None:
+            # Pugh's equality step: a new variable sigma shrinks the coefficients until one is a unit
+            smallest = min(c, key=lambda v: abs(c[v]))
+            m = abs(c[smallest]) + 1
+            sigma = budget.new_var()
+            reduced = {v: _modhat(a, m) for v, a in c.items()}
+            reduced[sigma] = -m
+            eqs.append((c, k))
+            eqs.append((reduced, _modhat(k, m)))
+            continue
+        a = c[unit]
+        sub = {v: -a * b for v, b in c.items() if v != unit}
+        sub_k = -a * k
+        eqs = [_substitute(ec, ek, unit, sub, sub_k) for ec, ek in eqs]
+        ineqs = [_substitute(ic, ik, unit, sub, sub_k) for ic, ik in ineqs]
+    return _fourier_motzkin(ineqs, budget)
+
+
+def _normalized(c: dict[str, int], k: int) -> tuple[tuple, int] | bool:
+    """A constraint sum + k >= 0 divided by the gcd of its coefficients (constant floored): (key, k);
+    True when it always holds, False when it never does."""
+    if not c:
+        return k >= 0
+    g = 0
+    for a in c.values():
+        g = gcd(g, a)
+    if g > 1:
+        return tuple(sorted((v, a // g) for v, a in c.items())), k // g
+    return tuple(sorted(c.items())), k
+
+
+def _fourier_motzkin(ineqs: list, budget: _Budget) -> bool | None:
+    cons: dict[tuple, int] = {}
+    for c, k in ineqs:
+        c = {v: a for v, a in c.items() if a}
+        item = _normalized(c, k)
+        if item is True:
+            continue
+        if item is False:
+            return False
+        key, k = item
+        if key not in cons or k < cons[key]:
+            cons[key] = k
+    return _eliminate(cons, budget)
+
+
+def _eliminate(cons: dict[tuple, int], budget: _Budget) -> bool | None:
+    while True:
+        if not budget.tick():
+            raise _GiveUp
+        if not cons:
+            return True
+        if len(cons) > _MAX_CONSTRAINTS:
+            raise _GiveUp
+        for key, k in cons.items():
+            other = cons.get(tuple((v, -a) for v, a in key))
+            if other is None:
+                continue
+            if k + other < 0:
+                return False
+            if k + other == 0:  # opposite bounds make an equality: eliminate it exactly
+                opposite = tuple((v, -a) for v, a in key)
+                rest = [(dict(kk), kv) for kk, kv in cons.items() if kk != key and kk != opposite]
+                return _solve([(dict(key), k)], rest, budget)
+        lowers: dict[str, list] = {}
+        uppers: dict[str, list] = {}
+        for key, k in cons.items():
+            for v, a in key:
+                (lowers if a > 0 else uppers).setdefault(v, []).append((key, k, a if a > 0 else -a))
+        one_sided = {v for v in lowers if v not in uppers} | {v for v in uppers if v not in lowers}
+        if one_sided:
+            # a variable bounded on one side only can always be chosen: drop its constraints
+            cons = {key: k for key, k in cons.items() if not any(v in one_sided for v, _ in key)}
+            continue
+        best, best_cost = None, None
+        for v, los in lowers.items():
+            ups = uppers[v]
+            exact = all(a == 1 for _, _, a in los) or all(b == 1 for _, _, b in ups)
+            cost = (not exact, len(los) * len(ups), v)
+            if best_cost is None or cost < best_cost:
+                best, best_cost = v, cost
+        var = best
+        exact = not best_cost[0]
+        rest = {key: k for key, k in cons.items() if not any(v == var for v, _ in key)}
+        real = dict(rest)
+        dark = dict(rest) if not exact else None
+        for lkey, lk, a in lowers[var]:
+            for ukey, uk, b in uppers[var]:
+                combined: dict[str, int] = {}
+                for v, x in lkey:
+                    if v != var:
+                        combined[v] = combined.get(v, 0) + b * x
+                for v, x in ukey:
+                    if v != var:
+                        combined[v] = combined.get(v, 0) + a * x
+                combined = {v: x for v, x in combined.items() if x}
+                const = b * lk + a * uk
+                for target, shift in ((real, 0), (dark, (a - 1) * (b - 1))):
+                    if target is None:
+                        continue
+                    item = _normalized(combined, const - shift)
+                    if item is True:
+                        continue
+                    if item is False:
+                        if target is real:
+                            return False
+                        dark = None  # the dark shadow is empty: it cannot prove feasibility
+                        break
+                    key, k = item
+                    if key not in target or k < target[key]:
+                        target[key] = k
+        if exact:
+            cons = real
+            continue
+        if _eliminate(real, budget) is False:
+            return False
+        if dark is not None and _eliminate(dark, budget) is True:
+            return True
+        return None
+
+
+def feasible_any(alternatives: Iterable[list[Constraint]]) -> bool | None:
+    """Whether any of the constraint systems is feasible (True), none is (False), or undecided (None)."""
+    undecided = False
+    for system in alternatives:
+        result = feasible(system)
+        if result is True:
+            return True
+        if result is None:
+            undecided = True
+    return None if undecided else False
+
+
+# ------------------------------------------------------------------------------------------ block shape
+
+
+@dataclass(frozen=True)
+class BlockShape:
+    """What is known of a kernel's block (and grid) dimensions: a constant per axis, or None."""
+
+    block: tuple[int | None, int | None, int | None] = (None, None, None)
+    grid: tuple[int | None, int | None, int | None] = (None, None, None)
+    max_threads: int | None = None
+
+    def block_extent(self, axis: str) -> int | None:
+        return self.block["xyz".index(axis)]
+
+    def grid_extent(self, axis: str) -> int | None:
+        return self.grid["xyz".index(axis)]
+
+
+def thread_var(inst: str, axis: str) -> str:
+    return f"t{inst}.{axis}"
+
+
+def block_var(inst: str, axis: str) -> str:
+    return f"b{inst}.{axis}"
+
+
+def thread_bounds(shape: BlockShape, inst: str) -> list[Constraint]:
+    """0 <= threadIdx.a < blockDim.a for the thread `inst`."""
+    out: list[Constraint] = []
+    for axis in "xyz":
+        t = Lin.var(thread_var(inst, axis))
+        extent = shape.block_extent(axis)
+        if extent == 1:
+            continue
+        out.append(ge(t))
+        if extent is not None:
+            out.append(less(t, Lin.of(extent)))
+        else:
+            dim = Lin.var(f"B.{axis}")
+            out.append(less(t, dim))
+            out.append(less_equal(dim, Lin.of(1024)))
+    return out
+
+
+def block_bounds(shape: BlockShape, inst: str) -> list[Constraint]:
+    out: list[Constraint] = []
+    for axis in "xyz":
+        b = Lin.var(block_var(inst, axis))
+        extent = shape.grid_extent(axis)
+        if extent == 1:
+            continue
+        out.append(ge(b))
+        out.append(less(b, Lin.of(extent) if extent is not None else Lin.var(f"G.{axis}")))
+    return out
+
+
+def linear_thread_id(shape: BlockShape, inst: str) -> Lin | None:
+    """threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z), when that is linear."""
+    bx, by, _ = shape.block
+    lin = Lin.var(thread_var(inst, "x"))
+    if by == 1 and shape.block[2] == 1:
+        return lin
+    if bx is None:
+        return None
+    lin = lin + Lin.var(thread_var(inst, "y"), bx)
+    if shape.block[2] == 1:
+        return lin
+    if by is None:
+        return None
+    return lin + Lin.var(thread_var(inst, "z"), bx * by)
+
+
+def distinct(a: list[str], b: list[str]) -> list[list[Constraint]]:
+    """Alternatives saying the variable vectors `a` and `b` differ somewhere."""
+    out = []
+    for x, y in zip(a, b):
+        out.append([less(Lin.var(x), Lin.var(y))])
+        out.append([less(Lin.var(y), Lin.var(x))])
+    return out
+
+
+def warp_split(shape: BlockShape, inst: str, group: int = 32) -> tuple[list[Constraint], str] | None:
+    """Constraints defining the warp number `w{inst}` of thread `inst`; None when not linear."""
+    lin = linear_thread_id(shape, inst)
+    if lin is None:
+        return None
+    w, r = f"w{inst}", f"lane{inst}"
+    return [eq(lin - Lin.var(w, group) - Lin.var(r)), ge(Lin.var(r)),
+            less(Lin.var(r), Lin.of(group))], w
+
+
+# ------------------------------------------------------------------------------------------------ verdicts
+
+CONFLICT, NONE, UNKNOWN = "conflict", "none", "unknown"
+
+
+@dataclass
+class Verdict:
+    result: str  # CONFLICT, NONE, UNKNOWN
+    exact: bool = True
+
+    @property
+    def conflict(self) -> bool:
+        return self.result == CONFLICT
+
+
+def decide(base: list[Constraint], alternatives: list[list[list[Constraint]]], exact: bool) -> Verdict:
+    """Whether `base` together with one choice from each list of alternatives is feasible.
+
+    An empty list of alternatives is unsatisfiable; a list of one empty alternative is no constraint.
+    """
+    quick = feasible(base)
+    if quick is False:
+        return Verdict(NONE)
+    total = 1
+    for options in alternatives:
+        total *= max(len(options), 1)
+    if total > 256:
+        return Verdict(UNKNOWN, exact=False)
+    undecided = quick is None
+    for choice in itertools.product(*alternatives):
+        system = list(base)
+        for part in choice:
+            system.extend(part)
+        result = feasible(system)
+        if result is True:
+            return Verdict(CONFLICT if exact else UNKNOWN, exact)
+        if result is None:
+            undecided = True
+    if any(not options for options in alternatives) and not undecided:
+        return Verdict(NONE)
+    return Verdict(UNKNOWN, exact=False) if undecided else Verdict(NONE)
+
+
+# ------------------------------------------------------------------------------------------ linearization
+
+
+@dataclass
+class LinearContext:
+    """What the linearizer needs to know about the code: provided by the barrier analysis."""
+
+    shape: BlockShape = field(default_factory=BlockShape)
+    # per function (by key): ref -> (init expr, step expr) of loop counters with an additive step
+    induction: dict[str, dict[str, tuple[ir.Expr, ir.Expr]]] = field(default_factory=dict)
+    # per function (by key): refs assigned only by a for loop's init and step (any step: `s >>= 1`)
+    loop_counters: dict[str, set[str]] = field(default_factory=dict)
+    # per function (by key): ref -> (direction, initial value) of monotone loop counters: "up" (never below
+    # the initial value), "down" (never above it), "halving" (between 0 and the initial value)
+    counter_bounds: dict[str, dict[str, tuple[str, ir.Expr]]] = field(default_factory=dict)
+    # the variables of a function whose assigned values depend on the thread (None: use control dependence)
+    value_dependent: Callable[[ir.Function], set[str]] | None = None
+    # long variable keys (declaration USRs) -> short solver names
+    names: dict[str, str] = field(default_factory=dict)
+    # (scope, ref, node) -> the one definition of a variable that reaches the node: (value, scope, def node)
+    reaching: Callable | None = None
+
+    def short(self, key: str) -> str:
+        name = self.names.get(key)
+        if name is None:
+            name = self.names[key] = f"{key[0]}{len(self.names)}{key[key.rfind('#'):] if '#' in key else ''}"
+        return name
+
+
+class Linearizer:
+    """Lowers expressions of one access instance (`inst`, "1" or "2") to linear forms.
+
+    `renamed` holds the variable keys ("<scope key>|<ref>") whose value may differ between the two
+    accesses; they get per-instance copies. Side constraints (quotient/remainder ranges, induction
+    counters >= 0) accumulate in `constraints`. `exact` turns False when something had to be
+    over-approximated by an unconstrained variable.
+    """
+
+    def __init__(self, context: LinearContext, inst: str, renamed: frozenset[str] = frozenset(),
+                 global_mode: bool = False, shared_iterations: bool = False) -> None:
+        self.context = context
+        self.inst = inst
+        self.renamed = renamed
+        self.global_mode = global_mode  # blockIdx differs between the two instances
+        self.shared_iterations = shared_iterations  # both instances are in the same loop iteration
+        self.constraints: list[Constraint] = []
+        self.exact = True
+        self.at = None  # the graph node where the expressions being lowered are evaluated
+        self._cache: dict[tuple, Lin] = {}
+        self._divisions: set[str] = set()
+        self._bounded: set[str] = set()
+        self._depth = 0
+
+    # -------------------------------------------------------------------------------------- expressions
+
+    def lin(self, expr: ir.Expr | None, scope) -> Lin:
+        if expr is None:
+            self.exact = False
+            return self._fresh("none")
+        key = (id(expr), scope.key, self.at.index if self.at is not None else -1)
+        cached = self._cache.get(key)
+        if cached is not None:
+            return cached
+        self._depth += 1
+        try:
+            if self._depth > 60:
+                result = self._opaque(expr, scope)
+            else:
+                result = self._lin(expr, scope)
+        finally:
+            self._depth -= 1
+        self._cache[key] = result
+        return result
+
+    def _lin(self, expr: ir.Expr, scope) -> Lin:
+        if isinstance(expr, ir.Const):
+            value = expr.value
+            if isinstance(value, bool):
+                return Lin.of(int(value))
+            if isinstance(value, int):
+                return Lin.of(value)
+            return self._opaque(expr, scope)
+        if isinstance(expr, ir.Member) and isinstance(expr.base, ir.Name) and expr.field in ("x", "y", "z"):
+            builtin = self._builtin(expr.base.name, expr.field)
+            if builtin is not None:
+                return builtin
+        if isinstance(expr, ir.Name):
+            return self._name(expr, scope)
+        if isinstance(expr, ir.Cast):
+            if _is_float_type(expr.type):
+                return self._opaque(expr, scope)
+            return self.lin(expr.operand, scope)
+        if isinstance(expr, ir.Unary):
+            if expr.op == "-":
+                return -self.lin(expr.operand, scope)
+            if expr.op == "+":
+                return self.lin(expr.operand, scope)
+            return self._opaque(expr, scope)
+        if isinstance(expr, ir.Binary):
+            return self._binary(expr, scope)
+        if isinstance(expr, ir.Call):
+            return self._call(expr, scope)
+        value = scope.env.value(expr)
+        if isinstance(value, int):
+            return Lin.of(value)
+        return self._opaque(expr, scope)
+
+    def _builtin(self, name: str, axis: str) -> Lin | None:
+        shape = self.context.shape
+        if name == "threadIdx":
+            if shape.block_extent(axis) == 1:
+                return Lin.of(0)
+            return Lin.var(thread_var(self.inst, axis))
+        if name == "blockIdx":
+            if shape.grid_extent(axis) == 1:
+                return Lin.of(0)
+            return Lin.var(block_var(self.inst if self.global_mode else "", axis))
+        if name == "blockDim":
+            extent = shape.block_extent(axis)
+            return Lin.of(extent) if extent is not None else Lin.var(f"B.{axis}")
+        if name == "gridDim":
+            extent = shape.grid_extent(axis)
+            return Lin.of(extent) if extent is not None else Lin.var(f"G.{axis}")
+        return None
+
+    def _name(self, expr: ir.Name, scope) -> Lin:
+        if isinstance(expr.constant, bool):
+            return Lin.of(int(expr.constant))
+        if isinstance(expr.constant, int):
+            return Lin.of(expr.constant)
+        if expr.name == "warpSize":
+            return Lin.of(32)
+        if expr.decl_kind == "template_param":
+            self.exact = False
+            return Lin.var(self.context.short(f"tp:{expr.name}"))
+        if expr.ref is None:
+            return self._opaque(expr, scope)
+        bound = scope.binding(expr.ref)
+        if bound is not None:
+            arg, arg_scope = bound
+            return self.lin(arg, arg_scope)
+        definition = scope.env.definition(expr.ref)
+        if definition is not None and not isinstance(definition, ir.InitList):
+            return self.lin(definition, scope)
+        if self.at is not None and self.context.reaching is not None:
+            found = self.context.reaching(scope, expr.ref, self.at)
+            if found is not None:
+                value, value_scope, node = found
+                at, self.at = self.at, node
+                try:
+                    return self.lin(value, value_scope)
+                finally:
+                    self.at = at
+        key = f"{scope.key}|{expr.ref}"
+        control_dependent = scope.facts.is_dependent(expr)
+        if control_dependent or key in self.renamed:
+            function_key = scope.function_key
+            induction = self.context.induction.get(function_key, {}).get(expr.ref)
+            if induction is not None:
+                init, step = induction
+                step_lin = self.lin(step, scope)
+                if step_lin.is_const and step_lin.const != 0:
+                    counter = self.context.short(f"k:{key}" if self.shared_iterations else f"k:{key}#{self.inst}")
+                    self.constraints.append(ge(Lin.var(counter)))
+                    return self.lin(init, scope) + Lin.var(counter, step_lin.const)
+            counter_only = expr.ref in self.context.loop_counters.get(function_key, ())
+            bounds = self.context.counter_bounds.get(function_key, {}).get(expr.ref)
+            value_dependent = control_dependent and (
+                self.context.value_dependent is None or expr.ref in self.context.value_dependent(scope.function))
+            if value_dependent or (control_dependent and not counter_only):
+                self.exact = False  # a per-thread value the constraints do not describe
+            elif counter_only and key not in self.renamed:
+                # a loop counter under thread-dependent control, not advanced between the two accesses:
+                # both threads are in the same iteration
+                return self._counter(Lin.var(self.context.short(f"v:{key}")), bounds, scope)
+            return self._counter(Lin.var(self.context.short(f"v:{key}#{self.inst}")), bounds, scope)
+        bounds = self.context.counter_bounds.get(scope.function_key, {}).get(expr.ref)
+        return self._counter(Lin.var(self.context.short(f"v:{key}")), bounds, scope)
+
+    def _counter(self, var: Lin, bounds: tuple[str, ir.Expr] | None, scope) -> Lin:
+        """`var`, with the range its monotone loop counter stays in."""
+        name = next(iter(var.coeffs))
+        if bounds is None or name in self._bounded:
+            return var
+        self._bounded.add(name)
+        direction, init = bounds
+        exact = self.exact
+        start = self.lin(init, scope)
+        if self.exact:
+            if direction == "up":
+                self.constraints.append(less_equal(start, var))
+            else:
+                self.constraints.append(less_equal(var, start))
+                if direction == "halving":
+                    self.constraints.append(ge(var))
+        self.exact = exact
+        return var
+
+    def _binary(self, expr: ir.Binary, scope) -> Lin:
+        op = expr.op
+        if op in ("+", "-"):
+            left, right = self.lin(expr.lhs, scope), self.lin(expr.rhs, scope)
+            return left + right if op == "+" else left - right
+        if op == "*":
+            left, right = self.lin(expr.lhs, scope), self.lin(expr.rhs, scope)
+            if left.is_const:
+                return right.scale(left.const)
+            if right.is_const:
+                return left.scale(right.const)
+            return self._opaque(expr, scope)
+        if op == "<<":
+            shift = scope.env.value(expr.rhs)
+            if isinstance(shift, int) and 0 <= shift < 31:
+                return self.lin(expr.lhs, scope).scale(1 << shift)
+            return self._opaque(expr, scope)
+        divisor = None
+        operand = expr.lhs
+        take = "q"
+        if op in ("/", "%"):
+            value = scope.env.value(expr.rhs)
+            if isinstance(value, int) and value > 0:
+                divisor, take = value, ("q" if op == "/" else "r")
+        elif op == ">>":
+            value = scope.env.value(expr.rhs)
+            if isinstance(value, int) and 0 <= value < 31:
+                divisor = 1 << value
+        elif op == "&":
+            for mask_side, other in ((expr.rhs, expr.lhs), (expr.lhs, expr.rhs)):
+                value = scope.env.value(mask_side)
+                if isinstance(value, int) and value >= 0 and (value + 1) & value == 0:
+                    divisor, operand, take = value + 1, other, "r"
+                    break
+        if divisor is None:
+            value = scope.env.value(expr)
+            if isinstance(value, int):
+                return Lin.of(value)
+            return self._opaque(expr, scope)
+        dividend = self.lin(operand, scope)
+        q, r = self.divmod(dividend, divisor)
+        return q if take == "q" else r
+
+    def divmod(self, dividend: Lin, divisor: int) -> tuple[Lin, Lin]:
+        """Quotient and remainder of a non-negative `dividend` by a positive constant, as new variables.
+        The same dividend and divisor always give the same variables (`tid & 31` and `tid % 32` agree)."""
+        if dividend.is_const:
+            q, r = divmod(dividend.const, divisor)
+            return Lin.of(q), Lin.of(r)
+        if divisor == 1:
+            return dividend, Lin.of(0)
+        tag = f"{sorted(dividend.coeffs.items())}{dividend.const}/{divisor}"
+        q, r = Lin.var(self.context.short(f"q:{tag}")), Lin.var(self.context.short(f"r:{tag}"))
+        if tag not in self._divisions:
+            self._divisions.add(tag)
+            self.constraints += [eq(dividend - q.scale(divisor) - r), ge(r), less(r, Lin.of(divisor)),
+                                 ge(dividend)]
+        return q, r
+
+    def _call(self, expr: ir.Call, scope) -> Lin:
+        if expr.callee == "thread_rank" and expr.receiver is not None and "thread_block" in expr.receiver.type \
+                and "tile" not in expr.receiver.type:
+            lin = linear_thread_id(self.context.shape, self.inst)
+            if lin is not None:
+                return lin
+        value = scope.env.value(expr)
+        if isinstance(value, int):
+            return Lin.of(value)
+        return self._opaque(expr, scope)
+
+    def _opaque(self, expr: ir.Expr, scope) -> Lin:
+        self.exact = False
+        text = " ".join(expr.text.split()) or f"{type(expr).__name__}@{id(expr)}"
+        if self._is_uniform(expr, scope):
+            return Lin.var(self.context.short(f"o:{scope.key}|{text}"))
+        return Lin.var(self.context.short(f"o:{scope.key}|{text}#{self.inst}"))
+
+    def _fresh(self, tag: str) -> Lin:
+        return Lin.var(f"f:{tag}:{len(self._cache)}#{self.inst}")
+
+    def _is_uniform(self, expr: ir.Expr, scope) -> bool:
+        """Same value in both instances: no thread dependence, no renamed variable, no memory load."""
+        if scope.facts.is_dependent(expr):
+            return False
+        for node in expr.walk():
+            if isinstance(node, (ir.Index, ir.Call)) or (isinstance(node, ir.Unary) and node.op == "*"):
+                return False
+            if isinstance(node, ir.Name) and node.ref and f"{scope.key}|{node.ref}" in self.renamed:
+                return False
+            if self.global_mode and isinstance(node, ir.Member) and isinstance(node.base, ir.Name) \
+                    and node.base.name == "blockIdx":
+                return False
+        return True
+
+    # -------------------------------------------------------------------------------------- conditions
+
+    def condition(self, expr: ir.Expr, scope, positive: bool = True) -> list[list[Constraint]] | None:
+        """The condition (or its negation) as alternatives of constraint lists; None when it adds no
+        constraint (then `exact` turns False unless the condition only tests loaded data)."""
+        exact_before = self.exact
+        self.exact = True
+        result = self._condition(expr, scope, positive, 0)
+        cond_exact = self.exact
+        self.exact = exact_before
+        if result is _ANY:
+            return None  # depends on loaded data only: true for any set of threads, for some input
+        if result is None or not cond_exact:
+            if scope.facts.is_dependent(expr) or (self.global_mode and _mentions_block(expr)):
+                self.exact = False  # thread-index arithmetic the constraints do not capture
+                return None
+            # a block-uniform condition: both instances see the same value; keep what was expressible
+            return result
+        return result
+
+    def _droppable(self, expr: ir.Expr, scope) -> bool:
+        """A thread-dependent condition on loaded data (`x[i] > 0`): within one block any set of threads may
+        satisfy it. Across blocks, data can single out one block (the last-block ticket), so it is not."""
+        return not self.global_mode and scope.facts.is_dependent(expr) and _data_only(expr, scope)
+
+    def _compare(self, expr: ir.Expr, scope, pairs):
+        """Lower the operands of a comparison; _ANY when they are loaded data only."""
+        saved = self.exact
+        self.exact = True
+        values = [self.lin(e, scope) for e in pairs]
+        if not self.exact and self._droppable(expr, scope):
+            self.exact = saved
+            return _ANY
+        self.exact = saved and self.exact
+        return values
+
+    def _condition(self, expr: ir.Expr, scope, positive: bool, depth: int):
+        if depth > 12:
+            return None
+        while isinstance(expr, ir.Cast) and not _is_float_type(expr.type):
+            expr = expr.operand
+        if isinstance(expr, ir.Unary) and expr.op == "!":
+            return self._condition(expr.operand, scope, not positive, depth + 1)
+        if isinstance(expr, ir.Name) and expr.ref and scope.binding(expr.ref) is None:
+            definition = scope.env.definition(expr.ref)
+            if definition is not None and _is_boolean(definition):
+                return self._condition(definition, scope, positive, depth + 1)
+        if isinstance(expr, ir.Binary) and expr.op in ("&&", "||"):
+            left = self._condition(expr.lhs, scope, positive, depth + 1)
+            right = self._condition(expr.rhs, scope, positive, depth + 1)
+            conjunction = (expr.op == "&&") == positive
+            if conjunction:
+                if left is _ANY:
+                    return right
+                if right is _ANY:
+                    return left
+                if left is None or right is None:
+                    # dropping one conjunct over-approximates: keep the other
+                    self.exact = False
+                    return left if right is None else right
+                out = [a + b for a, b in itertools.product(left, right)]
+                return out if len(out) <= 16 else None
+            if left is _ANY or right is _ANY:
+                return _ANY
+            if left is None or right is None:
+                return None
+            return left + right if len(left) + len(right) <= 16 else None
+        if isinstance(expr, ir.Binary) and expr.op in ("<", "<=", ">", ">=", "==", "!="):
+            values = self._compare(expr, scope, (expr.lhs, expr.rhs))
+            if values is _ANY:
+                return _ANY
+            a, b = values
+            op = expr.op
+            if not positive:
+                op = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "=="}[op]
+            if op == "<":
+                return [[less(a, b)]]
+            if op == "<=":
+                return [[less_equal(a, b)]]
+            if op == ">":
+                return [[less(b, a)]]
+            if op == ">=":
+                return [[less_equal(b, a)]]
+            if op == "==":
+                return [[eq(a - b)]]
+            return [[less(a, b)], [less(b, a)]]
+        if isinstance(expr, ir.Const) and isinstance(expr.value, (int, bool)):
+            truth = bool(expr.value) == positive
+            return [[]] if truth else []
+        if isinstance(expr, ir.Binary) and expr.op in ("+", "-", "*", "%", "/", "&", ">>", "<<") \
+                or isinstance(expr, (ir.Name, ir.Member, ir.Index)):
+            values = self._compare(expr, scope, (expr,))
+            if values is _ANY:
+                return _ANY
+            value, zero = values[0], Lin.of(0)
+            return [[eq(value)]] if not positive else [[less(value, zero)], [less(zero, value)]]
+        if self._droppable(expr, scope):
+            return _ANY
+        return None
+
+
+_ANY = object()  # a condition that any set of threads may satisfy (it tests loaded data)
+
+
+_DATA_TYPES = ("float", "double", "half", "bfloat", "bool")
+
+
+def _data_only(expr: ir.Expr, scope, depth: int = 0) -> bool:
+    """Whether `expr` varies between threads only through values loaded from memory (or computed from
+    them in floating point), not through thread-index arithmetic."""
+    if depth > 20:
+        return False
+    if isinstance(expr, (ir.Index, ir.Const)) or isinstance(expr, ir.Unary) and expr.op == "*":
+        return True
+    if isinstance(expr, ir.Member):
+        if isinstance(expr.base, ir.Name) and expr.base.name in ("threadIdx", "blockIdx", "blockDim", "gridDim"):
+            return expr.base.name != "threadIdx"
+        return expr.base is None or _data_only(expr.base, scope, depth + 1)
+    if isinstance(expr, ir.Name):
+        if expr.name == "threadIdx":
+            return False
+        bound = scope.binding(expr.ref)
+        if bound is not None:
+            return _data_only(bound[0], bound[1], depth + 1)
+        definition = scope.env.definition(expr.ref)
+        if definition is not None:
+            return _data_only(definition, scope, depth + 1)
+        if not scope.facts.is_dependent(expr):
+            return True
+        return any(word in expr.type for word in _DATA_TYPES)
+    if isinstance(expr, ir.Call):
+        if expr.callee in ("thread_rank", "thread_index", "__lane_id", "laneid", "meta_group_rank") \
+                or expr.callee.startswith("atomic"):
+            return False  # atomics hand out tickets: a test on one singles out a thread on purpose
+        return all(_data_only(a, scope, depth + 1) for a in expr.args) or expr.callee.startswith(
+            ("__shfl", "__ballot", "__any", "__all", "__match", "__reduce"))
+    if isinstance(expr, (ir.Binary, ir.Unary, ir.Cast, ir.Conditional)):
+        return all(_data_only(c, scope, depth + 1) for c in expr.children() if isinstance(c, ir.Expr))
+    return False
+
+
+def _mentions_block(expr: ir.Expr) -> bool:
+    return any(isinstance(n, ir.Member) and isinstance(n.base, ir.Name) and n.base.name == "blockIdx"
+               for n in expr.walk())
+
+
+def _is_boolean(expr: ir.Expr) -> bool:
+    return isinstance(expr, ir.Binary) and expr.op in ("<", "<=", ">", ">=", "==", "!=", "&&", "||") \
+        or isinstance(expr, ir.Unary) and expr.op == "!"
+
+
+def _is_float_type(type_: str) -> bool:
+    return any(word in type_ for word in ("float", "double", "half", "bfloat"))

@@ -1,0 +1,64 @@
+"""CL101 missing-syncthreads: two threads touch one shared element, one writing, with no barrier between."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from cudalint.analysis.barriers import ATOMIC, READ, UPDATE, Race, sync_analysis
+from cudalint.checks.context import RuleContext
+from cudalint.checks.registry import rule
+from cudalint.findings import Finding
+
+
+def short_text(text: str, limit: int = 70) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _what(mode: str) -> str:
+    return {READ: "read", ATOMIC: "atomic update"}.get(mode, "write")
+
+
+def describe(race: Race, line_of=lambda span: span.line) -> tuple[str, str]:
+    """The message of a race and the label of its earlier access."""
+    first, second = race.first, race.second
+    array = f"`{second.name}`"
+    first_text = short_text(first.expr.text)
+    second_text = short_text(second.expr.text)
+    line = line_of(first.expr.span)
+    if first is second:
+        return (f"`{second_text}` is a read-modify-write of one element of {array} that several threads of the "
+                f"block make at once: updates are lost; use an atomic (atomicAdd) or a reduction", "the update")
+    if not second.writes:
+        return (f"read `{second_text}` may see shared memory that another thread writes with `{first_text}` "
+                f"(line {line}) and no __syncthreads() separates them on some path; add __syncthreads() between "
+                f"the write and the read", "the " + _what(first.mode))
+    if not first.writes:
+        return (f"write `{second_text}` may overwrite {array} while another thread still reads it with "
+                f"`{first_text}` (line {line}); add __syncthreads() after the last read and before this write",
+                "the read")
+    return (f"write `{second_text}` and `{first_text}` (line {line}) may touch the same element of {array} "
+            f"from two threads with no __syncthreads() between them", "the " + _what(first.mode))
+
+
+@rule("CL101", "missing-syncthreads", "error",
+      "a shared-memory write and another thread's access of the same element with no barrier between them")
+def check(ctx: RuleContext) -> Iterator[Finding]:
+    analysis = sync_analysis(ctx.program)
+    reported: set[tuple[int, int]] = set()
+    for function in analysis.roots:
+        for race in analysis.races(function):
+            if race.warp_only:
+                continue
+            if race.first is race.second and race.second.mode != UPDATE:
+                continue  # one store run by many threads: an indexing question, not a missing barrier
+            span = race.second.expr.span
+            key = (span.line, span.column)
+            statement = race.second.node.span
+            if key in reported or (statement.line, -statement.column) in reported:
+                continue
+            reported.add(key)
+            reported.add((statement.line, -statement.column))
+            message, label = describe(race, lambda s: ctx.location(s).line)
+            related = [] if race.first is race.second else [(race.first.expr.span, label)]
+            yield ctx.finding(span, message, related=related)

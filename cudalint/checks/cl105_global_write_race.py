@@ -1,0 +1,37 @@
+"""CL105 global-write-race: many threads store to one global address with a plain store or `+=`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from cudalint.analysis.barriers import sync_analysis
+from cudalint.checks.cl101_missing_syncthreads import short_text
+from cudalint.checks.context import RuleContext
+from cudalint.checks.registry import rule
+from cudalint.findings import Finding
+
+
+@rule("CL105", "global-write-race", "warning",
+      "many threads store to one global address with a plain store or += where an atomic or a reduction is needed")
+def check(ctx: RuleContext) -> Iterator[Finding]:
+    analysis = sync_analysis(ctx.program)
+    reported: set[tuple[int, int]] = set()
+    for function in analysis.roots:
+        for race in analysis.global_store_races(function):
+            span = race.store.span
+            if (span.line, span.column) in reported:
+                continue
+            reported.add((span.line, span.column))
+            who = "threads of one block" if race.within_block else "threads of different blocks"
+            if race.within_block and race.across_blocks:
+                who = "threads of every block"
+            target = short_text(race.target.text, 50)
+            if race.read_modify_write:
+                message = (f"`{short_text(race.store.text)}`: {who} read-modify-write the same global address "
+                           f"`{target}` without an atomic, so updates are lost; use atomicAdd (atomicMax, ...) or "
+                           f"reduce within the block first and let one thread per block add atomically")
+            else:
+                message = (f"`{short_text(race.store.text)}`: {who} store different values to the same global "
+                           f"address `{target}` and the last one wins; reduce the values (shared memory, warp "
+                           f"shuffles, atomics) or give each writer its own slot")
+            yield ctx.finding(span, message)

@@ -1,0 +1,58 @@
+"""CL203 shared-index-out-of-range: a `__shared__` array subscript that, for some thread of a block of
+the size the kernel is launched with (or its `__launch_bounds__`), falls outside the array."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from cudalint.analysis.guards import GuardAnalysis
+from cudalint.analysis.ranges import RangeAnalysis
+from cudalint.checks.context import RuleContext
+from cudalint.checks.registry import rule
+from cudalint.findings import Finding
+
+
+@rule("CL203", "shared-index-out-of-range", "error",
+      "a shared-memory subscript that exceeds the array's declared size for the block size of the launch")
+def check(ctx: RuleContext) -> Iterator[Finding]:
+    program = ctx.program
+    analysis = GuardAnalysis.of(program)
+    ranges = RangeAnalysis.of(program)
+    reported_lines: set[tuple[str, int]] = set()
+    for kernel in program.kernels:
+        if kernel.body is None:
+            continue
+        for function in program.reachable_functions(kernel):
+            if function.body is None or not function.is_device_code:
+                continue
+            for access in analysis.accesses(function):
+                if access.space != "shared" or access.root.decl is None or access.root.decl.extern:
+                    continue
+                key = (function.name, access.line)
+                if key in reported_lines:
+                    continue
+                dims = access.root.decl.dims
+                for dimension, size in enumerate(dims):
+                    if size is None or dimension >= len(access.indices):
+                        continue
+                    witness = ranges.array_witness(kernel, function, access, dimension, size)
+                    if witness is None:
+                        continue
+                    reported_lines.add(key)
+                    yield ctx.finding(access.node.span, _message(access, dimension, size, witness, len(dims)))
+                    break
+
+
+def _message(access, dimension: int, size: int, witness, rank: int) -> str:
+    name = access.root.name
+    text = " ".join(access.node.text.split())
+    where = f"subscript {dimension + 1} of " if rank > 1 else ""
+    shape = "".join(f"[{d}]" for d in access.root.decl.dims)
+    block = ""
+    if witness.block is not None:
+        x, y, z = witness.block
+        block = f" with a block of {x}" + (f"x{y}" if y != 1 or z != 1 else "") + (f"x{z}" if z != 1 else "")
+        block += " threads"
+    when = f" when {witness.describe()}" if witness.values else ""
+    return (f"`{text}`: {where}`{name}{shape}` is indexed at {witness.index}{when}{block}, outside [0, {size}): "
+            f"an out-of-bounds shared-memory access")

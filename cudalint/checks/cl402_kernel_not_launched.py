@@ -1,0 +1,81 @@
+"""CL402 kernel-not-launched: ModelNew's forward path never runs a custom kernel.
+
+Three ways, all reported on the `def forward` line: the CUDA defines no `__global__` function at all;
+it defines kernels but no host code launches any; or forward (with the methods, functions and
+submodules it calls) never calls the compiled extension or cupy kernel.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from cudalint.checks.context import RuleContext
+from cudalint.checks.registry import rule
+from cudalint.findings import Finding
+from cudalint.harness.forward import line_location, record_unit
+
+_LAUNCH_CALLS = {"cudaLaunchKernel", "cudaLaunchKernelEx", "cudaLaunchCooperativeKernel", "cuLaunchKernel",
+                 "cudaLaunchCooperativeKernelMultiDevice", "cudaGraphLaunch", "cuLaunchKernelEx",
+                 "cudaLaunchKernelExC", "launch_kernel"}
+
+
+@rule("CL402", "kernel-not-launched", "error",
+      "ModelNew's forward path never reaches a custom kernel: no __global__ function, no launch, or the "
+      "compiled function is never called from forward")
+def check(ctx: RuleContext) -> Iterator[Finding]:
+    state, last = record_unit(ctx)
+    if not last:
+        return
+    solution = state.solution
+    flow = state.flow
+    if solution is None or flow is None or flow.forward is None or solution.uses_foreign_kernels:
+        return
+    if not solution.load_inline_calls and not solution.raw_kernels:
+        return  # CL400 reports a solution without any build
+    location = line_location(ctx.document, flow.forward.lineno)
+    all_parsed = len(state.units) == len(ctx.document.units) and all(
+        not arg.given or arg.text is not None
+        for call in solution.load_inline_calls for arg in (call.cpp, call.cuda)) and all(
+        raw.code.text is not None for raw in solution.raw_kernels)
+    clean = all(_clean(f) for f in state.units)
+    if all_parsed and clean:
+        kernels = [k for f in state.units for k in f.program.kernels]
+        if not kernels:
+            yield ctx.finding_at(location, (
+                "the CUDA sources define no `__global__` kernel, so forward cannot run a custom kernel: "
+                "whatever the extension computes runs as host C++ or ATen code"))
+            return
+        launched = any(f.program.launches or _launch_calls(f) or "<<<" in f.unit.text for f in state.units)
+        if not launched and not solution.raw_kernels:
+            names = ", ".join(f"`{k.name}`" for k in kernels[:3])
+            yield ctx.finding_at(location, (
+                f"the CUDA sources define {names} but no host function launches a kernel "
+                f"(no `<<<...>>>` and no launch API call): the custom kernel never runs"))
+            return
+    if flow.reaches_kernel or not (flow.name_handles or flow.attr_handles):
+        return
+    if flow.unresolved_calls():
+        return  # something forward calls could not be followed; it might run the kernel
+    yield ctx.finding_at(location, (
+        "forward never calls the compiled extension (nor a cupy kernel), directly or through the methods "
+        "and functions it calls: the custom kernel is built but never runs"))
+
+
+def _clean(facts) -> bool:
+    """Parsed without any error and without unknown headers of the solution's own: every kernel and
+    launch of the unit is in the model."""
+    from cudalint.checks.cl401_binding_mismatch import _user_headers
+
+    return not _user_headers(facts) and not any(d.severity == "error" for d in facts.parsed.diagnostics)
+
+
+def _launch_calls(facts) -> bool:
+    from cudalint.model import ir
+
+    for function in facts.program.functions:
+        if function.body is None:
+            continue
+        for node in function.body.walk():
+            if isinstance(node, ir.Call) and node.callee in _LAUNCH_CALLS:
+                return True
+    return False

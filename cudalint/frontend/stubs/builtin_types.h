@@ -1,0 +1,3 @@
+/* cudalint stub: <builtin_types.h> */
+#pragma clang system_header
+#include <cuda_runtime.h>

@@ -1,0 +1,3 @@
+/* cudalint stub: <cub/block/block_store.cuh> */
+#pragma clang system_header
+#include <__cudalint/cub.h>

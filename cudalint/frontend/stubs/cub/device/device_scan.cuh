@@ -1,0 +1,3 @@
+/* cudalint stub: <cub/device/device_scan.cuh> */
+#pragma clang system_header
+#include <__cudalint/cub.h>

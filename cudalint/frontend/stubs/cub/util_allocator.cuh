@@ -1,0 +1,3 @@
+/* cudalint stub: <cub/util_allocator.cuh> */
+#pragma clang system_header
+#include <__cudalint/cub.h>

@@ -1,0 +1,3 @@
+/* cudalint stub: <cub/warp/warp_reduce.cuh> */
+#pragma clang system_header
+#include <__cudalint/cub.h>

@@ -1,0 +1,3 @@
+/* cudalint stub: <cublas.h> */
+#pragma clang system_header
+#include <cublas_v2.h>

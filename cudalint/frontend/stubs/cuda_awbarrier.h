@@ -1,0 +1,4 @@
+/* cudalint stub: <cuda_awbarrier.h> */
+#pragma clang system_header
+#include <cuda_runtime.h>
+#include <cuda_awbarrier_primitives.h>

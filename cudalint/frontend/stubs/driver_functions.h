@@ -1,0 +1,3 @@
+/* cudalint stub: <driver_functions.h> */
+#pragma clang system_header
+#include <cuda_runtime.h>

@@ -1,0 +1,4 @@
+/* cudalint stub: <math_functions.h> */
+#pragma clang system_header
+#include <cuda_runtime.h>
+#include <__cudalint/device_functions_rare.h>

@@ -1,0 +1,4 @@
+/* cudalint stub: <sm_35_atomic_functions.h> */
+#pragma clang system_header
+#include <cuda_runtime.h>
+#include <__cudalint/device_functions_rare.h>

@@ -1,0 +1,759 @@
+"""How `ModelNew.forward` reaches the compiled CUDA, read from the Python AST.
+
+- *Handles*: values that are the compiled code: the result of `load_inline` (an extension module), of
+  cupy's `RawKernel`/`RawModule`/`get_function`, and what is derived from them (`mod.fn`,
+  `self.op = mod`, a function returning the module). Tracked flow-insensitively by variable name and
+  by `self` attribute name.
+- *Forward path*: `ModelNew.forward` and every function of the file it calls: its methods
+  (`self.helper(x)`), module-level functions, `forward` of in-file submodules (`self.block(x)`) and of
+  in-file `torch.autograd.Function`s (`Fn.apply(x)`).
+- *Invocations*: calls on the forward path that run compiled code (`mod.fn(x)`, `self.op.fn(x)`,
+  `kernel(grid, block, args)`).
+- *Torch compute*: expressions that compute with PyTorch (`torch.relu(x)`, `x @ w`, `self.conv(x)`),
+  as opposed to torch used to allocate (`torch.empty_like`), reshape (`x.view`) or set up weights.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import threading
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from cudalint.harness.kernelbench import ImportMap, Solution, callee_name, parse_solution
+
+_FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
+
+# torch functions that allocate, reshape, move or describe tensors rather than compute on them
+_NONCOMPUTE_TORCH = {
+    "empty", "empty_like", "empty_strided", "zeros", "zeros_like", "ones", "ones_like", "full", "full_like",
+    "rand", "randn", "randint", "rand_like", "randn_like", "randint_like", "randperm", "arange", "linspace",
+    "logspace", "eye", "tensor", "as_tensor", "from_numpy", "as_strided", "cat", "concat", "concatenate",
+    "stack", "hstack", "vstack", "split", "chunk", "tensor_split", "reshape", "flatten", "unflatten",
+    "squeeze", "unsqueeze", "permute", "transpose", "swapaxes", "movedim", "t", "narrow", "select",
+    "broadcast_to", "broadcast_tensors", "unbind", "view_as_real", "view_as_complex", "numel", "is_tensor",
+    "is_floating_point", "manual_seed", "seed", "no_grad", "inference_mode", "enable_grad",
+    "set_grad_enabled", "device", "Size", "finfo", "iinfo", "get_default_dtype", "set_default_dtype",
+    "result_type", "promote_types", "can_cast", "is_grad_enabled", "Generator", "Tensor", "clone",
+    "contiguous", "empty_like", "dtype", "set_printoptions", "compile", "use_deterministic_algorithms",
+}
+# torch sub-namespaces that never compute on the problem's tensors
+_NONCOMPUTE_NAMESPACES = ("torch.cuda", "torch.backends", "torch.utils", "torch.nn.init", "torch.jit",
+                          "torch.autograd", "torch.testing", "torch.distributed", "torch.library",
+                          "torch.ops", "torch._", "torch.nn.parameter", "torch.random", "torch.amp",
+                          "torch.cpu", "torch.compiler", "torch.fx")
+# torch.nn classes that hold no computation, or are containers
+_NONCOMPUTE_MODULES = {"Parameter", "Identity", "Flatten", "Unflatten", "ModuleList", "ModuleDict",
+                       "ParameterList", "ParameterDict", "Buffer"}
+# tensor methods that do not compute the operation
+_NONCOMPUTE_METHODS = {
+    "view", "reshape", "contiguous", "flatten", "unflatten", "squeeze", "unsqueeze", "permute", "transpose",
+    "t", "expand", "expand_as", "view_as", "reshape_as", "to", "cuda", "cpu", "float", "double", "half",
+    "bfloat16", "int", "long", "bool", "short", "byte", "char", "type", "type_as", "size", "numel", "dim",
+    "item", "tolist", "stride", "data_ptr", "element_size", "is_contiguous", "clone", "detach", "detach_",
+    "requires_grad_", "zero_", "fill_", "copy_", "narrow", "select", "split", "chunk", "unbind", "as_strided",
+    "new_empty", "new_zeros", "new_ones", "new_full", "new_tensor", "numpy", "get_device", "storage_offset",
+    "nelement", "ndimension", "pin_memory", "record_stream", "repeat", "tile", "movedim", "swapaxes",
+    "is_floating_point", "untyped_storage", "storage", "register_hook", "retain_grad", "share_memory_",
+    "nbytes", "itemsize", "is_set_to", "__len__", "__getitem__", "format", "join", "append", "extend",
+    "get", "items", "keys", "values", "update", "pop", "insert", "index", "count", "startswith", "endswith",
+    "replace", "strip", "lower", "upper", "setdefault", "copy", "sort_keys", "encode", "decode",
+}
+# attributes of a tensor that are tensors themselves
+_TENSOR_ATTRIBUTES = {"T", "mT", "H", "mH", "data", "real", "imag", "grad"}
+_BUILTINS = set(dir(builtins))
+_ALLOCATORS = {"empty", "empty_like", "empty_strided", "zeros", "zeros_like", "ones", "ones_like", "full",
+               "full_like", "new_empty", "new_zeros", "new_ones", "new_full", "empty_cache_like"}
+_SCALAR_ANNOTATIONS = {"int", "float", "bool", "str", "tuple", "list", "dict", "Tuple", "List", "Dict",
+                       "Optional", "Sequence"}
+
+
+@dataclass
+class FunctionInfo:
+    node: _FunctionNode
+    cls: ast.ClassDef | None
+    self_name: str | None  # the first parameter of a method; None for functions and static methods
+    callees: list[FunctionInfo] = field(default_factory=list)
+    invocations: list[ast.Call] = field(default_factory=list)  # calls that run compiled code
+    invokes: bool = False  # runs compiled code, here or through a callee on the forward path
+
+
+class ForwardFlow:
+    """The forward path of ModelNew and the handles on compiled code (see the module docstring)."""
+
+    def __init__(self, solution: Solution) -> None:
+        self.solution = solution
+        self.imports: ImportMap = solution.imports
+        self.name_handles: dict[str, str] = {}  # variable -> "ext" | "kernel" | "rawmodule" | "callable"
+        self.attr_handles: dict[str, str] = {}  # self attribute -> kind
+        self.function_handles: dict[str, str] = {}  # function or method name -> kind of handle it returns
+        self.attr_classes: dict[str, ast.ClassDef] = {}  # self attribute -> in-file class of its instance
+        self.attr_torch_modules: dict[str, str] = {}  # self attribute -> torch.nn class name
+        self.attr_tensors: set[str] = set()  # self attributes holding tensors (parameters, buffers)
+        self._collect()
+        self.forward: ast.FunctionDef | None = None
+        self.functions: list[FunctionInfo] = []
+        model = solution.model_new
+        if model is not None:
+            forward = solution.method(model, "forward")
+            if isinstance(forward, ast.FunctionDef):
+                self.forward = forward
+                self._walk_forward_path(model, forward)
+
+    # ---------------------------------------------------------------------------------------- handles
+
+    def handle_kind(self, expr: ast.expr | None, depth: int = 0) -> str | None:
+        if expr is None or depth > 20:
+            return None
+        if isinstance(expr, ast.Call):
+            name = callee_name(expr)
+            qualified = self.imports.qualify(expr.func) or ""
+            if name == "load_inline" or (name == "load" and "cpp_extension" in qualified):
+                return "ext"
+            if name in ("RawKernel", "ElementwiseKernel", "ReductionKernel"):
+                return "kernel"
+            if name == "RawModule":
+                return "rawmodule"
+            if name == "get_function" and isinstance(expr.func, ast.Attribute) and self.handle_kind(
+                    expr.func.value, depth + 1) == "rawmodule":
+                return "kernel"
+            if name == "getattr" and expr.args and self.handle_kind(expr.args[0], depth + 1) == "ext":
+                return "callable"
+            if qualified in ("functools.partial", "partial") and expr.args and self.handle_kind(
+                    expr.args[0], depth + 1) in ("callable", "kernel"):
+                return "callable"
+            if isinstance(expr.func, ast.Name) and expr.func.id in self.function_handles:
+                return self.function_handles[expr.func.id]
+            if isinstance(expr.func, ast.Attribute) and isinstance(expr.func.value, ast.Name) \
+                    and expr.func.value.id in ("self", "cls") and expr.func.attr in self.function_handles:
+                return self.function_handles[expr.func.attr]
+            return None
+        if isinstance(expr, ast.Name):
+            return self.name_handles.get(expr.id)
+        if isinstance(expr, ast.Attribute):
+            if isinstance(expr.value, ast.Name) and expr.value.id in ("self", "cls") \
+                    and expr.attr in self.attr_handles:
+                return self.attr_handles[expr.attr]
+            if isinstance(expr.value, ast.Name) and expr.value.id in self.solution.classes \
+                    and expr.attr in self.attr_handles:
+                return self.attr_handles[expr.attr]  # a class attribute: ModelNew.ext
+            base = self.handle_kind(expr.value, depth + 1)
+            if base == "ext":
+                return "callable"
+            return None
+        if isinstance(expr, ast.IfExp):
+            return self.handle_kind(expr.body, depth + 1) or self.handle_kind(expr.orelse, depth + 1)
+        if isinstance(expr, ast.BoolOp):
+            for value in expr.values:
+                kind = self.handle_kind(value, depth + 1)
+                if kind:
+                    return kind
+        return None
+
+    def is_invocation(self, call: ast.Call) -> bool:
+        """A call that runs compiled code: `mod.fn(x)`, `self.op.fn(x)`, `kernel(grid, block, args)`."""
+        kind = self.handle_kind(call.func)
+        if kind in ("callable", "kernel"):
+            return True
+        qualified = self.imports.qualify(call.func) or ""
+        if qualified.startswith("torch.ops.") and not qualified.startswith(("torch.ops.aten.", "torch.ops.prims.")):
+            return bool(self.solution.load_inline_calls)
+        return False
+
+    def _collect(self) -> None:
+        module = self.solution.module
+        assigns: list[tuple[ast.expr, ast.expr, bool]] = []  # (target, value, in a class body)
+        class_bodies = {id(s) for c in self.solution.classes.values() for s in c.body}
+        returns: list[tuple[str, ast.expr]] = []
+        for node in ast.walk(module):
+            if isinstance(node, ast.Assign):
+                for target in node.targets:
+                    assigns.append((target, node.value, id(node) in class_bodies))
+            elif isinstance(node, ast.AnnAssign) and node.value is not None:
+                assigns.append((node.target, node.value, id(node) in class_bodies))
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                for sub in _own_nodes(node):
+                    if isinstance(sub, ast.Return) and sub.value is not None:
+                        returns.append((node.name, sub.value))
+        for _ in range(8):
+            changed = False
+            for target, value, in_class in assigns:
+                kind = self.handle_kind(value)
+                if kind is None:
+                    continue
+                if isinstance(target, ast.Name):
+                    table, key = (self.attr_handles if in_class else self.name_handles), target.id
+                elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
+                        and target.value.id in ("self", "cls"):
+                    table, key = self.attr_handles, target.attr
+                else:
+                    continue
+                if table.get(key) != kind:
+                    table[key] = kind
+                    changed = True
+            for name, value in returns:
+                kind = self.handle_kind(value)
+                if kind and self.function_handles.get(name) != kind:
+                    self.function_handles[name] = kind
+                    changed = True
+            if not changed:
+                break
+        for target, value, _ in assigns:
+            if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+                    and target.value.id == "self"):
+                continue
+            if isinstance(value, ast.Call):
+                qualified = self.imports.qualify(value.func) or ""
+                if isinstance(value.func, ast.Name) and value.func.id in self.solution.classes:
+                    self.attr_classes[target.attr] = self.solution.classes[value.func.id]
+                elif qualified.startswith("torch.nn.") and qualified.count(".") == 2:
+                    last = qualified.rsplit(".", 1)[-1]
+                    if last in ("Parameter", "Buffer"):
+                        self.attr_tensors.add(target.attr)
+                    elif last not in _NONCOMPUTE_MODULES and last[:1].isupper():
+                        self.attr_torch_modules[target.attr] = last
+                elif qualified.startswith("torch.") and not qualified.startswith(_NONCOMPUTE_NAMESPACES):
+                    self.attr_tensors.add(target.attr)
+        for node in ast.walk(module):
+            if isinstance(node, ast.Call) and callee_name(node) == "register_buffer" and node.args and \
+                    isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+                self.attr_tensors.add(node.args[0].value)
+
+    # ---------------------------------------------------------------------------------- forward path
+
+    def _walk_forward_path(self, model: ast.ClassDef, forward: ast.FunctionDef) -> None:
+        infos: dict[int, FunctionInfo] = {}
+
+        def info_for(node: _FunctionNode, cls: ast.ClassDef | None) -> FunctionInfo:
+            if id(node) not in infos:
+                self_name = None
+                is_static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list)
+                if cls is not None and node.args.args and not is_static:
+                    self_name = node.args.args[0].arg
+                infos[id(node)] = FunctionInfo(node, cls, self_name)
+                queue.append(infos[id(node)])
+            return infos[id(node)]
+
+        queue: list[FunctionInfo] = []
+        info_for(forward, model)
+        index = 0
+        while index < len(queue):
+            info = queue[index]
+            index += 1
+            for call in _calls(info.node):
+                if self.is_invocation(call):
+                    info.invocations.append(call)
+                    continue
+                for target, cls in self._call_targets(call, info):
+                    callee = info_for(target, cls)
+                    if callee not in info.callees:
+                        info.callees.append(callee)
+        self.functions = queue
+        # propagate "invokes" up the call graph
+        for info in queue:
+            info.invokes = bool(info.invocations)
+        for _ in range(len(queue) + 1):
+            changed = False
+            for info in queue:
+                if not info.invokes and any(c.invokes for c in info.callees):
+                    info.invokes = changed = True
+            if not changed:
+                break
+
+    def _call_targets(self, call: ast.Call, info: FunctionInfo) -> list[tuple[_FunctionNode, ast.ClassDef | None]]:
+        solution = self.solution
+        func = call.func
+        found: list[tuple[_FunctionNode, ast.ClassDef | None]] = []
+        if isinstance(func, ast.Attribute):
+            value = func.value
+            if isinstance(value, ast.Name) and info.self_name and value.id == info.self_name and info.cls:
+                method = solution.method(info.cls, func.attr)
+                if method is not None:
+                    found.append((method, _owner(solution, info.cls, method)))
+            if isinstance(value, ast.Name) and value.id == "self" and func.attr in self.attr_classes:
+                pass  # self.block.forward(...) handled below through the attribute's class
+            if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "super" \
+                    and info.cls is not None:
+                for klass in solution.class_chain(info.cls)[1:]:
+                    method = solution.method(klass, func.attr)
+                    if method is not None:
+                        found.append((method, klass))
+                        break
+            if isinstance(value, ast.Name) and value.id in solution.classes and func.attr in ("apply", "forward"):
+                klass = solution.classes[value.id]
+                method = solution.method(klass, "forward")
+                if method is not None:
+                    found.append((method, klass))
+            if isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name) \
+                    and value.value.id == info.self_name and value.attr in self.attr_classes \
+                    and func.attr in ("forward", "__call__"):
+                klass = self.attr_classes[value.attr]
+                method = solution.method(klass, "forward")
+                if method is not None:
+                    found.append((method, klass))
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == info.self_name \
+                and func.attr in self.attr_classes:
+            klass = self.attr_classes[func.attr]
+            method = solution.method(klass, "forward") or solution.method(klass, "__call__")
+            if method is not None:
+                found.append((method, klass))
+        if isinstance(func, ast.Name):
+            if func.id in solution.functions:
+                found.append((solution.functions[func.id], None))
+            nested = _nested_function(info.node, func.id)
+            if nested is not None:
+                found.append((nested, info.cls))
+        if isinstance(func, ast.Call) and isinstance(func.func, ast.Name) and func.func.id in solution.classes:
+            klass = solution.classes[func.func.id]
+            method = solution.method(klass, "forward") or solution.method(klass, "__call__")
+            if method is not None:
+                found.append((method, klass))
+        return found
+
+    @property
+    def reaches_kernel(self) -> bool:
+        return bool(self.functions) and self.functions[0].invokes
+
+    def info(self, node: _FunctionNode) -> FunctionInfo | None:
+        return next((i for i in self.functions if i.node is node), None)
+
+    def invoking_calls(self, node: ast.AST, info: FunctionInfo) -> list[ast.Call]:
+        """Calls under `node` that run compiled code, directly or through a forward-path callee."""
+        found = []
+        for call in (n for n in ast.walk(node) if isinstance(n, ast.Call)):
+            if self.is_invocation(call):
+                found.append(call)
+            elif any(self.info(t) is not None and self.info(t).invokes for t, _ in self._call_targets(call, info)):
+                found.append(call)
+        return found
+
+    def unresolved_calls(self) -> list[ast.Call]:
+        """Calls on the forward path whose target cudalint cannot name: a subscripted or computed
+        callee, an attribute of self that is neither a method nor a known submodule, a local callable.
+        Any of them might run the kernel."""
+        if hasattr(self, "_unresolved"):
+            return self._unresolved
+        solution = self.solution
+        unresolved = []
+        for info in self.functions:
+            local_functions = {n.name for n in ast.walk(info.node) if isinstance(n, ast.FunctionDef)}
+            for node in ast.walk(info.node):
+                if not isinstance(node, ast.Call) or self.is_invocation(node):
+                    continue
+                func = node.func
+                if isinstance(func, ast.Name):
+                    if func.id in _BUILTINS or func.id in solution.functions or func.id in solution.classes \
+                            or func.id in self.imports.aliases or func.id in local_functions \
+                            or func.id in self.name_handles:
+                        continue
+                    unresolved.append(node)
+                elif isinstance(func, ast.Attribute):
+                    if isinstance(func.value, ast.Name) and info.self_name and func.value.id == info.self_name:
+                        attr = func.attr
+                        if info.cls is not None and solution.method(info.cls, attr) is not None:
+                            continue
+                        if attr in self.attr_classes or attr in self.attr_torch_modules or attr in self.attr_handles:
+                            continue
+                        unresolved.append(node)
+                elif not isinstance(func, ast.Call):
+                    unresolved.append(node)  # subscripted or computed callee
+        self._unresolved = unresolved
+        return unresolved
+
+    # ------------------------------------------------------------------------------- torch compute
+
+    def typing(self, info: FunctionInfo) -> Typing:
+        """The (cached) typing of one forward-path function."""
+        cache = self.__dict__.setdefault("_typings", {})
+        if id(info) not in cache:
+            cache[id(info)] = Typing(self, info)
+        return cache[id(info)]
+
+
+class Typing:
+    """Which names of one function hold tensors, which hold compiled-code results, and which
+    expressions compute with torch."""
+
+    def __init__(self, flow: ForwardFlow, info: FunctionInfo) -> None:
+        self.flow = flow
+        self.info = info
+        self.imports = flow.imports
+        self.tensors: set[str] = set()
+        self.tainted: set[str] = set()  # names holding (or written by) compiled-code results
+        node = info.node
+        arguments = node.args.posonlyargs + node.args.args + node.args.kwonlyargs
+        for arg in arguments:
+            if arg.arg == info.self_name:
+                continue
+            annotation = arg.annotation
+            if annotation is not None:
+                text = ast.unparse(annotation)
+                if text.split("[")[0].split(".")[-1] in _SCALAR_ANNOTATIONS:
+                    continue
+            self.tensors.add(arg.arg)
+        if node.args.vararg:
+            self.tensors.add(node.args.vararg.arg)
+        self._infer()
+
+    def _infer(self) -> None:
+        statements = [s for s in _own_nodes(self.info.node) if isinstance(s, (ast.Assign, ast.AugAssign,
+                                                                              ast.AnnAssign, ast.For, ast.With))]
+        calls = [c for c in _own_nodes(self.info.node) if isinstance(c, ast.Call)]
+        for _ in range(6):
+            before = (len(self.tensors), len(self.tainted))
+            for statement in statements:
+                targets, value = _targets_and_value(statement)
+                if value is None:
+                    continue
+                tensor = self.is_tensor(value)
+                tainted = self.is_tainted(value)
+                for target in targets:
+                    for name in _names_in_target(target):
+                        if tensor:
+                            self.tensors.add(name)
+                        if tainted:
+                            self.tainted.add(name)
+            for call in calls:  # compiled code may write the buffers it is given in place
+                if self.flow.is_invocation(call) or call in self._invoking_helpers():
+                    self.tainted.update(self.output_buffers(call))
+            if (len(self.tensors), len(self.tainted)) == before:
+                break
+
+    @cached_property
+    def allocated(self) -> set[str]:
+        """Names assigned a fresh buffer (`torch.empty_like(x)`, `x.new_zeros(...)`) in this function."""
+        found: set[str] = set()
+        for statement in _own_nodes(self.info.node):
+            if isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Call):
+                name = callee_name(statement.value) or ""
+                if name in _ALLOCATORS:
+                    for target in statement.targets:
+                        found.update(_names_in_target(target))
+        return found
+
+    def output_buffers(self, call: ast.Call) -> set[str]:
+        """The allocated buffers passed to a kernel call: it may write them in place."""
+        return {sub.id for arg in list(call.args) + [k.value for k in call.keywords] for sub in ast.walk(arg)
+                if isinstance(sub, ast.Name) and sub.id in self.allocated}
+
+    def _invoking_helpers(self) -> list[ast.Call]:
+        if not hasattr(self, "_helpers"):
+            self._helpers = self.flow.invoking_calls(self.info.node, self.info)
+        return self._helpers
+
+    def is_tainted(self, expr: ast.expr) -> bool:
+        for sub in ast.walk(expr):
+            if isinstance(sub, ast.Name) and sub.id in self.tainted:
+                return True
+            if isinstance(sub, ast.Call) and self.runs_kernel(sub):
+                return True
+        return False
+
+    def runs_kernel(self, call: ast.Call) -> bool:
+        """The call runs compiled code, or might (a callee cudalint cannot follow)."""
+        return self.flow.is_invocation(call) or call in self._invoking_helpers() \
+            or call in self.flow.unresolved_calls()
+
+    def is_tensor(self, expr: ast.expr | None) -> bool:
+        if expr is None:
+            return False
+        if isinstance(expr, ast.Name):
+            return expr.id in self.tensors or expr.id in self.tainted
+        if isinstance(expr, ast.Attribute):
+            if isinstance(expr.value, ast.Name) and expr.value.id == self.info.self_name:
+                return expr.attr in self.flow.attr_tensors
+            if expr.attr in ("weight", "bias") and isinstance(expr.value, ast.Attribute) \
+                    and expr.value.attr in self.flow.attr_torch_modules:
+                return True
+            return expr.attr in _TENSOR_ATTRIBUTES and self.is_tensor(expr.value)
+        if isinstance(expr, ast.Subscript):
+            return self.is_tensor(expr.value)
+        if isinstance(expr, ast.BinOp):
+            return self.is_tensor(expr.left) or self.is_tensor(expr.right)
+        if isinstance(expr, ast.UnaryOp):
+            return self.is_tensor(expr.operand)
+        if isinstance(expr, ast.IfExp):
+            return self.is_tensor(expr.body) or self.is_tensor(expr.orelse)
+        if isinstance(expr, ast.Call):
+            if self.flow.is_invocation(expr):
+                return True
+            qualified = self.imports.qualify(expr.func) or ""
+            if qualified.startswith("torch.") and not qualified.startswith(_NONCOMPUTE_NAMESPACES):
+                last = qualified.rsplit(".", 1)[-1]
+                return last not in ("numel", "is_tensor", "is_floating_point", "get_default_dtype", "device",
+                                    "Size", "finfo", "iinfo", "no_grad", "inference_mode", "dtype")
+            if isinstance(expr.func, ast.Attribute):
+                method = expr.func.attr
+                if method in ("size", "numel", "dim", "item", "tolist", "stride", "data_ptr", "element_size",
+                              "is_contiguous", "nelement", "ndimension", "get_device", "storage_offset"):
+                    return False
+                if self.is_tensor(expr.func.value):
+                    return True
+                if self._is_torch_module(expr.func):
+                    return True
+        return False
+
+    def _is_torch_module(self, func: ast.expr) -> bool:
+        return isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
+            and func.value.id == self.info.self_name and func.attr in self.flow.attr_torch_modules
+
+    def compute_nodes(self, expr: ast.AST) -> list[ast.AST]:
+        """The sub-expressions of `expr` that compute with PyTorch."""
+        found: list[ast.AST] = []
+        for sub in ast.walk(expr):
+            if isinstance(sub, (ast.Lambda, ast.FunctionDef)):
+                continue
+            if isinstance(sub, ast.BinOp) and not isinstance(sub.op, ast.Mod) and (
+                    self.is_tensor(sub.left) or self.is_tensor(sub.right)):
+                found.append(sub)
+            elif isinstance(sub, ast.UnaryOp) and isinstance(sub.op, (ast.USub, ast.Invert)) and self.is_tensor(sub.operand):
+                found.append(sub)
+            elif isinstance(sub, ast.Compare) and any(self.is_tensor(x) for x in [sub.left, *sub.comparators]) \
+                    and not any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in sub.ops):
+                found.append(sub)
+            elif isinstance(sub, ast.Call) and self._is_compute_call(sub):
+                found.append(sub)
+        return found
+
+    def _is_compute_call(self, call: ast.Call) -> bool:
+        if self.flow.is_invocation(call) or call in self._invoking_helpers():
+            return False
+        qualified = self.imports.qualify(call.func) or ""
+        if qualified.startswith("torch."):
+            if qualified.startswith(_NONCOMPUTE_NAMESPACES):
+                return False
+            last = qualified.rsplit(".", 1)[-1]
+            if qualified.startswith("torch.nn.") and not qualified.startswith("torch.nn.functional."):
+                return False  # constructing a layer, not running it
+            return last not in _NONCOMPUTE_TORCH and last != "pad"
+        if self._is_torch_module(call.func):
+            return True
+        if isinstance(call.func, ast.Attribute):
+            if call.func.attr in _NONCOMPUTE_METHODS or call.func.attr.startswith("__"):
+                return False
+            return self.is_tensor(call.func.value)
+        return False
+
+    def is_compute(self, expr: ast.AST) -> bool:
+        return bool(self.compute_nodes(expr))
+
+
+def device_polarity(test: ast.expr) -> bool | None:
+    """Whether a condition that only asks where tensors live is true for CUDA tensors (`x.is_cuda`:
+    True; `not x.is_cuda`, `x.device.type == "cpu"`: False); None for any other condition."""
+    if isinstance(test, ast.BoolOp):
+        values = {device_polarity(v) for v in test.values}
+        return values.pop() if len(values) == 1 else None
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = device_polarity(test.operand)
+        return None if inner is None else not inner
+    text = ast.unparse(test)
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and "device" in text:
+        equal = isinstance(test.ops[0], (ast.Eq, ast.Is))
+        if not equal and not isinstance(test.ops[0], (ast.NotEq, ast.IsNot)):
+            return None
+        if "'cpu'" in text or '"cpu"' in text:
+            return not equal
+        if "'cuda'" in text or '"cuda"' in text:
+            return equal
+        return None
+    if isinstance(test, (ast.Attribute, ast.Call)):
+        if text.endswith((".is_cuda", "torch.cuda.is_available()")):
+            return True
+        if text.endswith(".is_cpu"):
+            return False
+    return None
+
+
+def cpu_only_statements(function: _FunctionNode) -> set[int]:
+    """ids of the statements of `function` that only run for CPU tensors: under `if not x.is_cuda:`, in
+    the else of `if x.is_cuda:`, or after `if x.is_cuda: return ...`. A GPU harness never runs them."""
+    found: set[int] = set()
+
+    def ends_in_return(body: list[ast.stmt]) -> bool:
+        return bool(body) and isinstance(body[-1], (ast.Return, ast.Raise))
+
+    def visit(body: list[ast.stmt], cpu_only: bool) -> None:
+        for statement in body:
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                continue
+            if cpu_only:
+                found.add(id(statement))
+            if isinstance(statement, ast.If):
+                polarity = device_polarity(statement.test)
+                visit(statement.body, cpu_only or polarity is False)
+                visit(statement.orelse, cpu_only or polarity is True)
+                if polarity is True and ends_in_return(statement.body):
+                    cpu_only = True
+                continue
+            for name in ("body", "orelse", "finalbody"):
+                visit(getattr(statement, name, []) or [], cpu_only)
+            for handler in getattr(statement, "handlers", []) or []:
+                visit(handler.body, cpu_only)
+
+    visit(function.body, False)
+    return found
+
+
+def _owner(solution: Solution, cls: ast.ClassDef, method: _FunctionNode) -> ast.ClassDef:
+    for klass in solution.class_chain(cls):
+        if method in klass.body:
+            return klass
+    return cls
+
+
+def _nested_function(function: _FunctionNode, name: str) -> _FunctionNode | None:
+    for node in ast.walk(function):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node is not function and node.name == name:
+            return node
+    return None
+
+
+def _own_nodes(function: _FunctionNode):
+    """Every node of `function`, nested functions included (closures run as part of it)."""
+    for statement in function.body:
+        yield from ast.walk(statement)
+
+
+def _calls(function: _FunctionNode) -> list[ast.Call]:
+    return [n for n in _own_nodes(function) if isinstance(n, ast.Call)]
+
+
+def _targets_and_value(statement: ast.stmt) -> tuple[list[ast.expr], ast.expr | None]:
+    if isinstance(statement, ast.Assign):
+        return statement.targets, statement.value
+    if isinstance(statement, (ast.AugAssign, ast.AnnAssign)):
+        return [statement.target], statement.value
+    if isinstance(statement, ast.For):
+        return [statement.target], statement.iter
+    if isinstance(statement, ast.With):
+        pairs = [(i.optional_vars, i.context_expr) for i in statement.items if i.optional_vars is not None]
+        if pairs:
+            return [pairs[0][0]], pairs[0][1]
+    return [], None
+
+
+def _names_in_target(target: ast.expr) -> list[str]:
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [n for e in target.elts for n in _names_in_target(e)]
+    if isinstance(target, ast.Starred):
+        return _names_in_target(target.value)
+    if isinstance(target, ast.Subscript):
+        return _names_in_target(target.value)  # out[...] = value writes out
+    return []
+
+
+def statements_in_order(function: _FunctionNode) -> list[ast.stmt]:
+    """The simple statements of `function` (not of nested functions), in source order."""
+    found: list[ast.stmt] = []
+
+    def visit(body: list[ast.stmt]) -> None:
+        for statement in body:
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                continue
+            found.append(statement)
+            for name in ("body", "orelse", "finalbody"):
+                visit(getattr(statement, name, []) or [])
+            for handler in getattr(statement, "handlers", []) or []:
+                visit(handler.body)
+            for case in getattr(statement, "cases", []) or []:
+                visit(case.body)
+
+    visit(function.body)
+    return found
+
+
+# ------------------------------------------------------------------------------------ per-document state
+
+
+def line_location(document, line: int):
+    """The Location of a whole line of the document (leading indentation excluded)."""
+    from cudalint.findings import Location
+
+    lines = document.text.splitlines()
+    text = lines[line - 1] if 0 < line <= len(lines) else ""
+    start = len(text) - len(text.lstrip()) + 1
+    return Location(document.path, line, start, line, max(len(text) + 1, start + 1))
+
+
+def node_location(document, node: ast.AST):
+    """The Location of a Python AST node; a node spanning several lines is reported on its first."""
+    from cudalint.findings import Location
+
+    end_line = getattr(node, "end_lineno", None) or node.lineno
+    if end_line != node.lineno:
+        return line_location(document, node.lineno)
+    end_column = (getattr(node, "end_col_offset", None) or node.col_offset) + 1
+    return Location(document.path, node.lineno, node.col_offset + 1, end_line, end_column)
+
+
+
+class DocumentState:
+    """What the harness rules share about the document being linted: the solution, its forward flow,
+    and the parsed CUDA units seen so far (unit-scope rules collect them, one call per unit)."""
+
+    def __init__(self, document) -> None:
+        self.document = document
+        self.units: list = []  # UnitFacts, in document order
+        self.cache: dict = {}
+        self._solution: Solution | None = None
+        self._flow: ForwardFlow | None = None
+
+    @property
+    def solution(self) -> Solution | None:
+        document = self.document
+        if document.kind != "python" or document.python_module is None:
+            return None
+        if self._solution is None:
+            self._solution = parse_solution(document.python_module, document.text, document.path)
+        return self._solution
+
+    @property
+    def flow(self) -> ForwardFlow | None:
+        if self._flow is None and self.solution is not None:
+            self._flow = ForwardFlow(self.solution)
+        return self._flow
+
+
+_local = threading.local()
+
+
+def state_of(document) -> DocumentState:
+    current = getattr(_local, "state", None)
+    if current is None or current.document is not document:
+        current = DocumentState(document)
+        _local.state = current
+    return current
+
+
+def record_unit(ctx) -> tuple[DocumentState, bool]:
+    """Record the unit a unit-scope rule is looking at; returns the state and whether this is the
+    document's last unit (then every unit that parsed has been recorded)."""
+    state = state_of(ctx.document)
+    facts = ctx.facts
+    if all(f is not facts for f in state.units):
+        state.units.append(facts)
+    return state, facts.unit is ctx.document.units[-1]
+
+
+def reference_of(ctx):
+    """The reference problem of the document being linted: `options.reference`, else the problem found
+    in `options.problems` by the file's run-directory name, else the `get_inputs` of the file itself;
+    None when none is known."""
+    from cudalint.harness.kernelbench import parse_reference, reference_for, reference_from_module
+
+    state = state_of(ctx.document)
+    if "reference" not in state.cache:
+        options = ctx.options
+        found = None
+        path = reference_for(ctx.document.path, getattr(options, "reference", None),
+                             getattr(options, "problems", None))
+        if path is not None:
+            found = parse_reference(path)
+        if found is None and ctx.document.python_module is not None:
+            found = reference_from_module(ctx.document.python_module, ctx.document.path)
+        state.cache["reference"] = found
+    return state.cache["reference"]

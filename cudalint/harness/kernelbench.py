@@ -1,0 +1,654 @@
+"""KernelBench conventions, read from the Python AST (never by regex over the text).
+
+A *solution* is a Python module with `class ModelNew(nn.Module)` whose CUDA is compiled at import time
+by `torch.utils.cpp_extension.load_inline(name=..., cpp_sources=..., cuda_sources=..., functions=[...],
+extra_cuda_cflags=[...])` (or by cupy's `RawKernel`/`RawModule`). The compiled extension is bound to a
+variable (`mod = load_inline(...)`), usually stored on the model (`self.op = mod`) and called from
+`forward` (`self.op.fn(x)` or `mod.fn(x)`).
+
+A *reference* (problem) file holds `class Model(nn.Module)`, `get_inputs()` and `get_init_inputs()`,
+usually with module-level sizes (`batch_size = 16`, `dim = 16384`) that `get_inputs` uses.
+
+Run directories hold one solution per file, named `level_<L>_problem_<P>_sample_<S>_kernel.py`. Given a
+problems directory, the reference of such a file is found by level and problem id; the layout supported
+is KernelBench's own: `<problems>/level<L>/<P>_<Name>.py` (also `<problems>/KernelBench/level<L>/...`,
+so the repository root can be given).
+
+What makes a file a KernelBench solution (so that CL400 can say it is an invalid one): it defines or
+names `ModelNew`, or it compiles CUDA through `load_inline`/`RawKernel`/`RawModule`, or its name follows
+the run-directory pattern. A helper module, or a reference file with `Model` and `get_inputs` but no
+CUDA, is not a solution and is never reported as an invalid one.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+RUN_NAME = re.compile(r"level_(\d+)_problem_(\d+)_sample_(\d+)_kernel\.py$")
+
+# callees that compile CUDA from strings the file holds
+LOAD_INLINE = "load_inline"
+CUPY_SOURCES = ("RawKernel", "RawModule")
+# other ways a solution may build or run device code that cudalint does not read: a solution using
+# them is not "without a build", and forward-path rules stay silent about it
+_FOREIGN_MODULES = ("triton", "numba", "pycuda", "tilelang", "cuda", "cutlass", "warp", "taichi", "jax")
+_OTHER_BUILDERS = {"load", "ElementwiseKernel", "ReductionKernel", "SourceModule", "compile_kernel",
+                   "_get_cuda_kernel", "jit", "CUDAKernel"}
+
+HALF_DTYPES = {"torch.float16", "torch.half", "torch.bfloat16"}
+
+
+# ------------------------------------------------------------------------------------------ run layout
+
+
+@dataclass(frozen=True)
+class RunEntry:
+    level: int
+    problem: int
+    sample: int
+
+
+def parse_run_name(path: str) -> RunEntry | None:
+    """The level, problem and sample of a run file `level_<L>_problem_<P>_sample_<S>_kernel.py`."""
+    match = RUN_NAME.search(os.path.basename(path))
+    if match is None:
+        return None
+    return RunEntry(int(match.group(1)), int(match.group(2)), int(match.group(3)))
+
+
+def find_reference(problems_dir: str, level: int, problem: int) -> str | None:
+    """The reference file of (level, problem) in a KernelBench problems directory:
+    `<problems_dir>/level<L>/<P>_<Name>.py`, or the same under `<problems_dir>/KernelBench/`."""
+    for base in (problems_dir, os.path.join(problems_dir, "KernelBench")):
+        for name in (f"level{level}", f"level_{level}"):
+            directory = os.path.join(base, name)
+            if not os.path.isdir(directory):
+                continue
+            for entry in sorted(os.listdir(directory)):
+                match = re.match(r"(\d+)_.*\.py$", entry)
+                if match and int(match.group(1)) == problem:
+                    return os.path.join(directory, entry)
+    return None
+
+
+def reference_for(path: str, reference: str | None = None, problems: str | None = None) -> str | None:
+    """The reference file for the solution at `path`: `reference` when given, else the file found in
+    `problems` from the run-directory name of `path`."""
+    if reference:
+        return reference
+    if problems:
+        entry = parse_run_name(path)
+        if entry is not None:
+            return find_reference(problems, entry.level, entry.problem)
+    return None
+
+
+# -------------------------------------------------------------------------------------------- imports
+
+
+class ImportMap:
+    """Local names bound by imports, anywhere in the module, mapped to dotted paths:
+    `import torch.nn as nn` gives nn -> torch.nn; `from torch.utils.cpp_extension import load_inline`
+    gives load_inline -> torch.utils.cpp_extension.load_inline."""
+
+    def __init__(self, module: ast.Module, nodes: list[ast.AST] | None = None) -> None:
+        self.aliases: dict[str, str] = {}
+        self.modules: set[str] = set()  # every module imported, top-level packages included
+        for node in (nodes if nodes is not None else ast.walk(module)):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    self.modules.add(alias.name)
+                    if alias.asname:
+                        self.aliases[alias.asname] = alias.name
+                    else:
+                        top = alias.name.split(".")[0]
+                        self.aliases[top] = top
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                self.modules.add(node.module)
+                for alias in node.names:
+                    self.aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+
+    def imports(self, package: str) -> bool:
+        return any(m == package or m.startswith(package + ".") for m in self.modules)
+
+    def qualify(self, expr: ast.expr | None) -> str | None:
+        """The dotted name of a Name/Attribute chain, with import aliases resolved; None otherwise."""
+        if isinstance(expr, ast.Name):
+            return self.aliases.get(expr.id, expr.id)
+        if isinstance(expr, ast.Attribute):
+            base = self.qualify(expr.value)
+            return f"{base}.{expr.attr}" if base is not None else None
+        return None
+
+
+def callee_name(call: ast.Call) -> str | None:
+    """The last name of the callee: `load_inline` for `torch.utils.cpp_extension.load_inline(...)`."""
+    func = call.func
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    if isinstance(func, ast.Name):
+        return func.id
+    return None
+
+
+def argument(call: ast.Call, keyword: str, position: int | None) -> ast.expr | None:
+    for kw in call.keywords:
+        if kw.arg == keyword:
+            return kw.value
+    if position is not None and len(call.args) > position and not any(
+            isinstance(a, ast.Starred) for a in call.args[: position + 1]):
+        return call.args[position]
+    return None
+
+
+# ------------------------------------------------------------------------------------------- solution
+
+
+@dataclass
+class SourceArgument:
+    """One `cpp_sources`/`cuda_sources` argument of a load_inline call."""
+
+    node: ast.expr | None  # None: not passed
+    text: str | None  # the resolved source; None when it cannot be resolved statically
+    undefined_names: list[ast.Name] = field(default_factory=list)  # names it uses that nothing binds
+
+    @property
+    def given(self) -> bool:
+        return self.node is not None and not (isinstance(self.node, ast.Constant) and self.node.value is None)
+
+    @property
+    def empty(self) -> bool:
+        return self.text is not None and not self.text.strip()
+
+
+@dataclass
+class LoadInlineCall:
+    call: ast.Call
+    name: str | None  # the extension's name= when a string
+    cpp: SourceArgument
+    cuda: SourceArgument
+    # (function name, the string's node) for each entry of functions=[...]; None when not given or
+    # not a static list/str/dict of strings (`functions_given` tells which)
+    functions: list[tuple[str, ast.expr]] | None
+    functions_given: bool
+    extra_cuda_cflags: list[str] | None
+    target: str | None  # the module-level variable the result is assigned to, if any
+
+
+@dataclass
+class RawKernelCall:
+    call: ast.Call
+    kind: str  # "RawKernel" or "RawModule"
+    code: SourceArgument
+    kernel_name: str | None  # RawKernel's second argument
+    target: str | None
+
+
+@dataclass
+class Solution:
+    path: str
+    module: ast.Module
+    imports: ImportMap
+    classes: dict[str, ast.ClassDef]  # module level (also inside module-level if/try/with)
+    functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef]
+    assignments: dict[str, list[ast.expr]]  # module-level `name = value`
+    load_inline_calls: list[LoadInlineCall]
+    raw_kernels: list[RawKernelCall]
+    model_new: ast.ClassDef | None
+    model_new_named: bool  # ModelNew is defined, assigned or imported
+    other_builders: list[ast.Call]  # cpp_extension.load, cupy ElementwiseKernel, ...
+    get_inputs: ast.FunctionDef | None
+    get_init_inputs: ast.FunctionDef | None
+
+    @property
+    def uses_foreign_kernels(self) -> bool:
+        """Triton, numba, pycuda, ...: device code cudalint does not read."""
+        return any(self.imports.imports(m) for m in _FOREIGN_MODULES) or bool(self.other_builders)
+
+    @property
+    def is_kernelbench(self) -> bool:
+        return is_kernelbench_solution(self)
+
+    def class_chain(self, cls: ast.ClassDef) -> list[ast.ClassDef]:
+        """`cls` and its base classes defined in this file, nearest first."""
+        chain, stack = [], [cls]
+        while stack:
+            current = stack.pop(0)
+            if current in chain:
+                continue
+            chain.append(current)
+            for base in current.bases:
+                name = base.id if isinstance(base, ast.Name) else None
+                if name and name in self.classes:
+                    stack.append(self.classes[name])
+        return chain
+
+    def method(self, cls: ast.ClassDef, name: str) -> ast.FunctionDef | None:
+        for klass in self.class_chain(cls):
+            for node in klass.body:
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
+                    return node
+        return None
+
+    def is_subclass_of(self, cls: ast.ClassDef, qualified: str) -> bool:
+        """Whether `cls` derives (through classes of this file) from the class with dotted name
+        `qualified` (`torch.nn.Module`, `torch.autograd.Function`, `torch.Tensor`)."""
+        last = qualified.rsplit(".", 1)[-1]
+        for klass in self.class_chain(cls):
+            for base in klass.bases:
+                name = self.imports.qualify(base) or ""
+                if name == qualified or (name.startswith("torch.") and name.endswith("." + last)):
+                    return True
+        return False
+
+
+def is_kernelbench_solution(solution: Solution) -> bool:
+    return (solution.model_new_named or bool(solution.load_inline_calls) or bool(solution.raw_kernels)
+            or parse_run_name(solution.path) is not None)
+
+
+def _module_level_statements(body: list[ast.stmt]):
+    """Statements at module level, looking into if/try/with blocks (not into functions or classes)."""
+    for statement in body:
+        yield statement
+        if isinstance(statement, ast.If):
+            yield from _module_level_statements(statement.body)
+            yield from _module_level_statements(statement.orelse)
+        elif isinstance(statement, ast.Try) or type(statement).__name__ == "TryStar":
+            yield from _module_level_statements(statement.body)
+            for handler in statement.handlers:
+                yield from _module_level_statements(handler.body)
+            yield from _module_level_statements(statement.orelse)
+            yield from _module_level_statements(statement.finalbody)
+        elif isinstance(statement, (ast.With, ast.For, ast.While)):
+            yield from _module_level_statements(statement.body)
+
+
+def parse_solution(module: ast.Module, text: str, path: str = "<solution>.py") -> Solution:
+    """Read a (possible) solution module: its classes, functions, builds and KernelBench functions."""
+    nodes = list(ast.walk(module))
+    imports = ImportMap(module, nodes)
+    classes: dict[str, ast.ClassDef] = {}
+    functions: dict[str, ast.FunctionDef] = {}
+    assignments: dict[str, list[ast.expr]] = {}
+    model_new_named = False
+    for statement in _module_level_statements(module.body):
+        if isinstance(statement, ast.ClassDef):
+            classes.setdefault(statement.name, statement)
+        elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            functions.setdefault(statement.name, statement)
+        elif isinstance(statement, ast.Assign):
+            for target in statement.targets:
+                for name in _target_names(target):
+                    assignments.setdefault(name, []).append(statement.value)
+        elif isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name) and statement.value:
+            assignments.setdefault(statement.target.id, []).append(statement.value)
+        elif isinstance(statement, ast.ImportFrom):
+            model_new_named |= any((a.asname or a.name) == "ModelNew" for a in statement.names)
+    model_new = classes.get("ModelNew")
+    if model_new is None and "ModelNew" in assignments:
+        value = assignments["ModelNew"][-1]
+        if isinstance(value, ast.Name) and value.id in classes:
+            model_new = classes[value.id]
+    model_new_named |= model_new is not None or "ModelNew" in assignments
+
+    bound = _bound_names(nodes, imports)
+    resolver = _TextResolver(nodes)
+    targets = _assignment_targets(nodes)
+    load_inline_calls: list[LoadInlineCall] = []
+    raw_kernels: list[RawKernelCall] = []
+    other_builders: list[ast.Call] = []
+    for node in nodes:
+        if not isinstance(node, ast.Call):
+            continue
+        name = callee_name(node)
+        if name == LOAD_INLINE:
+            load_inline_calls.append(_load_inline(node, resolver, bound, targets.get(id(node))))
+        elif name in CUPY_SOURCES:
+            code = _source_argument(argument(node, "code", 0), resolver, bound)
+            kernel = argument(node, "name", 1)
+            raw_kernels.append(RawKernelCall(
+                node, name, code, kernel.value if isinstance(kernel, ast.Constant) and isinstance(
+                    kernel.value, str) else None, targets.get(id(node))))
+        elif name in _OTHER_BUILDERS:
+            qualified = imports.qualify(node.func) or ""
+            if name != "load" or "cpp_extension" in qualified:
+                if name != "jit" or any(m in qualified for m in _FOREIGN_MODULES):
+                    other_builders.append(node)
+    return Solution(
+        path=path, module=module, imports=imports, classes=classes, functions=functions,
+        assignments=assignments, load_inline_calls=load_inline_calls, raw_kernels=raw_kernels,
+        model_new=model_new, model_new_named=model_new_named, other_builders=other_builders,
+        get_inputs=_function(functions, "get_inputs"), get_init_inputs=_function(functions, "get_init_inputs"),
+    )
+
+
+def _function(functions: dict, name: str) -> ast.FunctionDef | None:
+    node = functions.get(name)
+    return node if isinstance(node, ast.FunctionDef) else None
+
+
+def _target_names(target: ast.expr) -> list[str]:
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [n for element in target.elts for n in _target_names(element)]
+    return []
+
+
+def _assignment_targets(nodes: list[ast.AST]) -> dict[int, str]:
+    """id(call) -> the simple variable or `self.attr` its value is assigned to."""
+    found: dict[int, str] = {}
+    for node in nodes:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = node.targets[0]
+            if isinstance(target, ast.Name):
+                found[id(node.value)] = target.id
+            elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+                found[id(node.value)] = f"{target.value.id}.{target.attr}"
+    return found
+
+
+def _bound_names(nodes: list[ast.AST], imports: ImportMap) -> set[str]:
+    """Every name the module binds anywhere (assignments, defs, parameters, imports, loops, ...)."""
+    import builtins
+
+    names = set(dir(builtins)) | set(imports.aliases)
+    for node in nodes:
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            names.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+        elif isinstance(node, ast.alias):
+            names.add((node.asname or node.name).split(".")[0])
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            names.update(node.names)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            names.add(node.name)
+        elif isinstance(node, ast.MatchAs) and node.name:
+            names.add(node.name)
+    return names
+
+
+def _source_argument(node: ast.expr | None, resolver, bound: set[str]) -> SourceArgument:
+    if node is None:
+        return SourceArgument(None, None)
+    undefined = [n for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+                 and n.id not in bound]
+    return SourceArgument(node, resolver.resolve(node), undefined)
+
+
+class _TextResolver:
+    """The static value of a source expression, resolved exactly as `cudalint.sources` resolves the
+    CUDA units (so a unit is found by its text), without the per-character positions."""
+
+    def __init__(self, nodes: list[ast.AST]) -> None:
+        self.assignments: dict[str, list[ast.expr]] = {}
+        for node in nodes:
+            if isinstance(node, ast.Assign):
+                for target in node.targets:
+                    if isinstance(target, ast.Name):
+                        self.assignments.setdefault(target.id, []).append(node.value)
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value:
+                self.assignments.setdefault(node.target.id, []).append(node.value)
+
+    def resolve(self, node: ast.expr, depth: int = 0) -> str | None:
+        if depth > 20:
+            return None
+        if isinstance(node, ast.Constant):
+            return node.value if isinstance(node.value, str) else None
+        if isinstance(node, ast.JoinedStr):
+            if all(isinstance(v, ast.Constant) for v in node.values):
+                return "".join(v.value for v in node.values)
+            return None
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            left, right = self.resolve(node.left, depth + 1), self.resolve(node.right, depth + 1)
+            return None if left is None or right is None else left + right
+        if isinstance(node, (ast.List, ast.Tuple)):
+            parts = [self.resolve(element, depth + 1) for element in node.elts]
+            if not parts or any(p is None for p in parts):
+                return None
+            return "\n".join(parts)
+        if isinstance(node, ast.Name):
+            values = self.assignments.get(node.id, [])
+            before = [v for v in values if v.lineno <= node.lineno] or values
+            if before:
+                return self.resolve(before[-1], depth + 1)
+        return None
+
+
+def _load_inline(call: ast.Call, resolver, bound: set[str], target: str | None) -> LoadInlineCall:
+    name_node = argument(call, "name", 0)
+    functions_node = argument(call, "functions", 3)
+    functions = _string_entries(functions_node, resolver) if functions_node is not None else None
+    flags_node = argument(call, "extra_cuda_cflags", None)
+    flags = None
+    if isinstance(flags_node, (ast.List, ast.Tuple)):
+        flags = [e.value for e in flags_node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+    return LoadInlineCall(
+        call=call,
+        name=name_node.value if isinstance(name_node, ast.Constant) and isinstance(name_node.value, str) else None,
+        cpp=_source_argument(argument(call, "cpp_sources", 1), resolver, bound),
+        cuda=_source_argument(argument(call, "cuda_sources", 2), resolver, bound),
+        functions=functions,
+        functions_given=functions_node is not None and not (
+            isinstance(functions_node, ast.Constant) and functions_node.value is None),
+        extra_cuda_cflags=flags, target=target,
+    )
+
+
+def _string_entries(node: ast.expr, resolver, depth: int = 0) -> list[tuple[str, ast.expr]] | None:
+    """The names of `functions=`: a str, or a list/tuple of str, or a dict with str keys; a variable
+    holding one of those is followed. None when not static."""
+    if depth > 10:
+        return None
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [(node.value, node)]
+    if isinstance(node, (ast.List, ast.Tuple)):
+        entries = []
+        for element in node.elts:
+            if not (isinstance(element, ast.Constant) and isinstance(element.value, str)):
+                return None
+            entries.append((element.value, element))
+        return entries
+    if isinstance(node, ast.Dict):
+        entries = []
+        for key in node.keys:
+            if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+                return None
+            entries.append((key.value, key))
+        return entries
+    if isinstance(node, ast.Name):
+        values = resolver.assignments.get(node.id, [])
+        before = [v for v in values if v.lineno <= node.lineno] or values
+        if len(values) == 1 or before:
+            return _string_entries(before[-1], resolver, depth + 1)
+    return None
+
+
+# ------------------------------------------------------------------------------------------ reference
+
+
+@dataclass
+class InputSpec:
+    shape: tuple[int, ...] | None  # None when the shape cannot be evaluated
+    dtype: str  # "torch.float32" unless the call says otherwise
+    line: int
+
+
+@dataclass
+class Reference:
+    path: str
+    inputs: list[InputSpec]
+    init_values: list[int]  # the integers get_init_inputs returns
+    constants: dict[str, int]  # module-level integer constants
+
+    @property
+    def fp32(self) -> bool:
+        """An fp32 problem: no input is created in half or bf16 (torch's default dtype is fp32)."""
+        return not any(spec.dtype in HALF_DTYPES for spec in self.inputs)
+
+    def sizes(self) -> set[int]:
+        """Every size the inputs have: each dimension, and the products of runs of adjacent dimensions
+        (numel, rows = prod(shape[:-1]), ...)."""
+        found: set[int] = set()
+        for spec in self.inputs:
+            if not spec.shape:
+                continue
+            shape = spec.shape
+            for i in range(len(shape)):
+                product = 1
+                for j in range(i, len(shape)):
+                    product *= shape[j]
+                    found.add(product)
+        found.update(v for v in self.init_values if v > 0)
+        return found
+
+
+def reference_from_module(module: ast.Module, path: str) -> Reference | None:
+    """The problem definition in `module` (its get_inputs), or None when it has no get_inputs."""
+    functions = {n.name: n for n in module.body if isinstance(n, ast.FunctionDef)}
+    get_inputs = functions.get("get_inputs")
+    if get_inputs is None:
+        return None
+    imports = ImportMap(module)
+    constants = _integer_constants(module)
+    inputs = [_input_spec(call, constants, imports) for call in _returned_calls(get_inputs)]
+    init_values: list[int] = []
+    if "get_init_inputs" in functions:
+        for node in ast.walk(functions["get_init_inputs"]):
+            if isinstance(node, ast.Return) and isinstance(node.value, (ast.List, ast.Tuple)):
+                for element in node.value.elts:
+                    value = _int_value(element, constants)
+                    if value is not None:
+                        init_values.append(value)
+    return Reference(path, inputs, init_values, constants)
+
+
+@lru_cache(maxsize=256)
+def _parse_reference_cached(path: str, mtime: float) -> Reference | None:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            module = ast.parse(handle.read(), filename=path)
+    except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
+        return None
+    return reference_from_module(module, path)
+
+
+def parse_reference(path: str) -> Reference | None:
+    """The reference problem at `path` (cached by path and modification time); None if unreadable."""
+    try:
+        mtime = os.path.getmtime(path)
+    except OSError:
+        return None
+    return _parse_reference_cached(os.path.abspath(path), mtime)
+
+
+def _integer_constants(module: ast.Module) -> dict[str, int]:
+    constants: dict[str, int] = {}
+    for statement in module.body:
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(
+                statement.targets[0], ast.Name):
+            value = _int_value(statement.value, constants)
+            if value is not None:
+                constants[statement.targets[0].id] = value
+            else:
+                constants.pop(statement.targets[0].id, None)
+    return constants
+
+
+def _int_value(node: ast.expr, constants: dict[str, int], depth: int = 0) -> int | None:
+    if depth > 20:
+        return None
+    if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
+        return node.value
+    if isinstance(node, ast.Name):
+        return constants.get(node.id)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        value = _int_value(node.operand, constants, depth + 1)
+        return -value if value is not None else None
+    if isinstance(node, ast.BinOp):
+        left = _int_value(node.left, constants, depth + 1)
+        right = _int_value(node.right, constants, depth + 1)
+        if left is None or right is None:
+            return None
+        try:
+            if isinstance(node.op, ast.Add):
+                return left + right
+            if isinstance(node.op, ast.Sub):
+                return left - right
+            if isinstance(node.op, ast.Mult):
+                return left * right
+            if isinstance(node.op, ast.FloorDiv):
+                return left // right
+            if isinstance(node.op, ast.Pow) and 0 <= right <= 64:
+                return left ** right
+            if isinstance(node.op, ast.LShift) and 0 <= right <= 64:
+                return left << right
+        except ZeroDivisionError:
+            return None
+    return None
+
+
+def _returned_calls(function: ast.FunctionDef) -> list[ast.Call]:
+    """The tensor-creating calls of the list get_inputs returns (following simple local variables)."""
+    local: dict[str, ast.expr] = {}
+    for node in ast.walk(function):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            local[node.targets[0].id] = node.value
+    calls: list[ast.Call] = []
+    for node in ast.walk(function):
+        if isinstance(node, ast.Return) and isinstance(node.value, (ast.List, ast.Tuple)):
+            for element in node.value.elts:
+                value = local.get(element.id, element) if isinstance(element, ast.Name) else element
+                while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in (
+                        "cuda", "to", "contiguous", "float", "half", "bfloat16", "requires_grad_") and not (
+                        isinstance(value.func.value, ast.Name) and value.func.value.id == "torch"):
+                    if value.func.attr in ("half", "bfloat16"):
+                        break
+                    value = value.func.value
+                if isinstance(value, ast.Call):
+                    calls.append(value)
+    return calls
+
+
+_CREATORS = {"randn", "rand", "zeros", "ones", "empty", "full", "randint", "normal", "tensor", "arange"}
+
+
+def _input_spec(call: ast.Call, constants: dict[str, int], imports: ImportMap) -> InputSpec:
+    dtype = "torch.float32"
+    name = callee_name(call) or ""
+    if name in ("half", "bfloat16") and isinstance(call.func, ast.Attribute):
+        dtype = "torch.float16" if name == "half" else "torch.bfloat16"
+        inner = call.func.value
+        call = inner if isinstance(inner, ast.Call) else call
+        name = callee_name(call) or ""
+    for kw in call.keywords:
+        if kw.arg == "dtype":
+            dtype = imports.qualify(kw.value) or dtype
+    if name == "randint":
+        dtype = "torch.int64" if dtype == "torch.float32" else dtype
+    shape: tuple[int, ...] | None = None
+    if name in _CREATORS and name not in ("tensor", "arange"):
+        args = list(call.args)
+        size_kw = next((kw.value for kw in call.keywords if kw.arg == "size"), None)
+        if name == "randint":
+            args = [a for a in args if isinstance(a, (ast.Tuple, ast.List))] or ([size_kw] if size_kw else [])
+        elif name == "full":
+            args = args[:1]
+        elif name == "normal":
+            args = [size_kw] if size_kw is not None else args[2:3]
+        elif size_kw is not None and not args:
+            args = [size_kw]
+        if len(args) == 1 and isinstance(args[0], (ast.Tuple, ast.List)):
+            args = list(args[0].elts)
+        values = [_int_value(a, constants) for a in args]
+        if values and None not in values:
+            shape = tuple(values)  # type: ignore[arg-type]
+    return InputSpec(shape, dtype, call.lineno)

@@ -1,0 +1,227 @@
+"""The pre-filter API: lint a batch of generated kernels in parallel and split them into the ones worth
+sending to the evaluation harness and the ones that cannot pass, with the findings that say why.
+
+    from cudalint import prefilter
+
+    result = prefilter(["runs/my_run/"], jobs=8)
+    for item in result.rejected:
+        feedback = item.render()          # send back to the generator, or on to `cudalint repair`
+    evaluate([item.path for item in result.accepted])
+
+Inputs (`paths_or_sources`): paths (str or os.PathLike) to files or directories (searched recursively
+for .py/.cu/.cuh files); a str that contains a newline is source text (linted as Python, named
+`source_<i>.py`); a `(name, text)` pair is source text with a name (its suffix picks Python or CUDA;
+none means Python). Sources are written to a temporary directory so that they are linted in
+parallel like files, and findings name them by their given name.
+
+A file is *rejected* when it cannot be read, or when it has a finding at or above `fail_on` ("error"
+by default, the same threshold as the CLI's exit code) from a rule other than the tool rules that
+never judge the kernel (CL900 internal error, CL902 unused suppression, CL903 unknown header).
+CL400 (invalid solution) rejects like any other error.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import shutil
+import tempfile
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from cudalint.config import LintOptions, find_config, load_config
+from cudalint.engine import FileResult, expand_paths, lint_paths
+from cudalint.findings import Finding, Location, RelatedLocation, Severity
+
+NEVER_REJECTS = frozenset({"CL900", "CL902", "CL903"})  # about cudalint itself, not about the kernel
+
+
+@dataclass
+class PrefilterItem:
+    name: str  # the path as given (or found in a directory), or the name of a source
+    path: str | None  # the file on disk; None for a source given as text
+    findings: list[Finding] = field(default_factory=list)
+    error: str | None = None  # why the input could not be read
+    reasons: list[Finding] = field(default_factory=list)  # the findings that reject it
+
+    @property
+    def rejected(self) -> bool:
+        return self.error is not None or bool(self.reasons)
+
+    def render(self) -> str:
+        """The findings as text, one per line (`name:line:col: CODE name: message`), for feedback to a
+        generator or a repair prompt."""
+        if self.error is not None:
+            return f"{self.name}: {self.error}"
+        lines = []
+        for finding in self.findings:
+            loc = finding.location
+            lines.append(f"{loc.path}:{loc.line}:{loc.column}: {finding.code} {finding.name} "
+                         f"[{finding.severity.value}]: {finding.message}")
+        return "\n".join(lines)
+
+
+class PrefilterResult(NamedTuple):
+    accepted: list[PrefilterItem]
+    rejected: list[PrefilterItem]
+
+    @property
+    def items(self) -> list[PrefilterItem]:
+        return sorted(self.accepted + self.rejected, key=lambda item: item.name)
+
+    def summary(self) -> BatchSummary:
+        return summarize(self)
+
+
+def rejecting_findings(findings: Iterable[Finding], fail_on: str = "error") -> list[Finding]:
+    """The findings that reject a file at threshold `fail_on` ("error", "warning" or "info")."""
+    threshold = Severity(fail_on).rank
+    return [f for f in findings if f.severity.rank >= threshold and f.code not in NEVER_REJECTS]
+
+
+def prefilter(paths_or_sources: Iterable, *, options: LintOptions | None = None, fail_on: str | None = None,
+              jobs: int | None = None, problems: str | None = None, reference: str | None = None,
+              use_config: bool = True) -> PrefilterResult:
+    """Lint every input (in parallel over `jobs` processes; default: every core) and split them into
+    (accepted, rejected). `options` default to the configuration found from the first path (with
+    `use_config`) or the defaults; `fail_on` defaults to the options' `fail-on`. `problems` (a
+    KernelBench problems directory) and `reference` (one reference file for all inputs) let the
+    shape and precision rules compare with the reference problem."""
+    if isinstance(paths_or_sources, (str, os.PathLike)) or _is_named_source(paths_or_sources):
+        paths_or_sources = [paths_or_sources]
+    inputs = list(paths_or_sources)
+    jobs = jobs if jobs is not None else (os.cpu_count() or 1)
+    temp_dir: str | None = None
+    entries: list[tuple[str, str, bool]] = []  # (name, file to lint, is a source)
+    missing: list[PrefilterItem] = []
+    try:
+        for index, item in enumerate(inputs):
+            if isinstance(item, tuple):
+                name, text = item
+                temp_dir = temp_dir or tempfile.mkdtemp(prefix="cudalint-prefilter-")
+                entries.append((str(name), _write_source(temp_dir, index, str(name), text), True))
+            elif isinstance(item, str) and "\n" in item:
+                name = f"source_{index}.py"
+                temp_dir = temp_dir or tempfile.mkdtemp(prefix="cudalint-prefilter-")
+                entries.append((name, _write_source(temp_dir, index, name, item), True))
+            else:
+                path = os.fspath(item)
+                if not os.path.exists(path):
+                    missing.append(PrefilterItem(path, None, error=f"{path}: no such file or directory"))
+                    continue
+                entries.extend((found, found, False) for found in expand_paths([path]))
+        if options is None:
+            first = next((file for _, file, is_source in entries if not is_source), None)
+            config = find_config(first) if (use_config and first) else None
+            options = load_config(config) if config else LintOptions()
+        if problems is not None or reference is not None:
+            options = dataclasses.replace(options, problems=problems or options.problems,
+                                          reference=reference or options.reference)
+        threshold = fail_on or options.fail_on
+        results = lint_paths([file for _, file, _ in entries], options=options, use_config=False, jobs=jobs)
+    finally:
+        if temp_dir is not None:
+            shutil.rmtree(temp_dir, ignore_errors=True)
+    accepted: list[PrefilterItem] = []
+    rejected: list[PrefilterItem] = list(missing)
+    for (name, file, is_source), result in zip(entries, results):
+        findings = [_renamed(f, name) for f in result.findings] if is_source else result.findings
+        error = result.error.replace(file, name) if (result.error and is_source) else result.error
+        item = PrefilterItem(name, None if is_source else file, findings, error,
+                             rejecting_findings(findings, threshold))
+        (rejected if item.rejected else accepted).append(item)
+    return PrefilterResult(accepted, rejected)
+
+
+def _is_named_source(item) -> bool:
+    return isinstance(item, tuple) and len(item) == 2 and all(isinstance(x, str) for x in item) \
+        and "\n" in item[1]
+
+
+def _write_source(directory: str, index: int, name: str, text: str) -> str:
+    base = os.path.basename(name) or f"source_{index}.py"
+    if not base.endswith((".py", ".cu", ".cuh")):
+        base += ".py"
+    path = os.path.join(directory, f"{index:06d}_{base}")
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    return path
+
+
+def _renamed(finding: Finding, name: str) -> Finding:
+    def relocate(location: Location) -> Location:
+        return dataclasses.replace(location, path=name)
+
+    return dataclasses.replace(finding, location=relocate(finding.location), related=tuple(
+        RelatedLocation(relocate(r.location), r.message) for r in finding.related))
+
+
+# ------------------------------------------------------------------------------------------- summary
+
+
+@dataclass
+class RuleCount:
+    code: str
+    name: str
+    severity: str
+    findings: int  # how many findings of this rule
+    files: int  # how many files have at least one
+    rejected_files: int  # how many rejected files it helps reject
+
+
+@dataclass
+class BatchSummary:
+    """What a batch run found: for the CLI's summary table and `--format json`."""
+
+    files: int
+    accepted: int
+    rejected: int
+    unreadable: int
+    rules: list[RuleCount]  # rules with at least one finding, most files first
+
+    @property
+    def findings_per_rule(self) -> dict[str, int]:
+        return {r.code: r.findings for r in self.rules}
+
+    def to_dict(self) -> dict:
+        return {"files": self.files, "accepted": self.accepted, "rejected": self.rejected,
+                "unreadable": self.unreadable, "rules": [dataclasses.asdict(r) for r in self.rules]}
+
+
+def summarize(results, fail_on: str = "error") -> BatchSummary:
+    """Summarize a batch: `results` is a PrefilterResult, or the FileResults of `lint_paths` (judged
+    at threshold `fail_on` the same way `prefilter` judges)."""
+    if isinstance(results, PrefilterResult):
+        items = results.accepted + results.rejected
+    else:
+        items = []
+        for result in results:
+            if isinstance(result, PrefilterItem):
+                items.append(result)
+            elif isinstance(result, FileResult):
+                items.append(PrefilterItem(result.path, result.path, result.findings, result.error,
+                                           rejecting_findings(result.findings, fail_on)))
+            else:
+                raise TypeError(f"cannot summarize {type(result).__name__}")
+    findings: Counter[str] = Counter()
+    files: Counter[str] = Counter()
+    rejecting: Counter[str] = Counter()
+    meta: dict[str, tuple[str, str]] = {}
+    for item in items:
+        for finding in item.findings:
+            findings[finding.code] += 1
+            meta[finding.code] = (finding.name, finding.severity.value)
+        files.update({f.code for f in item.findings})
+        rejecting.update({f.code for f in item.reasons})
+    rules = [RuleCount(code, meta[code][0], meta[code][1], findings[code], files[code], rejecting[code])
+             for code in findings]
+    rules.sort(key=lambda r: (-r.files, r.code))
+    rejected = sum(1 for item in items if item.rejected)
+    return BatchSummary(files=len(items), accepted=len(items) - rejected, rejected=rejected,
+                        unreadable=sum(1 for item in items if item.error is not None), rules=rules)
+
+
+__all__ = ["BatchSummary", "NEVER_REJECTS", "PrefilterItem", "PrefilterResult", "RuleCount", "prefilter",
+           "rejecting_findings", "summarize"]

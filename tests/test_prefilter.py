@@ -1,0 +1,178 @@
+"""Batch mode over a directory laid out like a KernelBench run, through `cudalint.prefilter` and its
+summary: which files are accepted, which are rejected and why, in parallel, with sources given as
+text as well as paths."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import cudalint
+from cudalint.engine import lint_paths
+from cudalint.harness.kernelbench import find_reference, parse_run_name, reference_for
+from cudalint.prefilter import BatchSummary, rejecting_findings, summarize
+
+KERNEL = '''
+import torch
+import torch.nn as nn
+from torch.utils.cpp_extension import load_inline
+
+source = """
+#include <torch/extension.h>
+
+__global__ void scale_kernel(const float* x, float* y, float s, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = x[i] * s;
+}
+
+torch::Tensor scale_cuda(torch::Tensor x, double s) {
+    auto y = torch::empty_like(x);
+    int n = x.numel();
+    scale_kernel<<<(n + 255) / 256, 256>>>(x.data_ptr<float>(), y.data_ptr<float>(), (float)s, n);
+    return y;
+}
+"""
+
+ext = load_inline(name="scale_SAMPLE", cpp_sources="torch::Tensor scale_cuda(torch::Tensor x, double s);",
+                  cuda_sources=source, functions=[FUNCTIONS])
+
+
+class ModelNew(nn.Module):
+    def __init__(self, s: float = 2.0):
+        super().__init__()
+        self.s = s
+        self.ext = ext
+
+    def forward(self, x):
+        return FORWARD
+'''
+
+GOOD = KERNEL.replace("FUNCTIONS", '"scale_cuda"').replace("FORWARD", "self.ext.scale_cuda(x, self.s)")
+BAD_BINDING = KERNEL.replace("FUNCTIONS", '"scale_forward"').replace("FORWARD", "self.ext.scale_forward(x, self.s)")
+BAD_FALLBACK = KERNEL.replace("FUNCTIONS", '"scale_cuda"').replace("FORWARD", "x * self.s")
+HALF = KERNEL.replace("FUNCTIONS", '"scale_cuda"').replace("FORWARD", "self.ext.scale_cuda(x.half(), self.s).float()")
+BROKEN = "import torch\n\nclass ModelNew(torch.nn.Module):\n    def forward(self, x)\n        return x\n"
+
+REFERENCE = textwrap.dedent("""\
+    import torch
+    import torch.nn as nn
+
+
+    class Model(nn.Module):
+        def __init__(self, s: float = 2.0):
+            super().__init__()
+            self.s = s
+
+        def forward(self, x):
+            return x * self.s
+
+
+    batch_size = 16
+    dim = 16384
+
+
+    def get_inputs():
+        return [torch.randn(batch_size, dim)]
+
+
+    def get_init_inputs():
+        return [2.0]
+    """)
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory) -> Path:
+    """runs/my_run/level_1_problem_<P>_sample_<S>_kernel.py: 36 files, 21 good, 15 rejected."""
+    root = tmp_path_factory.mktemp("kernelbench")
+    run = root / "runs" / "my_run"
+    run.mkdir(parents=True)
+    kinds = ([GOOD] * 7 + [BAD_BINDING] * 2 + [BAD_FALLBACK] * 2 + [BROKEN] * 1) * 3
+    for index, text in enumerate(kinds):
+        problem, sample = index // 4 + 1, index % 4
+        (run / f"level_1_problem_{problem}_sample_{sample}_kernel.py").write_text(text.replace("SAMPLE", str(index)))
+    problems = root / "KernelBench" / "level1"
+    problems.mkdir(parents=True)
+    (problems / "1_Scale.py").write_text(REFERENCE)
+    return root
+
+
+def test_batch_over_a_run_directory(run_dir: Path) -> None:
+    result = cudalint.prefilter([run_dir / "runs" / "my_run"], jobs=2, use_config=False)
+    assert len(result.accepted) == 21
+    assert len(result.rejected) == 15
+    for item in result.rejected:
+        assert item.reasons, item.name
+        assert item.render().count("\n") + 1 == len(item.findings)
+    codes = {f.code for item in result.rejected for f in item.reasons}
+    assert codes == {"CL400", "CL401", "CL402", "CL403"}
+    assert all(item.path and item.path.endswith("_kernel.py") for item in result.accepted)
+
+    summary = result.summary()
+    assert isinstance(summary, BatchSummary)
+    assert (summary.files, summary.accepted, summary.rejected, summary.unreadable) == (36, 21, 15, 0)
+    per_rule = {r.code: r for r in summary.rules}
+    assert per_rule["CL401"].files == per_rule["CL401"].rejected_files == 6
+    assert per_rule["CL400"].files == 3
+    assert per_rule["CL403"].files == 6
+    assert summary.to_dict()["rejected"] == 15
+
+
+def test_summary_of_lint_paths_results_matches_the_prefilter(run_dir: Path) -> None:
+    results = lint_paths([str(run_dir / "runs" / "my_run")], options=cudalint.LintOptions(), jobs=2)
+    summary = summarize(results)
+    assert (summary.files, summary.accepted, summary.rejected) == (36, 21, 15)
+
+
+def test_sources_as_text_and_named_pairs() -> None:
+    result = cudalint.prefilter([GOOD, ("sample_7.py", BAD_BINDING), BROKEN], jobs=2, use_config=False)
+    assert [item.name for item in result.accepted] == ["source_0.py"]
+    assert sorted(item.name for item in result.rejected) == ["sample_7.py", "source_2.py"]
+    rejected = {item.name: item for item in result.rejected}
+    assert {f.code for f in rejected["sample_7.py"].reasons} == {"CL401"}
+    assert all(f.path == "sample_7.py" for f in rejected["sample_7.py"].findings)
+    assert rejected["sample_7.py"].path is None
+    assert rejected["sample_7.py"].render().startswith("sample_7.py:")
+
+
+def test_missing_path_is_rejected_not_raised(tmp_path: Path) -> None:
+    result = cudalint.prefilter([str(tmp_path / "nope.py")], jobs=1)
+    assert not result.accepted and len(result.rejected) == 1
+    assert "no such file" in result.rejected[0].error
+
+
+def test_threshold_and_reference_from_problems_directory(run_dir: Path) -> None:
+    run = run_dir / "runs" / "my_run"
+    path = run / "level_1_problem_1_sample_0_kernel.py"
+    path.write_text(HALF.replace("SAMPLE", "half"))
+    try:
+        problems = str(run_dir / "KernelBench")
+        # the warning (fp16 in an fp32 problem) needs the reference: found by level and problem id
+        plain = cudalint.prefilter([path], jobs=1, use_config=False)
+        assert plain.accepted and not plain.rejected
+        assert not any(f.code == "CL406" for f in plain.accepted[0].findings)
+        with_reference = cudalint.prefilter([path], jobs=1, problems=problems, use_config=False)
+        assert [f.code for f in with_reference.accepted[0].findings if f.code == "CL406"] == ["CL406"]
+        strict = cudalint.prefilter([path], jobs=1, problems=problems, fail_on="warning", use_config=False)
+        assert len(strict.rejected) == 1 and [f.code for f in strict.rejected[0].reasons] == ["CL406"]
+    finally:
+        path.write_text(GOOD.replace("SAMPLE", "0"))
+
+
+def test_run_names_and_reference_lookup(run_dir: Path) -> None:
+    entry = parse_run_name("runs/x/level_2_problem_17_sample_3_kernel.py")
+    assert (entry.level, entry.problem, entry.sample) == (2, 17, 3)
+    assert parse_run_name("solution.py") is None
+    problems = str(run_dir / "KernelBench")
+    assert find_reference(problems, 1, 1).endswith("level1/1_Scale.py")
+    assert find_reference(str(run_dir), 1, 1).endswith("level1/1_Scale.py")  # the repository root
+    assert find_reference(problems, 1, 2) is None
+    assert reference_for("level_1_problem_1_sample_0_kernel.py", problems=problems).endswith("1_Scale.py")
+
+
+def test_tool_findings_never_reject() -> None:
+    from cudalint.findings import Finding, Location, Severity
+
+    internal = Finding("CL900", "internal-error", Severity.WARNING, Location("x.py", 1, 1, 1, 1), "bug")
+    assert rejecting_findings([internal], "info") == []
