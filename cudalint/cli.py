@@ -18,7 +18,8 @@ import typer
 import cudalint
 from cudalint.checks.registry import all_rules, find_rule, matches
 from cudalint.config import ConfigError, LintOptions, find_config, load_config
-from cudalint.engine import FileResult, InputError, exceeds, expand_paths, lint_paths, selected_rules
+from cudalint.engine import (FileResult, InputError, default_jobs, exceeds, expand_paths, iter_lint_files,
+                             selected_rules)
 from cudalint.report import all_findings, load_sources
 
 _DUNDER = re.compile(r"(?<![`\w])(__\w+__)(?![`\w])")  # __launch_bounds__ would render as bold
@@ -98,7 +99,8 @@ def _version(value: bool) -> None:
 
 def build_options(paths: list[str], *, config: str | None = None, no_config: bool = False,
                   select: list[str] | None = None, ignore: list[str] | None = None, arch: str | None = None,
-                  fail_on: str | None = None) -> LintOptions:
+                  fail_on: str | None = None, reference: str | None = None,
+                  problems: str | None = None) -> LintOptions:
     """LintOptions from the configuration file (explicit, discovered from the first path, or none) with
     the command line on top. `select` replaces the configured selection; `ignore` adds to the configured
     ignores; a rule that `select` names exactly (full code or name) is not dropped by the configured
@@ -121,6 +123,10 @@ def build_options(paths: list[str], *, config: str | None = None, no_config: boo
         options.arch = arch
     if fail_on is not None:
         options.fail_on = fail_on
+    if reference is not None:
+        options.reference = reference
+    if problems is not None:
+        options.problems = problems
     return options.validate()
 
 
@@ -177,7 +183,15 @@ def check(
         "--config", metavar="FILE", help="Configuration file (cudalint.toml, or pyproject.toml with a "
                                          "tool.cudalint table); default: the nearest one above the first path.")] = None,
     no_config: Annotated[bool, typer.Option("--no-config", help="Ignore all configuration files.")] = False,
-    jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, metavar="N", help="Files checked in parallel processes.")] = 1,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", min=0, metavar="N",
+                                      help="Files checked in parallel processes (0: one per core for large "
+                                           "batches).")] = 0,
+    reference: Annotated[Optional[str], typer.Option(
+        "--reference", metavar="FILE", help="The KernelBench reference (Model, get_inputs) of the checked "
+                                            "solution, for CL406/CL407.")] = None,
+    problems: Annotated[Optional[str], typer.Option(
+        "--problems", metavar="DIR", help="A KernelBench problems directory: the reference of each run file "
+                                          "level_<L>_problem_<P>_sample_<S>_kernel.py is found in it.")] = None,
     fix: Annotated[bool, typer.Option("--fix", help="Apply the built-in fixes, each kept only when the file still "
                                                     "parses and re-lints free of the fixed finding; files are "
                                                     "rewritten atomically.")] = False,
@@ -187,13 +201,16 @@ def check(
         _fail("--config and --no-config cannot be used together")
     try:
         options = build_options(paths, config=config, no_config=no_config, select=_split(select),
-                                ignore=_split(ignore), arch=arch, fail_on=fail_on.value if fail_on else None)
+                                ignore=_split(ignore), arch=arch, fail_on=fail_on.value if fail_on else None,
+                                reference=reference, problems=problems)
     except ConfigError as error:
         _fail(str(error))
 
     existing, input_errors = _existing(paths)
     try:
-        results: list[FileResult] = lint_paths(existing, options, jobs=jobs) if existing else []
+        files = list(expand_paths(existing))
+        results: list[FileResult] = _lint_with_progress(files, options, jobs or default_jobs(len(files)),
+                                                        show=not quiet and len(files) > 1)
     except (InputError, ConfigError) as error:  # a path that vanished meanwhile, a late config problem
         _fail(str(error))
     except Exception as error:  # noqa: BLE001 - a cudalint bug: one line, the traceback only on request
@@ -210,12 +227,27 @@ def check(
         sys.stderr.write("cudalint: warning: no .cu, .cuh or .py files found in the given paths\n")
 
     _write(_render(results, output_format.value, options, show_statistics, quiet))
+    batch = any(os.path.isdir(path) for path in existing)
+    if batch and output_format is OutputFormat.text and not quiet and not show_statistics and len(results) > 1:
+        from cudalint.prefilter import summarize
+        from cudalint.report.text import render_batch_summary
+
+        _write(render_batch_summary(summarize(results, options.fail_on)))
 
     if input_errors:
         raise typer.Exit(EXIT_ERROR)
     if not exit_zero and exceeds(all_findings(results), options.fail_on):
         raise typer.Exit(EXIT_FINDINGS)
     raise typer.Exit(EXIT_OK)
+
+
+def _lint_with_progress(files: list[str], options: LintOptions, jobs: int, show: bool) -> list[FileResult]:
+    """Lint `files`, with a progress bar on stderr when it is a terminal."""
+    results = iter_lint_files(files, options, jobs)
+    if not (show and sys.stderr.isatty()):
+        return list(results)
+    with typer.progressbar(results, length=len(files), label="checking", file=sys.stderr) as progress:
+        return list(progress)
 
 
 def _apply_fixes(results: list[FileResult], options: LintOptions) -> None:

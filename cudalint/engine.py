@@ -103,13 +103,28 @@ def lint_paths(paths: Iterable[str], options: LintOptions | None = None, use_con
     if options is None:
         config = find_config(paths[0]) if (use_config and paths) else None
         options = load_config(config) if config else LintOptions()
+    return list(iter_lint_files(files, options, jobs))
+
+
+def iter_lint_files(files: list[str], options: LintOptions, jobs: int = 1) -> Iterator[FileResult]:
+    """The result of each file, in order, as soon as it is ready; `jobs` > 1 lints in worker processes
+    (libclang is not known to be thread-safe; processes are)."""
     options.validate()
     if jobs > 1 and len(files) > 1:
         from concurrent.futures import ProcessPoolExecutor
 
+        chunk = max(1, min(16, len(files) // (4 * jobs)))
         with ProcessPoolExecutor(max_workers=jobs) as pool:
-            return list(pool.map(lint_file, files, [options] * len(files), chunksize=8))
-    return [lint_file(f, options) for f in files]
+            yield from pool.map(lint_file, files, [options] * len(files), chunksize=chunk)
+    else:
+        for path in files:
+            yield lint_file(path, options)
+
+
+def default_jobs(file_count: int) -> int:
+    """Worker processes worth starting: one per core, but none for a handful of files (a worker's start
+    costs about as much as linting a few files)."""
+    return max(1, min(os.cpu_count() or 1, file_count // 8))
 
 
 # --------------------------------------------------------------------------------------------- internals
@@ -187,5 +202,5 @@ def exceeds(findings: Iterable[Finding], fail_on: str) -> bool:
     return any(f.severity.rank >= threshold for f in findings)
 
 
-__all__ = ["ConfigError", "FileResult", "InputError", "LintOptions", "exceeds", "expand_paths", "lint_file",
-           "lint_paths", "lint_source", "read_source", "selected_rules"]
+__all__ = ["ConfigError", "FileResult", "InputError", "LintOptions", "default_jobs", "exceeds", "expand_paths",
+           "iter_lint_files", "lint_file", "lint_paths", "lint_source", "read_source", "selected_rules"]

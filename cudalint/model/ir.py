@@ -27,10 +27,17 @@ class Node:
         return iter(())
 
     def walk(self) -> Iterator[Node]:
-        """This node and every node below it, in source order."""
-        yield self
-        for child in self.children():
-            yield from child.walk()
+        """This node and every node below it, in source order (pre-order)."""
+        # an explicit stack: nested generators would cost O(depth) per node
+        stack: list[Node] = [self]
+        pop, extend = stack.pop, stack.extend
+        while stack:
+            node = pop()
+            yield node
+            kids = list(node.children())
+            if kids:
+                kids.reverse()
+                extend(kids)
 
 
 # ------------------------------------------------------------------------------------------ expressions

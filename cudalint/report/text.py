@@ -104,3 +104,16 @@ def render_statistics(results: list[FileResult]) -> str:
 
 
 __all__ = ["render_statistics", "render_text", "summary_line"]
+
+
+def render_batch_summary(summary) -> str:
+    """The table after a batch run: files accepted and rejected, and findings per rule."""
+    lines = ["", f"Batch: {summary.files} files, {summary.accepted} accepted, {summary.rejected} rejected"
+                 + (f" ({summary.unreadable} unreadable)" if summary.unreadable else "") + "."]
+    if summary.rules:
+        header = f"{'rule':<6}  {'name':<28}  {'severity':<8}  {'findings':>8}  {'files':>5}  {'rejected':>8}"
+        lines += [header, "-" * len(header)]
+        for row in summary.rules:
+            lines.append(f"{row.code:<6}  {row.name:<28}  {row.severity:<8}  {row.findings:>8}  {row.files:>5}  "
+                         f"{row.rejected_files:>8}")
+    return "\n".join(lines) + "\n"
