@@ -12,7 +12,7 @@ import cudalint
 from cudalint.analysis.guards import GuardAnalysis, comparisons_of, global_axis
 from cudalint.analysis.launch_link import CAPPED, CEIL, EXACT, FLOOR, UNKNOWN, LaunchLinks
 from cudalint.analysis.ranges import Evaluator, RangeAnalysis
-from cudalint.analysis.symbolic import Symbolizer
+from cudalint.analysis.symbolic import Atom, Poly
 from cudalint.frontend.lower import Lowering
 from cudalint.frontend.parse import parse_unit
 from cudalint.model import ir
@@ -186,11 +186,8 @@ def test_provenance_of_indices():
 
 
 def test_global_axis_needs_block_times_block_dim_and_thread():
-    program = program_of("__global__ void k(float* y, int n) { y[0] = 0; }")
-    symbolizer = Symbolizer(program.env(function(program, "k")))
-    del symbolizer
-    from cudalint.analysis.symbolic import Atom, Poly
     tid, bid, bdim = (Poly.atom(Atom(k, "x", f"{k}.x")) for k in ("tid", "bid", "bdim"))
+    tid_y = Poly.atom(Atom("tid", "y", "threadIdx.y"))
     n = Poly.atom(Atom("var", "n", "n"))
     assert global_axis(bid * bdim + tid, "x")
     assert global_axis((bid * bdim + tid) * n + Poly.const(3), "x")
@@ -198,6 +195,8 @@ def test_global_axis_needs_block_times_block_dim_and_thread():
     assert not global_axis(bid * n + tid, "x")
     assert not global_axis(bid * bdim, "x")
     assert not global_axis(bid * bdim + tid, "y")
+    assert global_axis(bid * Poly.const(4) + tid_y, "x")  # rows of a 2-D block: blockIdx.x * ROWS + threadIdx.y
+    assert not global_axis(Poly() - bid * bdim - tid, "x", positive=True)
 
 
 # ---------------------------------------------------------------------------------------- launch link

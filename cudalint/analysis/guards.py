@@ -523,13 +523,12 @@ class _AccessCollector:
 
 
 def _index_chain(node: ir.Index) -> tuple[ir.Expr, list[ir.Expr]] | None:
+    """The base and the subscripts (outermost dimension first) of `a[i][j]`."""
     indices: list[ir.Expr] = []
     current: ir.Expr = node
     while isinstance(current, ir.Index):
         indices.insert(0, current.index)
         current = current.base
-        while isinstance(current, ir.Cast) and isinstance(current.operand, ir.Index):
-            current = current.operand
     return current, indices
 
 
@@ -931,13 +930,19 @@ def global_axis(poly: Poly, axis: str, positive: bool = False, classify: Classif
                 rest = list(monomial)
                 rest.remove(block)
                 block_terms[tuple(rest)] = coefficient
-        for rest, coefficient in thread_terms.items():
-            if positive and coefficient <= 0:
-                continue
-            if block_terms.get(tuple(sorted(rest + (dim,)))) == coefficient:
-                return True
-            scaled = block_terms.get(rest)
-            if scaled is not None and coefficient and scaled % coefficient == 0 and scaled // coefficient >= 2:
+        if not thread_terms or not block_terms:
+            continue
+        if positive and any(c <= 0 for c in thread_terms.values()):
+            continue
+        # every thread term F * threadIdx must come with F * blockDim * blockIdx (or F * c * blockIdx for
+        # one tile constant c): the whole thread part is the thread part of a global index
+        if all(block_terms.get(tuple(sorted(rest + (dim,)))) == c for rest, c in thread_terms.items()):
+            return True
+        rest0, c0 = next(iter(thread_terms.items()))
+        scaled = block_terms.get(rest0)
+        if scaled is not None and c0 and scaled % c0 == 0 and scaled // c0 >= 2:
+            ratio = scaled // c0
+            if all(block_terms.get(rest) == ratio * c for rest, c in thread_terms.items()):
                 return True
     return False
 

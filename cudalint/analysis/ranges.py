@@ -728,29 +728,3 @@ def _references(exprs: list[ir.Expr], env: ConstantEnv) -> tuple[set[str], set[s
                     if definition is not None:
                         stack.append(definition)
     return refs, builtins, templated
-
-
-def affine_thread_bounds(poly: Poly, block: Dim3) -> tuple[int, int] | None:
-    """(min, max) of a polynomial that is affine in threadIdx with constant coefficients, over a block."""
-    low = high = 0
-    for monomial, coefficient in poly.terms.items():
-        if not monomial:
-            low += coefficient
-            high += coefficient
-            continue
-        if len(monomial) != 1:
-            return None
-        atom = monomial[0]
-        extent = block[AXES.index(atom.key)] if atom.key in AXES else None
-        if extent is None:
-            return None
-        if atom.kind == THREAD_IDX:
-            values = (0, coefficient * (extent - 1))
-        elif atom.kind == BLOCK_DIM:
-            values = (coefficient * extent, coefficient * extent)
-        else:
-            return None
-        low += min(values)
-        high += max(values)
-    return low, high
-

@@ -29,6 +29,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
             k for k in program.kernels if function in program.reachable_functions(k)]
         guards = analysis.guards(function)
         provenance = analysis.provenance(function)
+        call_sites_bound = set() if function.is_kernel else _bound_at_every_call(program, function, analysis)
         unguarded: list[tuple[Access, list[str]]] = []
         for access in analysis.accesses(function):
             if access.space not in ("param", "global"):
@@ -43,6 +44,8 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
                           if not (a in left.axes and provenance.below_block_start(index, comparisons, a)))
             if kernels:
                 axes = [a for a in axes if any(links.grid_can_overshoot(k, a) for k in kernels)]
+            if axes and not function.is_kernel:
+                axes = [a for a in axes if a not in call_sites_bound]
             if axes:
                 unguarded.append((access, axes))
         unguarded_elsewhere = _guarded_elsewhere(function, analysis)
@@ -65,6 +68,19 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
                               f"`{access.root.name}` is accessed under `{guard}` on line "
                               f"{ctx.location(sibling.node.span).line}: threads past that bound access out of bounds "
                               f"here; guard it the same way")
+
+
+def _bound_at_every_call(program, function: ir.Function, analysis: GuardAnalysis) -> set[str]:
+    """Grid axes bounded by the guards around every call of a device function (`if (i < n) f(x, y)`)."""
+    common: set[str] | None = None
+    for caller in program.functions:
+        if caller.body is None or caller is function:
+            continue
+        for node in caller.body.walk():
+            if isinstance(node, ir.Call) and node.receiver is None and node.callee == function.name:
+                axes, _ = analysis.provenance(caller).bounded(analysis.guards(caller).comparisons(node))
+                common = set(axes) if common is None else common & axes
+    return common or set()
 
 
 def _guarded_elsewhere(function: ir.Function, analysis: GuardAnalysis) -> list[tuple[Access, Access, object]]:

@@ -3,6 +3,7 @@ whose pointer reaches a kernel parameter of another element type (through a cast
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Iterator
 
@@ -53,15 +54,74 @@ def element_type(type_: str) -> str | None:
     return _ELEMENT.get(words[0])
 
 
+_PY_DTYPES = {"float16": "float16", "half": "float16", "bfloat16": "bfloat16", "float32": "float32",
+              "float": "float32", "float64": "float64", "double": "float64", "int32": "int32", "int": "int32",
+              "int64": "int64", "long": "int64"}
+
+
+def _python_argument_dtypes(module: ast.Module) -> dict[str, dict[int, str]]:
+    """For each called function name: the dtype of arguments the Python code converts explicitly
+    (`ext.fn(x.half())`, `fn(x.to(torch.float16))`, or a local assigned such a value)."""
+    found: dict[str, dict[int, str]] = {}
+    for function in ast.walk(module):
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        assignments: dict[str, list[ast.expr]] = {}
+        for node in ast.walk(function):
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                assignments.setdefault(node.targets[0].id, []).append(node.value)
+        for node in ast.walk(function):
+            if not isinstance(node, ast.Call):
+                continue
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else (
+                node.func.id if isinstance(node.func, ast.Name) else None)
+            if name is None or _library_call(node.func):
+                continue
+            for index, arg in enumerate(node.args):
+                dtype = _python_dtype(arg, assignments, 0)
+                if dtype is not None:
+                    found.setdefault(name, {})[index] = dtype
+    return found
+
+
+def _python_dtype(expr: ast.expr, assignments: dict[str, list[ast.expr]], depth: int) -> str | None:
+    if depth > 6:
+        return None
+    if isinstance(expr, ast.Name):
+        values = assignments.get(expr.id, [])
+        return _python_dtype(values[0], assignments, depth + 1) if len(values) == 1 else None
+    if not (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute)):
+        return None
+    method = expr.func.attr
+    if method in ("half", "float", "double", "bfloat16") and not expr.args:
+        return _METHOD_DTYPE[method]
+    if method in ("to", "type"):
+        candidates = list(expr.args) + [k.value for k in expr.keywords if k.arg == "dtype"]
+        for candidate in candidates:
+            if isinstance(candidate, ast.Attribute) and isinstance(candidate.value, ast.Name) \
+                    and candidate.value.id == "torch" and candidate.attr in _PY_DTYPES:
+                return _PY_DTYPES[candidate.attr]
+        return None
+    if method in ("contiguous", "cuda", "clone", "detach", "view", "reshape", "flatten", "t", "transpose",
+                  "permute", "unsqueeze", "squeeze"):
+        return _python_dtype(expr.func.value, assignments, depth + 1)
+    return None
+
+
 @rule("CL206", "dtype-mismatch", "warning",
       "`data_ptr<T>()` on a tensor of another dtype, or into a kernel parameter of another element type")
 def check(ctx: RuleContext) -> Iterator[Finding]:
     program = ctx.program
     reported: set[int] = set()
+    module = ctx.document.python_module
+    python_dtypes = _python_argument_dtypes(module) if module is not None else {}
     for function in program.functions:
         if function.body is None or function.is_kernel:
             continue
         env = program.env(function)
+        passed = python_dtypes.get(function.name, {})
+        param_dtypes = {p.ref: passed[i] for i, p in enumerate(function.params)
+                        if i in passed and p.ref and "Tensor" in p.type}
         for node in function.body.walk():
             if isinstance(node, ir.Launch):
                 kernel = program.kernel_named(node.kernel)
@@ -85,7 +145,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
             written = element_type(node.template_args)
             if written is None:
                 continue
-            actual = _tensor_dtype(node.receiver, function, env, 0)
+            actual = _tensor_dtype(node.receiver, function, env, 0, param_dtypes)
             if actual is not None and actual != written:
                 reported.add(id(node))
                 yield ctx.finding(node.span,
@@ -116,7 +176,8 @@ def _data_ptr_in(arg: ir.Expr) -> ir.Call | None:
         return None
 
 
-def _tensor_dtype(expr: ir.Expr | None, function: ir.Function, env, depth: int) -> str | None:
+def _tensor_dtype(expr: ir.Expr | None, function: ir.Function, env, depth: int,
+                  params: dict[str, str] | None = None) -> str | None:
     """The dtype a tensor expression is known to hold from the code around it; None when not shown."""
     if expr is None or depth > 8:
         return None
@@ -125,11 +186,11 @@ def _tensor_dtype(expr: ir.Expr | None, function: ir.Function, env, depth: int) 
     if isinstance(expr, ir.Name):
         definitions = _definitions(function, expr.ref)
         if definitions:
-            found = [_tensor_dtype(d, function, env, depth + 1) for d in definitions]
+            found = [_tensor_dtype(d, function, env, depth + 1, params) for d in definitions]
             if None not in found and len(set(found)) == 1:
                 return found[0]
             return None
-        return _checked_dtype(function, expr.name)
+        return _checked_dtype(function, expr.name) or (params or {}).get(expr.ref)
     if isinstance(expr, ir.Call):
         if expr.receiver is not None and expr.callee in _METHOD_DTYPE and not expr.args:
             return _METHOD_DTYPE[expr.callee]
@@ -142,14 +203,14 @@ def _tensor_dtype(expr: ir.Expr | None, function: ir.Function, env, depth: int) 
         if _SAME_DTYPE_CALLS.match(expr.callee) and expr.args:
             if tokens and "dtype" in text:
                 return _DTYPE_TOKEN[tokens[-1]]
-            return _tensor_dtype(expr.args[0], function, env, depth + 1)
+            return _tensor_dtype(expr.args[0], function, env, depth + 1, params)
         if expr.receiver is not None and expr.callee in _SAME_DTYPE_METHODS and not tokens:
-            return _tensor_dtype(expr.receiver, function, env, depth + 1)
+            return _tensor_dtype(expr.receiver, function, env, depth + 1, params)
         if expr.callee in ("empty", "zeros", "ones", "full", "empty_strided") and not tokens:
             for arg in expr.args:  # torch::empty(sizes, x.options()): the dtype of x
                 arg = strip(arg)
                 if isinstance(arg, ir.Call) and arg.callee == "options" and arg.receiver is not None:
-                    return _tensor_dtype(arg.receiver, function, env, depth + 1)
+                    return _tensor_dtype(arg.receiver, function, env, depth + 1, params)
     return None
 
 
@@ -180,3 +241,10 @@ def _checked_dtype(function: ir.Function, name: str) -> str | None:
                     if tokens:
                         return _DTYPE_TOKEN[tokens[-1]]
     return None
+
+
+def _library_call(func: ast.expr) -> bool:
+    """`torch.matmul(...)`, `F.relu(...)`: a library function, not the extension's."""
+    while isinstance(func, ast.Attribute):
+        func = func.value
+    return isinstance(func, ast.Name) and func.id in ("torch", "F", "nn", "np", "numpy", "math", "triton")

@@ -132,7 +132,7 @@ def _python_view_arguments(module: ast.Module) -> dict[str, dict[int, str]]:
                 continue
             name = node.func.attr if isinstance(node.func, ast.Attribute) else (
                 node.func.id if isinstance(node.func, ast.Name) else None)
-            if name is None:
+            if name is None or _library_call(node.func):
                 continue
             for index, arg in enumerate(node.args):
                 if _python_view(arg, assignments, 0):
@@ -174,3 +174,10 @@ def _strided_slice(node: ast.expr) -> bool:
             if position > 0 and (part.lower is not None or part.upper is not None):
                 return True
     return False
+
+
+def _library_call(func: ast.expr) -> bool:
+    """`torch.matmul(...)`, `F.relu(...)`: a library function, not the extension's."""
+    while isinstance(func, ast.Attribute):
+        func = func.value
+    return isinstance(func, ast.Name) and func.id in ("torch", "F", "nn", "np", "numpy", "math", "triton")
