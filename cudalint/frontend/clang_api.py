@@ -34,6 +34,8 @@ def _lib():
     lib.clang_getExpansionLocation.argtypes = [ci.SourceLocation, ctypes.c_void_p, ctypes.POINTER(ctypes.c_uint),
                                                ctypes.POINTER(ctypes.c_uint), ctypes.POINTER(ctypes.c_uint)]
     lib.clang_getExpansionLocation.restype = None
+    lib.clang_hashCursor.argtypes = [ci.Cursor]
+    lib.clang_hashCursor.restype = ctypes.c_uint
     lib.clang_Location_isFromMainFile.argtypes = [ci.SourceLocation]
     lib.clang_Location_isFromMainFile.restype = ctypes.c_int
     return lib
@@ -56,11 +58,24 @@ def children(cursor: ci.Cursor) -> list[ci.Cursor]:
     return found
 
 
-def position(location: ci.SourceLocation) -> tuple[int, int, int]:
-    """(line, column, offset) of a location in one C call; cindex's properties make one call each."""
-    line, column, offset = ctypes.c_uint(), ctypes.c_uint(), ctypes.c_uint()
-    _lib().clang_getExpansionLocation(location, None, ctypes.byref(line), ctypes.byref(column), ctypes.byref(offset))
-    return line.value, column.value, offset.value
+_offset_out = ctypes.c_uint()
+_offset_ref = ctypes.byref(_offset_out)
+
+
+def extent_offsets(cursor: ci.Cursor) -> tuple[int, int]:
+    """Byte offsets of the start and end of a cursor's extent (expansion locations): the cheapest way to
+    place a node, with lines and columns computed from the unit's text. Not thread-safe: one lowering
+    per thread at a time (the engine parallelizes with processes)."""
+    lib = _lib()
+    extent = lib.clang_getCursorExtent(cursor)
+    lib.clang_getExpansionLocation(lib.clang_getRangeStart(extent), None, None, None, _offset_ref)
+    start = _offset_out.value
+    lib.clang_getExpansionLocation(lib.clang_getRangeEnd(extent), None, None, None, _offset_ref)
+    return start, _offset_out.value
+
+
+def cursor_hash(cursor: ci.Cursor) -> int:
+    return _lib().clang_hashCursor(cursor)
 
 
 def in_main_file(cursor: ci.Cursor) -> bool:

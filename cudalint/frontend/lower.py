@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import ast
+import bisect
 import re
 
 import clang.cindex as ci
 
-from cudalint.frontend.clang_api import binary_operator, children, evaluate, in_main_file, position, unary_operator
+from cudalint.frontend.clang_api import (binary_operator, children, cursor_hash, evaluate, extent_offsets, in_main_file,
+                                         unary_operator)
 from cudalint.frontend.parse import ParsedUnit
 from cudalint.model import ir
 
@@ -30,6 +32,8 @@ class Lowering:
         self.main_file = parsed.main_file
         self.data = parsed.unit.text.encode("utf-8")
         self.macros = _integer_macros(parsed.unit.text)
+        self._line_starts = [0] + [i + 1 for i, byte in enumerate(self.data) if byte == 0x0A]
+        self._usr_of: dict[int, str] = {}  # declaration cursor hash -> USR (one USR lookup per declaration)
         self._depth = 0
 
     # ------------------------------------------------------------------------------------- top level
@@ -295,7 +299,7 @@ class Lowering:
             decl_kind = {K.PARM_DECL: "param", K.VAR_DECL: "var", K.FUNCTION_DECL: "function",
                          K.ENUM_CONSTANT_DECL: "enum", K.FIELD_DECL: "field",
                          K.TEMPLATE_NON_TYPE_PARAMETER: "template_param"}.get(rk, "")
-            ref = referenced.get_usr() or f"{referenced.location.line}:{referenced.location.column}"
+            ref = self._usr(referenced) or f"{referenced.location.line}:{referenced.location.column}"
             if rk == K.ENUM_CONSTANT_DECL or (rk == K.VAR_DECL and referenced.type.is_const_qualified()):
                 constant = evaluate(referenced)
         return ir.Name(span, text, type_, cursor.spelling, ref, decl_kind, constant)
@@ -327,7 +331,7 @@ class Lowering:
             elif target.kind in (K.DECL_REF_EXPR, K.OVERLOADED_DECL_REF):
                 callee = target.spelling or callee
             if target.referenced is not None:
-                callee_ref = target.referenced.get_usr() or None
+                callee_ref = self._usr(target.referenced)
             callee_text = self._text(target)
             angle = re.search(r"<(.*)>\s*$", callee_text, re.DOTALL)
             if angle:
@@ -377,20 +381,29 @@ class Lowering:
     # ------------------------------------------------------------------------------------------ helpers
 
     def _span(self, cursor: ci.Cursor) -> ir.Span:
-        extent = cursor.extent
-        start, end = position(extent.start), position(extent.end)
-        return ir.Span(start[0], start[1], end[0], end[1])
+        return self._span_and_text(cursor)[0]
 
     def _text(self, cursor: ci.Cursor) -> str:
         return self._span_and_text(cursor)[1]
 
     def _span_and_text(self, cursor: ci.Cursor) -> tuple[ir.Span, str]:
-        extent = cursor.extent
-        start, end = position(extent.start), position(extent.end)
-        span = ir.Span(start[0], start[1], end[0], end[1])
-        if end[2] < start[2] or not in_main_file(cursor):
+        start, end = extent_offsets(cursor)
+        span = ir.Span(*self._line_column(start), *self._line_column(end))
+        if end <= start or end > len(self.data):
+            # inside a macro expansion every node sits on the macro's name: fall back to the spelling
             return span, cursor.spelling
-        return span, self._text_between(start[2], end[2])
+        return span, self._text_between(start, end)
+
+    def _line_column(self, offset: int) -> tuple[int, int]:
+        """1-based line and byte column of a byte offset in the unit, as clang reports them."""
+        line = bisect.bisect_right(self._line_starts, offset)
+        return line, offset - self._line_starts[line - 1] + 1
+
+    def _usr(self, declaration: ci.Cursor) -> str | None:
+        key = cursor_hash(declaration)
+        if key not in self._usr_of:
+            self._usr_of[key] = declaration.get_usr()
+        return self._usr_of[key] or None
 
     def _text_between(self, start: int, end: int) -> str:
         return self.data[start:end].decode("utf-8", errors="replace")
