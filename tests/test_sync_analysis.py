@@ -57,6 +57,17 @@ def test_solver_decides_small_integer_systems() -> None:
     assert feasible([eq(a.scale(3) - b.scale(5) - Lin.of(1)), ge(a), less(a, Lin.of(2)), ge(b)]) is False
 
 
+def test_solver_is_exact_where_the_shadows_disagree() -> None:
+    # Pugh's example: the real shadow has solutions, the dark shadow none, and there is no integer point
+    x, y = Lin.var("x"), Lin.var("y")
+    system = [ge(x.scale(11) + y.scale(13) - Lin.of(27)), ge(Lin.of(45) - x.scale(11) - y.scale(13)),
+              ge(x.scale(7) - y.scale(9) + Lin.of(10)), ge(Lin.of(4) - x.scale(7) + y.scale(9))]
+    assert feasible(system) is False
+    # 3x - 2y in [2, 3] with 0 <= x <= 5: x = 2, y = 2
+    assert feasible([ge(x.scale(3) - y.scale(2) - Lin.of(2)), ge(Lin.of(3) - x.scale(3) + y.scale(2)),
+                     ge(x), ge(y), ge(Lin.of(5) - x)]) is True
+
+
 # ---------------------------------------------------------------------------------------------------- CFG
 
 CFG_KERNEL = """
@@ -313,3 +324,56 @@ def test_analysis_is_cached_per_program_and_fast() -> None:
         analysis.races(function)
         analysis.divergent_barriers(function)
     assert time.perf_counter() - start < 1.0
+
+
+def test_data_dependent_index_can_meet_any_element() -> None:
+    source = """
+#include <cuda_runtime.h>
+__global__ void k(const unsigned char* data, unsigned int* out) {
+    __shared__ unsigned int bins[256];
+    bins[threadIdx.x] = 0;
+    atomicAdd(&bins[data[threadIdx.x]], 1u);
+    out[threadIdx.x] = bins[threadIdx.x];
+}
+void launch(const unsigned char* data, unsigned int* out) { k<<<1, 256>>>(data, out); }
+"""
+    analysis, kernel = kernel_of(source)
+    sync = analysis.kernel(kernel)
+    clear, count = access_on_line(sync, 5, "write"), access_on_line(sync, 6, "atomic")
+    assert sync.test(clear, count).result == CONFLICT
+    # two atomics on one element are not a race: such pairs are never tested
+    assert all(not (a.mode == b.mode == "atomic") for a, b, _ in sync.candidate_pairs())
+
+
+def test_regions_split_at_a_runtime_size_are_not_claimed_to_overlap() -> None:
+    source = """
+#include <cuda_runtime.h>
+__global__ void k(float* out, int cols) {
+    extern __shared__ float smem[];
+    float* a = smem;
+    float* b = smem + cols;
+    a[threadIdx.x] = 1.0f;
+    out[threadIdx.x] = b[threadIdx.x];
+}
+void launch(float* out, int cols) { k<<<1, 256, 2 * cols * sizeof(float)>>>(out, cols); }
+"""
+    analysis, kernel = kernel_of(source)
+    sync = analysis.kernel(kernel)
+    result = sync.test(access_on_line(sync, 7, "write"), access_on_line(sync, 8, "read")).result
+    assert result == UNKNOWN
+
+
+def test_whole_struct_and_field_accesses_overlap() -> None:
+    source = """
+#include <cuda_runtime.h>
+struct Pair { float a; float b; };
+__global__ void k(float* out) {
+    __shared__ Pair p;
+    if (threadIdx.x == 0) { Pair q; q.a = 1.0f; q.b = 2.0f; p = q; }
+    out[threadIdx.x] = p.a;
+}
+void launch(float* out) { k<<<1, 64>>>(out); }
+"""
+    analysis, kernel = kernel_of(source)
+    races = analysis.races(kernel)
+    assert [(r.first.mode, r.second.field) for r in races] == [("write", "a")]

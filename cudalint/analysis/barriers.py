@@ -18,15 +18,15 @@ For each kernel (with its `__device__` callees inlined, see `cfg.py`):
 from __future__ import annotations
 
 import weakref
-
-import networkx as nx
 from dataclasses import dataclass, field
 from functools import cached_property
 
+import networkx as nx
+
 from cudalint.analysis.cfg import BLOCK_LEVEL, GRID, WARP, CfgNode, FunctionCFG, Guard, Scope, build_cfg
 from cudalint.analysis.conflicts import (
-    CONFLICT, NONE, BlockShape, Constraint, LinearContext, Lin, Linearizer, Verdict, block_bounds, block_var, decide,
-    distinct, eq, ge, less, linear_thread_id, thread_bounds, thread_var,
+    CONFLICT, NONE, UNKNOWN, BlockShape, Constraint, LinearContext, Lin, Linearizer, Verdict, block_bounds,
+    block_var, decide, distinct, eq, ge, less, linear_thread_id, thread_bounds, thread_var,
 )
 from cudalint.analysis.uniformity import Uniformity, value_dependent_refs
 from cudalint.model import ir
@@ -34,6 +34,7 @@ from cudalint.model.program import Program, SharedArray
 
 READ, WRITE, UPDATE, ATOMIC = "read", "write", "update", "atomic"
 
+_MAX_PAIRS = 5000  # pairs of accesses tested per kernel at most
 _WMMA_LOAD = {"load_matrix_sync"}
 _WMMA_STORE = {"store_matrix_sync"}
 
@@ -47,6 +48,10 @@ class FlatIndex:
     # warp-collective accesses cover a region: offset + sum(a_i * stride_i), 0 <= a_i < extent_i
     region: list[tuple[int, ir.Expr | int, Scope | None]] = field(default_factory=list)
     exact: bool = True
+    # the terms that come from pointer arithmetic (`float* b = smem + cols`), as text, and whether one of
+    # them is a block-uniform value that is not a constant (the size of a region, chosen at run time)
+    base: tuple[str, ...] = ()
+    symbolic_base: bool = False
 
 
 @dataclass(eq=False)
@@ -70,8 +75,9 @@ class SharedAccess:
         return self.array.decl.name + (f".{self.field}" if self.field else "")
 
     @property
-    def key(self) -> tuple[int, str]:
-        return (id(self.array), self.field)
+    def key(self) -> int:
+        """Accesses of one array can overlap: a whole struct element and one of its fields do."""
+        return id(self.array)
 
 
 @dataclass
@@ -96,10 +102,12 @@ class _Loc:
     exact: bool = True
     volatile: bool = False
     field: str = ""
+    base: int = 0  # the first `base` terms come from pointer arithmetic
 
     def copy(self, **changes) -> _Loc:
         values = dict(array=self.array, terms=list(self.terms), ranges=list(self.ranges), dims=list(self.dims),
-                      pointer=self.pointer, exact=self.exact, volatile=self.volatile, field=self.field)
+                      pointer=self.pointer, exact=self.exact, volatile=self.volatile, field=self.field,
+                      base=self.base)
         values.update(changes)
         return _Loc(**values)
 
@@ -190,7 +198,7 @@ class _Accesses:
             inner, _ = self.resolve(expr.operand, scope, depth + 1)
             if inner is None or inner.pointer:
                 return None, scope
-            return inner.copy(pointer=True), scope
+            return inner.copy(pointer=True, base=len(inner.terms)), scope
         if isinstance(expr, ir.Unary) and expr.op == "*":
             inner, _ = self.resolve(expr.operand, scope, depth + 1)
             if inner is None:
@@ -212,6 +220,7 @@ class _Accesses:
                     pointer.exact = False
                 else:
                     pointer.terms.append((other, -stride if expr.op == "-" else stride, scope))
+                    pointer.base = len(pointer.terms)
                 return pointer, scope
             return None, scope
         if isinstance(expr, ir.Member) and expr.base is not None and "->" not in expr.text:
@@ -236,7 +245,10 @@ class _Accesses:
 
     def _record(self, loc: _Loc, mode: str, expr: ir.Expr, node: CfgNode, guards: tuple, collective=False,
                 region=None) -> None:
-        index = FlatIndex(list(loc.terms), list(loc.ranges), list(region or []), loc.exact)
+        base_terms = loc.terms[:loc.base]
+        index = FlatIndex(list(loc.terms), list(loc.ranges), list(region or []), loc.exact,
+                          tuple(f"{k}*{' '.join(e.text.split())}" for e, k, _ in base_terms),
+                          any(sc.env.value(e) is None and not sc.facts.is_dependent(e) for e, _, sc in base_terms))
         all_guards = node.guards + tuple(Guard(c, p, node.scope, "ternary") for c, p in guards)
         self.found.append(SharedAccess(loc.array, loc.field, mode, expr, node, index, all_guards, collective,
                                        loc.volatile))
@@ -370,6 +382,9 @@ def _fragment_shape(fragment: ir.Expr) -> tuple[int, int]:
 def _modes_conflict(a: SharedAccess, b: SharedAccess) -> bool:
     if not (a.writes or b.writes):
         return False
+    if a.field and b.field and not (a.field.startswith(b.field + ".") or b.field.startswith(a.field + ".")) \
+            and a.field != b.field:
+        return False  # two different members of a struct element
     return not (a.mode == ATOMIC and b.mode == ATOMIC)
 
 
@@ -389,6 +404,8 @@ class KernelSync:
                                      analysis.counter_bounds, analysis.value_dependent, reaching=self.reaching)
         self._reaching: dict[tuple[str, int], tuple | None] = {}
         self._lowerings: dict[tuple, tuple] = {}
+        self._path_guards: dict[CfgNode, dict[CfgNode, tuple[Guard, ...]]] = {}
+        self._exact_indices: dict[tuple, bool] = {}
 
     @cached_property
     def epoch_starts(self) -> list[CfgNode]:
@@ -452,57 +469,70 @@ class KernelSync:
         self._reaching[cache_key] = result
         return result
 
-    @cached_property
-    def path_guards(self) -> dict[CfgNode, dict[CfgNode, tuple[Guard, ...]]]:
-        """Per interval start, per access node in the interval: the branch sides every barrier-free path from
-        the start to the node takes (`if (uniform) { ...; __syncthreads(); }` skipped, a loop left)."""
-        out: dict[CfgNode, dict[CfgNode, tuple[Guard, ...]]] = {}
-        for start in self.epoch_starts:
-            region = self.cfg.reach(start)
-            targets = [n for n in region if n in self.by_node]
-            if not targets:
-                out[start] = {}
-                continue
-            nodes = {start} | {n for n in region if not (n.kind == "barrier" and n.barrier in BLOCK_LEVEL)}
-            try:
-                idom = nx.immediate_dominators(self.cfg.graph.subgraph(nodes), start)
-            except (nx.NetworkXError, KeyError):
-                idom = {}
-            per_node = {}
-            for target in targets:
-                guards = []
-                node = target
-                steps = 0
-                while node is not start and node in idom and idom[node] is not node and steps < 10000:
-                    if node.branch is not None:
-                        guards.append(Guard(node.branch[0], node.branch[1], node.scope, "path", node=node))
-                    node = idom[node]
-                    steps += 1
-                per_node[target] = tuple(reversed(guards))
-            out[start] = per_node
-        return out
+    def path_guards(self, start: CfgNode) -> dict[CfgNode, tuple[Guard, ...]]:
+        """For the interval from `start`, per access node in it: the branch sides every barrier-free path
+        from the start to the node takes (`if (uniform) { ...; __syncthreads(); }` skipped, a loop left)."""
+        found = self._path_guards.get(start)
+        if found is not None:
+            return found
+        region = self.cfg.reach(start)
+        targets = [n for n in region if n in self.by_node]
+        idom = _dominators(self.cfg.graph, start, region) if targets else {}
+        found = {}
+        for target in targets:
+            guards = []
+            node = target
+            steps = 0
+            while node is not start and node in idom and steps < 10000:
+                if node.branch is not None:
+                    guards.append(Guard(node.branch[0], node.branch[1], node.scope, "path", node=node))
+                node = idom[node]
+                steps += 1
+            found[target] = tuple(reversed(guards))
+        self._path_guards[start] = found
+        return found
 
     def candidate_pairs(self) -> list[tuple[SharedAccess, SharedAccess, list[CfgNode]]]:
         """Pairs of accesses of one array, at least one writing, that can run in one barrier interval, with
-        the starts of the intervals they share."""
+        the starts of the intervals they share. Accesses that all touch element f(threadIdx), for one
+        injective f, are never paired with each other (a thread only meets itself there)."""
         found: dict[tuple[int, int], tuple[SharedAccess, SharedAccess, list[CfgNode]]] = {}
         for start in self.epoch_starts:
             region = self.cfg.reach(start)
-            groups: dict[tuple, list[SharedAccess]] = {}
+            groups: dict[int, list[SharedAccess]] = {}
             for node in region:
                 for access in self.by_node.get(node, ()):
                     groups.setdefault(access.key, []).append(access)
             for group in groups.values():
                 group.sort(key=lambda a: (a.node.index, a.expr.span.line, a.expr.span.column))
-                for i, a in enumerate(group):
-                    for b in group[i:]:
-                        if not _modes_conflict(a, b):
-                            continue
-                        key = (id(a), id(b))
-                        if key not in found:
-                            found[key] = (a, b, [])
-                        found[key][2].append(start)
+                buckets: dict[object, list[SharedAccess]] = {}
+                for access in group:
+                    buckets.setdefault(self._own_element_key(access) or id(access), []).append(access)
+                lists = list(buckets.items())
+                for i, (key_a, bucket_a) in enumerate(lists):
+                    for key_b, bucket_b in lists[i:]:
+                        if key_a is key_b and not isinstance(key_a, int):
+                            continue  # one injective thread index: no two threads meet
+                        for a in bucket_a:
+                            for b in bucket_b:
+                                if key_a is key_b and b is not a and (id(b), id(a)) in found:
+                                    continue
+                                if not _modes_conflict(a, b):
+                                    continue
+                                pair = (id(a), id(b))
+                                if pair not in found:
+                                    found[pair] = (a, b, [])
+                                found[pair][2].append(start)
         return list(found.values())
+
+    def _own_element_key(self, access: SharedAccess) -> tuple | None:
+        """A key shared by accesses that touch the same injective function of threadIdx; None otherwise."""
+        if access.collective:
+            return None
+        index = self._thread_index(access)
+        if index is None or not self._injective(index):
+            return None
+        return (tuple(sorted(index.coeffs.items())), index.const, access.field)
 
     def renamed_between(self, a: SharedAccess, b: SharedAccess) -> frozenset[str]:
         """Variables assigned on a barrier-free path from one access to the other (either way)."""
@@ -533,6 +563,11 @@ class KernelSync:
         (its path conditions apply); `cross_warp`: only threads of different warps count."""
         index1, index_constraints1, guards1, exact1 = self._lowered(a, "1", renamed, start)
         index2, index_constraints2, guards2, exact2 = self._lowered(b, "2", renamed, start)
+        if not (self._index_exact(a, "1", renamed) and self._index_exact(b, "2", renamed)):
+            return Verdict(UNKNOWN, exact=False)  # an index the constraints do not capture: never a conflict
+        if (a.index.symbolic_base or b.index.symbolic_base) and a.index.base != b.index.base:
+            # two regions of one buffer split at a run-time size: they are meant not to overlap
+            return Verdict(UNKNOWN, exact=False)
         base: list[Constraint] = thread_bounds(self.shape, "1") + thread_bounds(self.shape, "2")
         base.append(eq(index1 - index2))
         base += index_constraints1 + index_constraints2
@@ -557,6 +592,9 @@ class KernelSync:
             base += constraints
         return decide(base, alternatives, exact1 and exact2)
 
+    def _index_exact(self, access: SharedAccess, inst: str, renamed: frozenset[str]) -> bool:
+        return self._exact_indices.get((id(access), inst, renamed), False)
+
     def _lowered(self, access: SharedAccess, inst: str, renamed: frozenset[str], start: CfgNode | None):
         """An access lowered for instance `inst`: (index, its side constraints, [(guard alternatives, their
         side constraints)], exact). Cached: names of solver variables depend only on these inputs."""
@@ -564,11 +602,12 @@ class KernelSync:
         found = self._lowerings.get(key)
         if found is not None:
             return found
-        lin = Linearizer(self.context, inst, renamed)
+        lin = Linearizer(self.context, inst, renamed, data_values=True)
         index = self._index(access, lin)
         index_constraints = list(lin.constraints)
+        self._exact_indices[(id(access), inst, renamed)] = lin.exact and access.index.exact
         guards = []
-        paths = self.path_guards.get(start, {}) if start is not None else {}
+        paths = self.path_guards(start) if start is not None else {}
         own = {(id(g.cond), g.positive) for g in access.guards}
         extra = tuple(g for g in paths.get(access.node, ()) if (id(g.cond), g.positive) not in own)
         for guard in access.guards + extra:
@@ -628,10 +667,11 @@ class KernelSync:
         """The access's index when it is an exact function of threadIdx alone (`s[tid]`, `s[ty][tx]`)."""
         cache = self.__dict__.setdefault("_thread_indices", {})
         if id(access) not in cache:
-            lin = Linearizer(self.context, "1")
+            lin = Linearizer(self.context, "1", data_values=True)
             value = self._index(access, lin)
-            pure = lin.exact and access.index.exact and not access.index.region and not lin.constraints \
-                and all(v.startswith("t1.") for v in value.coeffs)
+            pure = lin.exact and access.index.exact and not access.index.region \
+                and all(v.startswith("t1.") for v in value.coeffs) \
+                and all(v.startswith("t1.") for c, _, _ in lin.constraints for v in c)  # range checks only
             cache[id(access)] = value if pure else None
         return cache[id(access)]
 
@@ -672,7 +712,9 @@ class KernelSync:
         for it, with the earlier access of the pair)."""
         races = []
         anchored: set[int] = set()  # accesses already known to race: rules report one finding per access
-        for a, b, starts in self.candidate_pairs():
+        for count, (a, b, starts) in enumerate(self.candidate_pairs()):
+            if count >= _MAX_PAIRS:
+                break  # a pathological kernel: keep lint time bounded (only findings are lost)
             if self._same_element_only(a, b):
                 continue
             if id(self._order(a, b)[1]) in anchored:
@@ -746,6 +788,53 @@ class KernelSync:
         if b.writes and not a.writes:
             return b, a
         return (a, b) if (a.expr.span.line, a.expr.span.column) <= (b.expr.span.line, b.expr.span.column) else (b, a)
+
+
+def _dominators(graph: nx.DiGraph, start: CfgNode, region: set[CfgNode]) -> dict[CfgNode, CfgNode]:
+    """Immediate dominators from `start` in the barrier-free part of the graph: `start`, and the nodes of
+    `region` that are not block barriers (Cooper, Harvey and Kennedy's iterative algorithm)."""
+    inside = {n for n in region if not (n.kind == "barrier" and n.barrier in BLOCK_LEVEL)} | {start}
+    succ, pred = graph._succ, graph._pred
+    order: list[CfgNode] = []  # postorder
+    seen = {start}
+    stack = [(start, iter(succ[start]))]
+    while stack:
+        node, children = stack[-1]
+        for child in children:
+            if child in inside and child not in seen:
+                seen.add(child)
+                stack.append((child, iter(succ[child])))
+                break
+        else:
+            stack.pop()
+            order.append(node)
+    number = {node: i for i, node in enumerate(order)}
+    idom = {start: start}
+    changed = True
+    while changed:
+        changed = False
+        for node in reversed(order):
+            if node is start:
+                continue
+            new = None
+            for p in pred[node]:
+                if p not in idom or p not in number:
+                    continue
+                if new is None:
+                    new = p
+                    continue
+                a, b = p, new
+                while a is not b:
+                    while number[a] < number[b]:
+                        a = idom[a]
+                    while number[b] < number[a]:
+                        b = idom[b]
+                new = a
+            if new is not None and idom.get(node) is not new:
+                idom[node] = new
+                changed = True
+    del idom[start]
+    return idom
 
 
 def guard_alternatives(lin: Linearizer, guard: Guard) -> list[list[Constraint]] | None:
@@ -1044,8 +1133,7 @@ def _global_store_races(analysis: SyncAnalysis, function: ir.Function) -> list[G
     single_block = kernel.shape.grid == (1, 1, 1)
     # code that takes a lock (atomicCAS/atomicExch) orders its stores itself: stay silent
     locked = any(isinstance(n, ir.Call) and n.callee in ("atomicCAS", "atomicExch")
-                 for f in analysis.program.reachable_functions(function) if f.body is not None
-                 for n in f.body.walk())
+                 for f in analysis.reachable(function) for n in analysis.nodes(f))
     if locked:
         return []
     out = []
@@ -1087,6 +1175,36 @@ def _reads_same(kernel: KernelSync, value: ir.Expr, address: _GlobalAddress, sco
     return False
 
 
+def _distinct_per_thread(kernel: KernelSync, address: Lin, across_blocks: bool) -> bool:
+    """Whether `address` (lowered for instance 1, exact) differs for any two threads of a block, or of the
+    grid when `across_blocks`: a mixed-radix combination of thread (and block) indices, plus terms that
+    are the same in both threads."""
+    shape = kernel.shape
+    terms = []
+    own = set()
+    for axis in "xyz":
+        for var, extent in ((thread_var("1", axis), shape.block_extent(axis)),
+                            (block_var("1", axis), shape.grid_extent(axis))):
+            if var.startswith("b") and not across_blocks:
+                continue
+            own.add(var)
+            coeff = address.coeffs.get(var, 0)
+            if extent == 1:
+                continue
+            if coeff == 0:
+                return False
+            terms.append((abs(coeff), extent))
+    if any(v.endswith("#1") or v not in own and v.startswith(("t1.", "b1.")) for v in address.coeffs):
+        return False  # a per-thread value besides the indices
+    terms.sort()
+    span = 0
+    for n, (coeff, extent) in enumerate(terms):
+        if coeff <= span or extent is None and n != len(terms) - 1:
+            return False
+        span += coeff * ((extent or 1) - 1)
+    return True
+
+
 def _same_address(kernel: KernelSync, node: CfgNode, address: _GlobalAddress, same_block: bool) -> bool | None:
     """Whether two different threads (of one block, or of two blocks) can store to the address."""
     l1 = Linearizer(kernel.context, "1", global_mode=not same_block, shared_iterations=False)
@@ -1099,15 +1217,14 @@ def _same_address(kernel: KernelSync, node: CfgNode, address: _GlobalAddress, sa
         for expr, scale, scope in address.terms:
             total = total + lin.lin(expr, scope).scale(scale)
         totals.append(total)
+    if not l1.exact:
+        return None  # an address the constraints do not capture can never prove a race
+    if _distinct_per_thread(kernel, totals[0], not same_block):
+        return False
     base.append(eq(totals[0] - totals[1]))
-    alternatives = []
-    for guard in node.guards:
-        for lin in (l1, l2):
-            lin.at = guard.node or node
-            options = guard_alternatives(lin, guard)
-            if options is not None:
-                alternatives.append(options)
     base += l1.constraints + l2.constraints
+    l1.constraints, l2.constraints = [], []
+    alternatives = []
     if same_block:
         active = [axis for axis in "xyz" if kernel.shape.block_extent(axis) != 1]
         alternatives.append(distinct([thread_var("1", x) for x in active], [thread_var("2", x) for x in active]))
@@ -1117,8 +1234,16 @@ def _same_address(kernel: KernelSync, node: CfgNode, address: _GlobalAddress, sa
         if not active:
             return False
         alternatives.append(distinct([block_var("1", x) for x in active], [block_var("2", x) for x in active]))
-    exact = l1.exact and l2.exact
-    verdict = decide(base, alternatives, exact)
+    if decide(base, alternatives, True).result == NONE:
+        return False  # the addresses differ whatever the guards
+    for guard in node.guards:
+        for lin in (l1, l2):
+            lin.at = guard.node or node
+            options = guard_alternatives(lin, guard)
+            if options is not None:
+                alternatives.append(options)
+    base += l1.constraints + l2.constraints
+    verdict = decide(base, alternatives, l1.exact and l2.exact)
     if verdict.result == CONFLICT:
         return True
     return False if verdict.result == NONE else None
@@ -1225,7 +1350,7 @@ def _find_spin_loops(analysis: SyncAnalysis) -> list[SpinLoop]:
             continue
         env = program.env(function)
         params = {p.ref: p for p in function.params if p.ref}
-        for node in function.body.walk():
+        for node in analysis.nodes(function):
             if not isinstance(node, ir.While) and not (isinstance(node, ir.For) and node.init is None
                                                        and node.step is None):
                 continue
@@ -1279,9 +1404,9 @@ def _polls_global(cond: ir.Expr, env, params: dict, device_globals: dict) -> boo
     return False
 
 
-def _loop_variables(function: ir.Function, env) -> tuple[dict, set[str], dict]:
+def _loop_variables(function: ir.Function, env, nodes: list[ir.Node]) -> tuple[dict, set[str], dict]:
     counts: dict[str, int] = {}
-    for node in function.body.walk():
+    for node in nodes:
         target = None
         if isinstance(node, ir.Binary) and node.is_assignment:
             target = node.lhs
@@ -1292,7 +1417,7 @@ def _loop_variables(function: ir.Function, env) -> tuple[dict, set[str], dict]:
     found: dict[str, tuple[ir.Expr, ir.Expr]] = {}
     counters: set[str] = set()
     bounds: dict[str, tuple[str, ir.Expr]] = {}
-    for node in function.body.walk():
+    for node in nodes:
         if not isinstance(node, ir.For) or node.step is None:
             continue
         ref, init, init_assigns = None, None, 0
@@ -1373,6 +1498,15 @@ class SyncAnalysis:
         self._shapes: dict[int, BlockShape] = {}
         self._value_dependent: dict[int, set[str]] = {}
         self._results: dict[str, dict[int, object]] = {}
+        self._nodes: dict[int, list[ir.Node]] = {}
+        self._reachable: dict[int, list[ir.Function]] = {}
+
+    def nodes(self, function: ir.Function) -> list[ir.Node]:
+        """Every IR node of `function`'s body, walked once."""
+        found = self._nodes.get(id(function))
+        if found is None:
+            found = self._nodes[id(function)] = list(function.body.walk()) if function.body is not None else []
+        return found
 
     def cfg(self, function: ir.Function) -> FunctionCFG:
         found = self._cfgs.get(id(function))
@@ -1431,10 +1565,21 @@ class SyncAnalysis:
         kernels = [f for f in self.program.functions if f.is_kernel and f.body is not None]
         reached: set[int] = set()
         for kernel in kernels:
-            reached |= {id(f) for f in self.program.reachable_functions(kernel)}
+            reached |= {id(f) for f in self.reachable(kernel)}
         loose = [f for f in self.program.functions
                  if f.body is not None and f.space in ("device", "host_device") and id(f) not in reached]
-        return kernels + loose
+        # a template with instantiations in the unit: the instantiations know the template arguments
+        instantiated = {(f.name, f.span.end_line, f.span.end_column) for f in kernels + loose if not f.templated}
+        return [f for f in kernels + loose
+                if not (f.templated and (f.name, f.span.end_line, f.span.end_column) in instantiated)]
+
+    def reachable(self, function: ir.Function) -> list[ir.Function]:
+        """`function` and the functions of the unit it calls, with bodies (cached)."""
+        found = self._reachable.get(id(function))
+        if found is None:
+            found = self._reachable[id(function)] = [
+                f for f in self.program.reachable_functions(function) if f.body is not None]
+        return found
 
     def value_dependent(self, function: ir.Function) -> set[str]:
         found = self._value_dependent.get(id(function))
@@ -1453,10 +1598,8 @@ class SyncAnalysis:
     def _block_shape(self, function: ir.Function) -> BlockShape:
         sites = [s for s in self.program.launches if s.kernel_name == function.name] if function.is_kernel else []
         used_threads, used_blocks = set(), set()
-        for reached in self.program.reachable_functions(function):
-            if reached.body is None:
-                continue
-            for node in reached.body.walk():
+        for reached in self.reachable(function):
+            for node in self.nodes(reached):
                 if isinstance(node, ir.Member) and isinstance(node.base, ir.Name):
                     if node.base.name in ("threadIdx", "blockDim"):
                         used_threads.add(node.field)
@@ -1492,9 +1635,10 @@ class SyncAnalysis:
         counters: dict[str, set[str]] = {}
         bounds: dict[str, dict[str, tuple[str, ir.Expr]]] = {}
         for function in self.program.functions:
-            if function.body is not None:
+            if function.body is not None and function.is_device_code:
                 key = function.ref or function.name
-                induction[key], counters[key], bounds[key] = _loop_variables(function, self.program.env(function))
+                induction[key], counters[key], bounds[key] = _loop_variables(function, self.program.env(function),
+                                                                             self.nodes(function))
         return induction, counters, bounds
 
     @property

@@ -286,6 +286,7 @@ class _Builder:
         self._keys = itertools.count(1)
         self._barrier_functions: dict[int, bool] = {}
         self._cond_nodes: dict[int, CfgNode] = {}  # if/loop statement -> its (last) condition node
+        self._contains: dict[tuple, bool] = {}
 
     def build(self, function: ir.Function) -> FunctionCFG:
         scope = Scope(function, self.program.env(function), self.uniformity.of(function))
@@ -328,6 +329,13 @@ class _Builder:
         return result
 
     def contains_barrier(self, node: ir.Node, depth: int = 0, kinds: tuple[str, ...] = BLOCK_LEVEL) -> bool:
+        key = (id(node), kinds)
+        known = self._contains.get(key)
+        if known is None:
+            known = self._contains[key] = self._contains_barrier(node, depth, kinds)
+        return known
+
+    def _contains_barrier(self, node: ir.Node, depth: int, kinds: tuple[str, ...]) -> bool:
         for sub in node.walk():
             if isinstance(sub, ir.Call):
                 kind = barrier_kind(sub)
@@ -394,7 +402,8 @@ class _Builder:
                     guards = guards + (exit_guard,)
             elif isinstance(stmt, (ir.For, ir.While)) and stmt.cond is not None \
                     and not (isinstance(stmt, ir.While) and stmt.do_while) and not _has_break(stmt.body):
-                guards = guards + (Guard(stmt.cond, False, ctx.scope, "after_loop", node=self._cond_nodes.get(id(stmt))),)
+                after = Guard(stmt.cond, False, ctx.scope, "after_loop", node=self._cond_nodes.get(id(stmt)))
+                guards = guards + (after,)
         return preds
 
     def _if(self, stmt: ir.If, preds, ctx: _Ctx, guards: tuple) -> list[CfgNode]:
@@ -634,8 +643,3 @@ def _assigned_refs(function: ir.Function) -> frozenset[str]:
         _ASSIGNED_CACHE.clear()
     _ASSIGNED_CACHE[id(function)] = (function, result)
     return result
-
-
-def assigned_refs(function: ir.Function) -> frozenset[str]:
-    """Declaration refs of the variables `function` assigns after their declaration (parameters included)."""
-    return _assigned_refs(function)

@@ -4,8 +4,12 @@ Index expressions and branch conditions are lowered to linear integer constraint
 (`t1.x`, `t2.x`), block-uniform variables shared by both accesses (parameters, blockIdx, loop counters that do
 not change between the two accesses), and per-access copies of variables that may change in between. Division
 and modulo by constants become quotient/remainder pairs, loop induction variables become `init + step * k`.
-Feasibility is decided by an Omega-test style procedure (exact integer equality elimination, Fourier-Motzkin
-with real and dark shadows); it answers True, False, or None (cannot decide).
+Feasibility is decided by the Omega test (exact integer equality elimination, Fourier-Motzkin with real and
+dark shadows, splinters); it answers True, False, or None (undecided: too large for its budget).
+
+Free block-uniform values (kernel parameters, loop bounds) are existential: a conflict is reported when some
+values of them make two threads meet. Values loaded from memory are existential too where that is sound (an
+index read from data, a condition on data: some input makes them anything).
 
 A verdict is CONFLICT only when the constraints are exact (no opaque sub-expression, no dropped
 thread-dependent condition); otherwise a feasible system gives UNKNOWN, which no rule reports as an error.
@@ -44,20 +48,40 @@ class Lin:
     def is_const(self) -> bool:
         return not self.coeffs
 
+    @staticmethod
+    def _raw(coeffs: dict[str, int], const: int) -> Lin:
+        """A Lin from coefficients known to be non-zero."""
+        lin = Lin.__new__(Lin)
+        lin.coeffs = coeffs
+        lin.const = const
+        return lin
+
     def __add__(self, other: Lin) -> Lin:
+        if not other.coeffs:
+            return Lin._raw(self.coeffs, self.const + other.const) if other.const else self
+        if not self.coeffs:
+            return Lin._raw(other.coeffs, self.const + other.const)
         coeffs = dict(self.coeffs)
         for v, a in other.coeffs.items():
-            coeffs[v] = coeffs.get(v, 0) + a
-        return Lin(coeffs, self.const + other.const)
+            total = coeffs.get(v, 0) + a
+            if total:
+                coeffs[v] = total
+            else:
+                coeffs.pop(v, None)
+        return Lin._raw(coeffs, self.const + other.const)
 
     def __neg__(self) -> Lin:
-        return Lin({v: -a for v, a in self.coeffs.items()}, -self.const)
+        return Lin._raw({v: -a for v, a in self.coeffs.items()}, -self.const)
 
     def __sub__(self, other: Lin) -> Lin:
         return self + (-other)
 
     def scale(self, factor: int) -> Lin:
-        return Lin({v: a * factor for v, a in self.coeffs.items()}, self.const * factor)
+        if factor == 1:
+            return self
+        if factor == 0:
+            return Lin._raw({}, 0)
+        return Lin._raw({v: a * factor for v, a in self.coeffs.items()}, self.const * factor)
 
     def __repr__(self) -> str:
         terms = [f"{a}*{v}" for v, a in sorted(self.coeffs.items())]
@@ -328,22 +352,30 @@ def _eliminate(cons: dict[tuple, int], budget: _Budget) -> bool | None:
         if exact:
             cons = real
             continue
-        if _eliminate(real, budget) is False:
+        if _eliminate(dict(real), budget) is False:
             return False
         if dark is not None and _eliminate(dark, budget) is True:
             return True
-        return None
+        return _splinters(cons, var, lowers[var], uppers[var], budget)
 
 
-def feasible_any(alternatives: Iterable[list[Constraint]]) -> bool | None:
-    """Whether any of the constraint systems is feasible (True), none is (False), or undecided (None)."""
+def _splinters(cons: dict[tuple, int], var: str, lowers: list, uppers: list, budget: _Budget) -> bool | None:
+    """Pugh's splinters: when the real shadow has solutions and the dark shadow has none, an integer solution
+    (if any) lies close to one of `var`'s lower bounds: a*var = -L + j for a small j. Each case is an
+    equality, eliminated exactly."""
+    largest = max(b for _, _, b in uppers)
+    cases = sum((largest * a - a - largest) // largest + 1 for _, _, a in lowers)
+    if cases > 64:
+        raise _GiveUp
+    rest = [(dict(key), k) for key, k in cons.items()]
     undecided = False
-    for system in alternatives:
-        result = feasible(system)
-        if result is True:
-            return True
-        if result is None:
-            undecided = True
+    for key, k, a in lowers:
+        for j in range((largest * a - a - largest) // largest + 1):
+            result = _solve([(dict(key), k - j)], rest, budget)
+            if result is True:
+                return True
+            if result is None:
+                undecided = True
     return None if undecided else False
 
 
@@ -428,16 +460,6 @@ def distinct(a: list[str], b: list[str]) -> list[list[Constraint]]:
     return out
 
 
-def warp_split(shape: BlockShape, inst: str, group: int = 32) -> tuple[list[Constraint], str] | None:
-    """Constraints defining the warp number `w{inst}` of thread `inst`; None when not linear."""
-    lin = linear_thread_id(shape, inst)
-    if lin is None:
-        return None
-    w, r = f"w{inst}", f"lane{inst}"
-    return [eq(lin - Lin.var(w, group) - Lin.var(r)), ge(Lin.var(r)),
-            less(Lin.var(r), Lin.of(group))], w
-
-
 # ------------------------------------------------------------------------------------------------ verdicts
 
 CONFLICT, NONE, UNKNOWN = "conflict", "none", "unknown"
@@ -520,8 +542,11 @@ class Linearizer:
     """
 
     def __init__(self, context: LinearContext, inst: str, renamed: frozenset[str] = frozenset(),
-                 global_mode: bool = False, shared_iterations: bool = False) -> None:
+                 global_mode: bool = False, shared_iterations: bool = False, data_values: bool = False) -> None:
         self.context = context
+        # loaded integers stand for any value (shared-memory races: some input makes them collide); not for
+        # global stores, where a scatter through a permutation is the normal, race-free case
+        self.data_values = data_values
         self.inst = inst
         self.renamed = renamed
         self.global_mode = global_mode  # blockIdx differs between the two instances
@@ -636,23 +661,39 @@ class Linearizer:
                     self.at = at
         key = f"{scope.key}|{expr.ref}"
         control_dependent = scope.facts.is_dependent(expr)
-        if control_dependent or key in self.renamed:
+        # across blocks, a local variable may hold a different value in each block (it may derive from
+        # blockIdx): every instance gets its own copy
+        per_block = self.global_mode and expr.decl_kind != "param"
+        renamed = key in self.renamed or per_block
+        if control_dependent or renamed:
             function_key = scope.function_key
             induction = self.context.induction.get(function_key, {}).get(expr.ref)
             if induction is not None:
                 init, step = induction
                 step_lin = self.lin(step, scope)
+                scale = None
                 if step_lin.is_const and step_lin.const != 0:
+                    scale = step_lin.const
+                elif len(step_lin.coeffs) == 1 and step_lin.const == 0:
+                    # a grid-stride step c * gridDim.x, seen from one block: the counter moves by multiples of
+                    # c (gridDim.x = 1 is a valid launch, so every multiple is reachable). Not across blocks:
+                    # two blocks mean gridDim.x >= 2.
+                    (name, coeff), = step_lin.coeffs.items()
+                    if coeff > 0 and "#" not in name and name.startswith("G.") and not self.global_mode:
+                        scale = coeff
+                if scale is not None:
                     counter = self.context.short(f"k:{key}" if self.shared_iterations else f"k:{key}#{self.inst}")
                     self.constraints.append(ge(Lin.var(counter)))
-                    return self.lin(init, scope) + Lin.var(counter, step_lin.const)
+                    return self.lin(init, scope) + Lin.var(counter, scale)
             counter_only = expr.ref in self.context.loop_counters.get(function_key, ())
             bounds = self.context.counter_bounds.get(function_key, {}).get(expr.ref)
             value_dependent = control_dependent and (
                 self.context.value_dependent is None or expr.ref in self.context.value_dependent(scope.function))
-            if value_dependent or (control_dependent and not counter_only):
-                self.exact = False  # a per-thread value the constraints do not describe
-            elif counter_only and key not in self.renamed:
+            if self.data_values and value_dependent and _data_only(expr, scope):
+                pass  # a value computed from loaded data: for some input it is anything
+            elif value_dependent or (control_dependent and not counter_only) or per_block:
+                self.exact = False  # a per-thread (or per-block) value the constraints do not describe
+            elif counter_only and not renamed:
                 # a loop counter under thread-dependent control, not advanced between the two accesses:
                 # both threads are in the same iteration
                 return self._counter(Lin.var(self.context.short(f"v:{key}")), bounds, scope)
@@ -692,7 +733,7 @@ class Linearizer:
                 return left.scale(right.const)
             return self._opaque(expr, scope)
         if op == "<<":
-            shift = scope.env.value(expr.rhs)
+            shift = _constant(expr.rhs, scope)
             if isinstance(shift, int) and 0 <= shift < 31:
                 return self.lin(expr.lhs, scope).scale(1 << shift)
             return self._opaque(expr, scope)
@@ -700,16 +741,16 @@ class Linearizer:
         operand = expr.lhs
         take = "q"
         if op in ("/", "%"):
-            value = scope.env.value(expr.rhs)
+            value = _constant(expr.rhs, scope)
             if isinstance(value, int) and value > 0:
                 divisor, take = value, ("q" if op == "/" else "r")
         elif op == ">>":
-            value = scope.env.value(expr.rhs)
+            value = _constant(expr.rhs, scope)
             if isinstance(value, int) and 0 <= value < 31:
                 divisor = 1 << value
         elif op == "&":
             for mask_side, other in ((expr.rhs, expr.lhs), (expr.lhs, expr.rhs)):
-                value = scope.env.value(mask_side)
+                value = _constant(mask_side, scope)
                 if isinstance(value, int) and value >= 0 and (value + 1) & value == 0:
                     divisor, operand, take = value + 1, other, "r"
                     break
@@ -747,9 +788,22 @@ class Linearizer:
         value = scope.env.value(expr)
         if isinstance(value, int):
             return Lin.of(value)
+        name = expr.callee.rsplit("::", 1)[-1]
+        if name in ("min", "max", "umin", "umax") and len(expr.args) == 2 \
+                and all(self._is_uniform(a, scope) for a in expr.args):
+            # a block-uniform bound such as min(ctx_len, MAX_CTX): a value on the right side of both
+            # operands (exactly one of them, when the other is a free parameter)
+            bound = Lin.var(self.context.short(f"m:{scope.key}|{' '.join(expr.text.split())}"))
+            for arg in expr.args:
+                value = self.lin(arg, scope)
+                self.constraints.append(less_equal(bound, value) if name.endswith("min") else less_equal(value, bound))
+            return bound
         return self._opaque(expr, scope)
 
     def _opaque(self, expr: ir.Expr, scope) -> Lin:
+        if self.data_values and _is_load(expr) and _data_only(expr, scope):
+            # a value read from memory: arbitrary data can make it anything (an index into a histogram)
+            return Lin.var(self.context.short(f"d:{scope.key}|{' '.join(expr.text.split())}#{self.inst}"))
         self.exact = False
         text = " ".join(expr.text.split()) or f"{type(expr).__name__}@{id(expr)}"
         if self._is_uniform(expr, scope):
@@ -902,7 +956,12 @@ def _data_only(expr: ir.Expr, scope, depth: int = 0) -> bool:
             return _data_only(definition, scope, depth + 1)
         if not scope.facts.is_dependent(expr):
             return True
-        return any(word in expr.type for word in _DATA_TYPES)
+        if any(word in expr.type for word in _DATA_TYPES):
+            return True
+        # an integer variable: data-derived when every value assigned to it is (a histogram bin computed
+        # from a loaded float, clamped with `if (b >= bins) b = bins - 1;`)
+        values = _assigned_values(scope.function).get(expr.ref)
+        return bool(values) and depth < 8 and all(v is not None and _data_only(v, scope, depth + 4) for v in values)
     if isinstance(expr, ir.Call):
         if expr.callee in ("thread_rank", "thread_index", "__lane_id", "laneid", "meta_group_rank") \
                 or expr.callee.startswith("atomic"):
@@ -912,6 +971,44 @@ def _data_only(expr: ir.Expr, scope, depth: int = 0) -> bool:
     if isinstance(expr, (ir.Binary, ir.Unary, ir.Cast, ir.Conditional)):
         return all(_data_only(c, scope, depth + 1) for c in expr.children() if isinstance(c, ir.Expr))
     return False
+
+
+_VALUES_CACHE: dict[int, tuple[ir.Function, dict[str, list]]] = {}
+
+
+def _assigned_values(function: ir.Function) -> dict[str, list]:
+    """ref -> the expressions assigned to the variable in `function` (None for ++/--)."""
+    cached = _VALUES_CACHE.get(id(function))
+    if cached is not None and cached[0] is function:
+        return cached[1]
+    found: dict[str, list] = {}
+    if function.body is not None:
+        for node in function.body.walk():
+            if isinstance(node, ir.VarDecl) and node.ref and node.init is not None:
+                found.setdefault(node.ref, []).append(node.init)
+            elif isinstance(node, ir.Binary) and node.is_assignment and isinstance(node.lhs, ir.Name) and node.lhs.ref:
+                found.setdefault(node.lhs.ref, []).append(node.rhs)
+            elif isinstance(node, ir.Unary) and node.op in ("++", "--", "post++", "post--") \
+                    and isinstance(node.operand, ir.Name) and node.operand.ref:
+                found.setdefault(node.operand.ref, []).append(ir.Const(node.span, "1", "int", 1))
+    if len(_VALUES_CACHE) > 4096:
+        _VALUES_CACHE.clear()
+    _VALUES_CACHE[id(function)] = (function, found)
+    return found
+
+
+def _is_load(expr: ir.Expr) -> bool:
+    while isinstance(expr, ir.Cast):
+        expr = expr.operand
+    return isinstance(expr, ir.Index) and not _is_float_type(expr.type) \
+        or isinstance(expr, ir.Unary) and expr.op == "*" and not _is_float_type(expr.type)
+
+
+def _constant(expr: ir.Expr, scope) -> int | float | None:
+    """The compile-time value of `expr` (warpSize is 32, though the headers declare it a variable)."""
+    if isinstance(expr, ir.Name) and expr.name == "warpSize":
+        return 32
+    return scope.env.value(expr)
 
 
 def _mentions_block(expr: ir.Expr) -> bool:

@@ -46,7 +46,7 @@ def _barrier_in_branch(lines: list[str]) -> Iterator[Mutation]:
         match = _BARRIER.match(line)
         if match:
             yield Mutation("barrier-in-thread-branch", number,
-                           f"{match.group(1)}if (threadIdx.x < 32) __syncthreads();", "CL102", anchored=True)
+                           f"{match.group(1)}if (threadIdx.x % 2 == 0) __syncthreads();", "CL102", anchored=True)
 
 
 def _drop_guard(lines: list[str]) -> Iterator[Mutation]:

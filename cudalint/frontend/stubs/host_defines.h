@@ -23,7 +23,7 @@
 #define __constant__ __attribute__((constant))
 #define __managed__ __attribute__((device)) /* clang only knows "managed" for HIP; managed variables are device variables */
 #define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))
-#define __grid_constant__ __attribute__((grid_constant))
+#define __grid_constant__ /* clang 18 does not know the grid_constant attribute */
 #define __cluster_dims__(...)
 #define __forceinline__ __inline__ __attribute__((always_inline))
 #define __inline_hint__ __inline__

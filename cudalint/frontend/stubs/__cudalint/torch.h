@@ -526,7 +526,7 @@ class Tensor {
   GenericPackedTensorAccessor<T, N, PtrTraits, index_t> packed_accessor() const&;
   Tensor contiguous(MemoryFormat memory_format = MemoryFormat::Contiguous) const;
   Tensor to(TensorOptions options, bool non_blocking = false, bool copy = false,
-            optional<MemoryFormat> memory_format = nullopt) const;
+            optional<MemoryFormat> memory_format = {}) const;
   Tensor to(Device device, ScalarType dtype, bool non_blocking = false, bool copy = false) const;
   Tensor to(ScalarType dtype, bool non_blocking = false, bool copy = false) const;
   Tensor to(const Tensor& other, bool non_blocking = false, bool copy = false) const;
@@ -536,12 +536,12 @@ class Tensor {
   Tensor bfloat16() const;
   Tensor toType(ScalarType t) const;
   Tensor type_as(const Tensor& other) const;
-  Tensor clone(optional<MemoryFormat> memory_format = nullopt) const;
+  Tensor clone(optional<MemoryFormat> memory_format = {}) const;
   Tensor detach() const;
   Tensor& copy_(const Tensor& src, bool non_blocking = false) const;
   Tensor& fill_(const Scalar& value) const;
   Tensor& zero_() const;
-  Tensor& resize_(IntArrayRef size, optional<MemoryFormat> memory_format = nullopt) const;
+  Tensor& resize_(IntArrayRef size, optional<MemoryFormat> memory_format = {}) const;
   Tensor view(IntArrayRef size) const;
   Tensor view(ScalarType dtype) const;
   Tensor view_as(const Tensor& other) const;
@@ -558,7 +558,7 @@ class Tensor {
   Tensor expand_as(const Tensor& other) const;
   Tensor repeat(IntArrayRef repeats) const;
   Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
-  Tensor slice(int64_t dim = 0, optional<int64_t> start = nullopt, optional<int64_t> end = nullopt, int64_t step = 1) const;
+  Tensor slice(int64_t dim = 0, optional<int64_t> start = {}, optional<int64_t> end = {}, int64_t step = 1) const;
   Tensor select(int64_t dim, int64_t index) const;
   Tensor index_select(int64_t dim, const Tensor& index) const;
   Tensor gather(int64_t dim, const Tensor& index, bool sparse_grad = false) const;
@@ -566,21 +566,21 @@ class Tensor {
   Tensor& masked_fill_(const Tensor& mask, const Scalar& value) const;
   std::vector<Tensor> chunk(int64_t chunks, int64_t dim = 0) const;
   std::vector<Tensor> split(int64_t split_size, int64_t dim = 0) const;
-  Tensor sum(optional<ScalarType> dtype = nullopt) const;
-  Tensor sum(OptionalIntArrayRef dim, bool keepdim = false, optional<ScalarType> dtype = nullopt) const;
-  Tensor mean(optional<ScalarType> dtype = nullopt) const;
-  Tensor mean(OptionalIntArrayRef dim, bool keepdim = false, optional<ScalarType> dtype = nullopt) const;
+  Tensor sum(optional<ScalarType> dtype = {}) const;
+  Tensor sum(OptionalIntArrayRef dim, bool keepdim = false, optional<ScalarType> dtype = {}) const;
+  Tensor mean(optional<ScalarType> dtype = {}) const;
+  Tensor mean(OptionalIntArrayRef dim, bool keepdim = false, optional<ScalarType> dtype = {}) const;
   Tensor amax(IntArrayRef dim = {}, bool keepdim = false) const;
   Tensor max() const;
   std::tuple<Tensor, Tensor> max(int64_t dim, bool keepdim = false) const;
   Tensor min() const;
   std::tuple<Tensor, Tensor> min(int64_t dim, bool keepdim = false) const;
-  Tensor argmax(optional<int64_t> dim = nullopt, bool keepdim = false) const;
-  Tensor argmin(optional<int64_t> dim = nullopt, bool keepdim = false) const;
+  Tensor argmax(optional<int64_t> dim = {}, bool keepdim = false) const;
+  Tensor argmin(optional<int64_t> dim = {}, bool keepdim = false) const;
   std::tuple<Tensor, Tensor> topk(int64_t k, int64_t dim = -1, bool largest = true, bool sorted = true) const;
   std::tuple<Tensor, Tensor> sort(int64_t dim = -1, bool descending = false) const;
-  Tensor cumsum(int64_t dim, optional<ScalarType> dtype = nullopt) const;
-  Tensor norm(const Scalar& p = 2) const;
+  Tensor cumsum(int64_t dim, optional<ScalarType> dtype = {}) const;
+  Tensor norm(const Scalar& p = {}) const;
   Tensor abs() const;
   Tensor exp() const;
   Tensor log() const;
@@ -592,24 +592,24 @@ class Tensor {
   Tensor tanh() const;
   Tensor pow(const Scalar& exponent) const;
   Tensor pow(const Tensor& exponent) const;
-  Tensor softmax(int64_t dim, optional<ScalarType> dtype = nullopt) const;
-  Tensor log_softmax(int64_t dim, optional<ScalarType> dtype = nullopt) const;
-  Tensor clamp(const optional<Scalar>& min = nullopt, const optional<Scalar>& max = nullopt) const;
-  Tensor& clamp_(const optional<Scalar>& min = nullopt, const optional<Scalar>& max = nullopt) const;
+  Tensor softmax(int64_t dim, optional<ScalarType> dtype = {}) const;
+  Tensor log_softmax(int64_t dim, optional<ScalarType> dtype = {}) const;
+  Tensor clamp(const optional<Scalar>& min = {}, const optional<Scalar>& max = {}) const;
+  Tensor& clamp_(const optional<Scalar>& min = {}, const optional<Scalar>& max = {}) const;
   Tensor matmul(const Tensor& other) const;
   Tensor mm(const Tensor& mat2) const;
   Tensor bmm(const Tensor& mat2) const;
-  Tensor add(const Tensor& other, const Scalar& alpha = 1) const;
-  Tensor add(const Scalar& other, const Scalar& alpha = 1) const;
-  Tensor sub(const Tensor& other, const Scalar& alpha = 1) const;
-  Tensor sub(const Scalar& other, const Scalar& alpha = 1) const;
+  Tensor add(const Tensor& other, const Scalar& alpha = {}) const;
+  Tensor add(const Scalar& other, const Scalar& alpha = {}) const;
+  Tensor sub(const Tensor& other, const Scalar& alpha = {}) const;
+  Tensor sub(const Scalar& other, const Scalar& alpha = {}) const;
   Tensor mul(const Tensor& other) const;
   Tensor mul(const Scalar& other) const;
   Tensor div(const Tensor& other) const;
   Tensor div(const Scalar& other) const;
-  Tensor& add_(const Tensor& other, const Scalar& alpha = 1) const;
-  Tensor& add_(const Scalar& other, const Scalar& alpha = 1) const;
-  Tensor& sub_(const Tensor& other, const Scalar& alpha = 1) const;
+  Tensor& add_(const Tensor& other, const Scalar& alpha = {}) const;
+  Tensor& add_(const Scalar& other, const Scalar& alpha = {}) const;
+  Tensor& sub_(const Tensor& other, const Scalar& alpha = {}) const;
   Tensor& mul_(const Tensor& other) const;
   Tensor& mul_(const Scalar& other) const;
   Tensor& div_(const Tensor& other) const;
@@ -655,7 +655,7 @@ __CL_TENSOR_BINOP(&) __CL_TENSOR_BINOP(|)
 std::ostream& operator<<(std::ostream& out, const Tensor& t);
 optional<Device> device_of(const Tensor& t);
 /* factory functions */
-Tensor empty(IntArrayRef size, TensorOptions options = {}, optional<MemoryFormat> memory_format = nullopt);
+Tensor empty(IntArrayRef size, TensorOptions options = {}, optional<MemoryFormat> memory_format = {});
 Tensor empty_strided(IntArrayRef size, IntArrayRef stride, TensorOptions options = {});
 Tensor zeros(IntArrayRef size, TensorOptions options = {});
 Tensor ones(IntArrayRef size, TensorOptions options = {});
@@ -669,13 +669,13 @@ Tensor arange(const Scalar& start, const Scalar& end, TensorOptions options = {}
 Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, TensorOptions options = {});
 Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, TensorOptions options = {});
 Tensor eye(int64_t n, TensorOptions options = {});
-Tensor empty_like(const Tensor& self, TensorOptions options = {}, optional<MemoryFormat> memory_format = nullopt);
-Tensor zeros_like(const Tensor& self, TensorOptions options = {}, optional<MemoryFormat> memory_format = nullopt);
-Tensor ones_like(const Tensor& self, TensorOptions options = {}, optional<MemoryFormat> memory_format = nullopt);
-Tensor rand_like(const Tensor& self, TensorOptions options = {}, optional<MemoryFormat> memory_format = nullopt);
-Tensor randn_like(const Tensor& self, TensorOptions options = {}, optional<MemoryFormat> memory_format = nullopt);
+Tensor empty_like(const Tensor& self, TensorOptions options = {}, optional<MemoryFormat> memory_format = {});
+Tensor zeros_like(const Tensor& self, TensorOptions options = {}, optional<MemoryFormat> memory_format = {});
+Tensor ones_like(const Tensor& self, TensorOptions options = {}, optional<MemoryFormat> memory_format = {});
+Tensor rand_like(const Tensor& self, TensorOptions options = {}, optional<MemoryFormat> memory_format = {});
+Tensor randn_like(const Tensor& self, TensorOptions options = {}, optional<MemoryFormat> memory_format = {});
 Tensor full_like(const Tensor& self, const Scalar& fill_value, TensorOptions options = {},
-                 optional<MemoryFormat> memory_format = nullopt);
+                 optional<MemoryFormat> memory_format = {});
 Tensor from_blob(void* data, IntArrayRef sizes, const TensorOptions& options = {});
 Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, const TensorOptions& options = {});
 template <class T> Tensor tensor(std::initializer_list<T> values, const TensorOptions& options = {});
@@ -693,26 +693,55 @@ Tensor max(const Tensor& self);
 Tensor min(const Tensor& self);
 std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim = -1, bool largest = true, bool sorted = true);
 std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim = -1, bool descending = false);
-Tensor sum(const Tensor& self, OptionalIntArrayRef dim = nullopt, bool keepdim = false, optional<ScalarType> dtype = nullopt);
-Tensor mean(const Tensor& self, OptionalIntArrayRef dim = nullopt, bool keepdim = false, optional<ScalarType> dtype = nullopt);
+Tensor sum(const Tensor& self, OptionalIntArrayRef dim = {}, bool keepdim = false, optional<ScalarType> dtype = {});
+Tensor mean(const Tensor& self, OptionalIntArrayRef dim = {}, bool keepdim = false, optional<ScalarType> dtype = {});
 Tensor amax(const Tensor& self, IntArrayRef dim = {}, bool keepdim = false);
 Tensor reshape(const Tensor& self, IntArrayRef shape);
 Tensor permute(const Tensor& self, IntArrayRef dims);
 Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const optional<Tensor>& weight = {},
                   const optional<Tensor>& bias = {}, double eps = 1e-05, bool cudnn_enable = true);
-Tensor einsum(string_view equation, TensorList tensors, OptionalIntArrayRef path = nullopt);
+Tensor einsum(string_view equation, TensorList tensors, OptionalIntArrayRef path = {});
+#define __CL_UNARY(name) Tensor name(const Tensor& self);
+__CL_UNARY(relu) __CL_UNARY(gelu) __CL_UNARY(silu) __CL_UNARY(sigmoid) __CL_UNARY(tanh) __CL_UNARY(exp) __CL_UNARY(log)
+__CL_UNARY(sqrt) __CL_UNARY(rsqrt) __CL_UNARY(abs) __CL_UNARY(neg) __CL_UNARY(floor) __CL_UNARY(ceil) __CL_UNARY(round)
+__CL_UNARY(sign) __CL_UNARY(erf) __CL_UNARY(sin) __CL_UNARY(cos) __CL_UNARY(isnan) __CL_UNARY(squeeze)
+#undef __CL_UNARY
+#define __CL_BINARY(name) Tensor name(const Tensor& self, const Tensor& other);
+__CL_BINARY(matmul) __CL_BINARY(mm) __CL_BINARY(bmm) __CL_BINARY(maximum) __CL_BINARY(minimum) __CL_BINARY(mul)
+__CL_BINARY(div) __CL_BINARY(pow) __CL_BINARY(eq)
+#undef __CL_BINARY
+Tensor add(const Tensor& self, const Tensor& other, const Scalar& alpha = {});
+Tensor add(const Tensor& self, const Scalar& other, const Scalar& alpha = {});
+Tensor sub(const Tensor& self, const Tensor& other, const Scalar& alpha = {});
+Tensor sub(const Tensor& self, const Scalar& other, const Scalar& alpha = {});
+Tensor mul(const Tensor& self, const Scalar& other);
+Tensor div(const Tensor& self, const Scalar& other);
+Tensor pow(const Tensor& self, const Scalar& exponent);
+Tensor clamp(const Tensor& self, const optional<Scalar>& min = {}, const optional<Scalar>& max = {});
+Tensor softmax(const Tensor& self, int64_t dim, optional<ScalarType> dtype = {});
+Tensor log_softmax(const Tensor& self, int64_t dim, optional<ScalarType> dtype = {});
+Tensor argmax(const Tensor& self, optional<int64_t> dim = {}, bool keepdim = false);
+Tensor argmin(const Tensor& self, optional<int64_t> dim = {}, bool keepdim = false);
+Tensor cumsum(const Tensor& self, int64_t dim, optional<ScalarType> dtype = {});
+Tensor transpose(const Tensor& self, int64_t dim0, int64_t dim1);
+Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length);
+Tensor flatten(const Tensor& self, int64_t start_dim = 0, int64_t end_dim = -1);
+Tensor unsqueeze(const Tensor& self, int64_t dim);
+Tensor squeeze(const Tensor& self, int64_t dim);
+Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index);
+Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad = false);
+Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value);
+Tensor norm(const Tensor& self, const Scalar& p = {});
+Tensor outer(const Tensor& self, const Tensor& vec2);
+Tensor diag(const Tensor& self, int64_t diagonal = 0);
+Tensor tril(const Tensor& self, int64_t diagonal = 0);
+Tensor triu(const Tensor& self, int64_t diagonal = 0);
+/* operations with long or unusual argument lists (checked loosely after the first tensor) */
 #define __CL_LOOSE_OP(name) template <class... A> Tensor name(const Tensor& self, const A&... args);
-__CL_LOOSE_OP(matmul) __CL_LOOSE_OP(mm) __CL_LOOSE_OP(bmm) __CL_LOOSE_OP(addmm) __CL_LOOSE_OP(baddbmm) __CL_LOOSE_OP(linear)
-__CL_LOOSE_OP(conv1d) __CL_LOOSE_OP(conv2d) __CL_LOOSE_OP(conv3d) __CL_LOOSE_OP(softmax) __CL_LOOSE_OP(log_softmax)
-__CL_LOOSE_OP(relu) __CL_LOOSE_OP(gelu) __CL_LOOSE_OP(silu) __CL_LOOSE_OP(sigmoid) __CL_LOOSE_OP(tanh) __CL_LOOSE_OP(exp)
-__CL_LOOSE_OP(log) __CL_LOOSE_OP(sqrt) __CL_LOOSE_OP(rsqrt) __CL_LOOSE_OP(abs) __CL_LOOSE_OP(pow) __CL_LOOSE_OP(clamp)
-__CL_LOOSE_OP(add) __CL_LOOSE_OP(sub) __CL_LOOSE_OP(mul) __CL_LOOSE_OP(div) __CL_LOOSE_OP(maximum) __CL_LOOSE_OP(minimum)
-__CL_LOOSE_OP(argmax) __CL_LOOSE_OP(argmin) __CL_LOOSE_OP(cumsum) __CL_LOOSE_OP(transpose) __CL_LOOSE_OP(contiguous)
-__CL_LOOSE_OP(narrow) __CL_LOOSE_OP(flatten) __CL_LOOSE_OP(unsqueeze) __CL_LOOSE_OP(squeeze) __CL_LOOSE_OP(dropout)
-__CL_LOOSE_OP(batch_norm) __CL_LOOSE_OP(group_norm) __CL_LOOSE_OP(max_pool2d) __CL_LOOSE_OP(avg_pool2d)
-__CL_LOOSE_OP(index_select) __CL_LOOSE_OP(gather) __CL_LOOSE_OP(norm) __CL_LOOSE_OP(neg) __CL_LOOSE_OP(masked_fill)
-__CL_LOOSE_OP(scaled_dot_product_attention) __CL_LOOSE_OP(embedding) __CL_LOOSE_OP(pad) __CL_LOOSE_OP(floor)
-__CL_LOOSE_OP(ceil) __CL_LOOSE_OP(round) __CL_LOOSE_OP(sign) __CL_LOOSE_OP(erf) __CL_LOOSE_OP(sin) __CL_LOOSE_OP(cos)
+__CL_LOOSE_OP(addmm) __CL_LOOSE_OP(baddbmm) __CL_LOOSE_OP(linear) __CL_LOOSE_OP(conv1d) __CL_LOOSE_OP(conv2d)
+__CL_LOOSE_OP(conv3d) __CL_LOOSE_OP(dropout) __CL_LOOSE_OP(batch_norm) __CL_LOOSE_OP(group_norm) __CL_LOOSE_OP(max_pool2d)
+__CL_LOOSE_OP(avg_pool2d) __CL_LOOSE_OP(scaled_dot_product_attention) __CL_LOOSE_OP(embedding) __CL_LOOSE_OP(pad)
+__CL_LOOSE_OP(repeat_interleave) __CL_LOOSE_OP(roll) __CL_LOOSE_OP(flip) __CL_LOOSE_OP(expand) __CL_LOOSE_OP(view_as_real)
 #undef __CL_LOOSE_OP
 bool allclose(const Tensor& self, const Tensor& other, double rtol = 1e-05, double atol = 1e-08, bool equal_nan = false);
 bool equal(const Tensor& self, const Tensor& other);
