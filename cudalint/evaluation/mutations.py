@@ -27,12 +27,35 @@ class Mutation:
 
 _BARRIER = re.compile(r"^(\s*)__syncthreads\(\);\s*(//.*)?$")
 _GUARD_INLINE = re.compile(r"^(\s*)if\s*\(\s*(\w+)\s*<\s*(\w+)\s*\)\s*(\w.*;)\s*$")
-_GUARD = re.compile(r"^(\s*(?:if|while)\s*\(\s*\w+\s*)<(\s*\w+\s*\))")
-_GUARD_RETURN = re.compile(r"^(\s*if\s*\(\s*\w+\s*)>=(\s*\w+\s*\)\s*return\s*;)")
+_GUARD = re.compile(r"^(\s*(?:if|while)\s*\(\s*(\w+)\s*)<(\s*(\w+)\s*\))")
+_GUARD_RETURN = re.compile(r"^(\s*if\s*\(\s*(\w+)\s*)>=(\s*(\w+)\s*\)\s*return\s*;)")
+_GUARD_BLOCK = re.compile(r"^(\s*)if\s*\(\s*(\w+)\s*<\s*(\w+)\s*\)\s*\{\s*$")
+_KERNEL_SIGNATURE = re.compile(r"__global__[^(]*\(([^)]*)\)")
+_SHARED_NAME = re.compile(r"__shared__[^;\[]*?\b(\w+)\s*\[")
+_ARRAY_ACCESS = re.compile(r"\b(\w+)\s*\[")
 _SHARED_1D = re.compile(r"^(\s*__shared__\s+float\s+\w+\s*)\[\s*(\w+)\s*\](\s*;.*)$")
 _CEIL_DIV = re.compile(r"\(\s*(\w+)\s*\+\s*(\w+)\s*-\s*1\s*\)\s*/\s*\2\b")
+_CEIL_DIV_LITERAL = re.compile(r"\(\s*(\w+)\s*\+\s*(\d+)\s*\)\s*/\s*(\d+)\b")  # (n + 255) / 256
 _LEGACY = re.compile(r"__(shfl_down|shfl_xor|shfl_up|shfl)_sync\s*\(\s*(?:0x[fF]{8}u?|FULL_MASK|0xffffffffu?)\s*,\s*")
 _THREAD_INDEX_HINT = re.compile(r"threadIdx|\bidx\b|\btid\b|\bi\b|\brow\b|\bcol\b|\bindex\b|\bgid\b")
+
+
+def _kernel_parameters(lines: list[str]) -> set[str]:
+    """Names of the kernels' parameters: a guard against one of them is a bound on the data size."""
+    names = set()
+    for match in _KERNEL_SIGNATURE.finditer("\n".join(lines)):
+        for parameter in match.group(1).split(","):
+            words = re.findall(r"\w+", parameter)
+            if words:
+                names.add(words[-1])
+    return names
+
+
+def _global_access(statement: str, lines: list[str]) -> bool:
+    """Whether `statement` indexes an array that is not `__shared__` (a drop or off-by-one there is a
+    global out-of-bounds access, CL201/CL202; on shared arrays it is CL203's business)."""
+    shared = set(_SHARED_NAME.findall("\n".join(lines)))
+    return any(name not in shared for name in _ARRAY_ACCESS.findall(statement))
 
 
 def _drop_barrier(lines: list[str]) -> Iterator[Mutation]:
@@ -50,21 +73,31 @@ def _barrier_in_branch(lines: list[str]) -> Iterator[Mutation]:
 
 
 def _drop_guard(lines: list[str]) -> Iterator[Mutation]:
+    sizes = _kernel_parameters(lines)
     for number, line in enumerate(lines, 1):
         match = _GUARD_INLINE.match(line)
-        if match and _THREAD_INDEX_HINT.search(match.group(2)) and "[" in match.group(4):
+        if match and _THREAD_INDEX_HINT.search(match.group(2)) and match.group(3) in sizes \
+                and _global_access(match.group(4), lines):
             yield Mutation("drop-guard", number, match.group(1) + match.group(4), "CL201", anchored=True)
+        match = _GUARD_BLOCK.match(line)
+        if match and _THREAD_INDEX_HINT.search(match.group(2)) and match.group(3) in sizes \
+                and _global_access("\n".join(lines[number : number + 3]), lines):
+            # the block's accesses are now unguarded; which of them the rule names is its choice
+            yield Mutation("drop-guard", number, match.group(1) + "{", "CL201", anchored=False)
 
 
 def _off_by_one(lines: list[str]) -> Iterator[Mutation]:
+    # only guards of a thread index against a size parameter: `if (tid <= s)` in a tree reduction is
+    # another bug (a shared index out of range)
+    sizes = _kernel_parameters(lines)
     for number, line in enumerate(lines, 1):
-        match = _GUARD.match(line)
-        if match and "for" not in line:
-            yield Mutation("off-by-one-guard", number, _GUARD.sub(r"\1<=\2", line, count=1), "CL202", anchored=True)
-        match = _GUARD_RETURN.match(line)
-        if match:
-            yield Mutation("off-by-one-guard", number, _GUARD_RETURN.sub(r"\1>\2", line, count=1), "CL202",
-                           anchored=True)
+        following = "\n".join(lines[number - 1 : number + 3])
+        for pattern, replacement in ((_GUARD, r"\1<=\3"), (_GUARD_RETURN, r"\1>\3")):
+            match = pattern.match(line)
+            if match and "for" not in line and _THREAD_INDEX_HINT.search(match.group(2)) \
+                    and match.group(4) in sizes and _global_access(following, lines):
+                yield Mutation("off-by-one-guard", number, pattern.sub(replacement, line, count=1), "CL202",
+                               anchored=True)
 
 
 def _grow_shared(lines: list[str]) -> Iterator[Mutation]:
@@ -75,12 +108,35 @@ def _grow_shared(lines: list[str]) -> Iterator[Mutation]:
                            anchored=True)
 
 
-def _floor_div_grid(lines: list[str]) -> Iterator[Mutation]:
+def _device_code_lines(lines: list[str]) -> set[int]:
+    """Line numbers inside `__global__`/`__device__` function bodies (by brace depth)."""
+    inside, depth, found = False, 0, set()
     for number, line in enumerate(lines, 1):
-        if _CEIL_DIV.search(line):
+        if not inside and ("__global__" in line or "__device__" in line) and "(" in line:
+            inside, depth = True, 0
+        if inside:
+            found.add(number)
+            depth += line.count("{") - line.count("}")
+            if depth <= 0 and "}" in line:
+                inside = False
+    return found
+
+
+def _floor_div_grid(lines: list[str]) -> Iterator[Mutation]:
+    if any("gridDim" in line for line in lines):
+        return  # a grid-stride kernel covers every element with any grid: flooring it is no bug
+    device = _device_code_lines(lines)  # a ceil-div inside a kernel (a tile count) is not a grid
+    for number, line in enumerate(lines, 1):
+        if number in device:
+            continue
+        floored = _CEIL_DIV.sub(r"\1 / \2", line, count=1)
+        if floored == line:
+            floored = _CEIL_DIV_LITERAL.sub(
+                lambda m: f"{m.group(1)} / {m.group(3)}" if int(m.group(2)) == int(m.group(3)) - 1 else m.group(0),
+                line, count=1)
+        if floored != line:
             # the finding sits on the launch; when the grid is computed on another line it is elsewhere
-            yield Mutation("floor-div-grid", number, _CEIL_DIV.sub(r"\1 / \2", line, count=1), "CL204",
-                           anchored="<<<" in line)
+            yield Mutation("floor-div-grid", number, floored, "CL204", anchored="<<<" in line)
 
 
 def _legacy_warp_intrinsic(lines: list[str]) -> Iterator[Mutation]:
