@@ -343,9 +343,11 @@ def _register_subsystem_commands() -> None:
     """Commands that live with their subsystem (evaluation, repair, ...) add themselves to the app."""
     from cudalint.evaluation.cli import register as register_eval
     from cudalint.repairing.cli import register as register_repair
+    from cudalint.verify.cli import register as register_verify
 
     register_eval(app)
     register_repair(app)
+    register_verify(app)
 
 
 _register_subsystem_commands()

@@ -382,9 +382,10 @@ class _Search:
         cond_refs, cond_builtins, cond_templated = _references(condition_exprs, self.env)
         if cond_templated:
             raise _Abort
-        # loops to simulate: those whose counter the index uses, and those their bounds use
+        # loops to simulate: those whose counter the index or a dominating condition uses (`if (tid < s)`
+        # in a tree reduction bounds tid only through s), and those their bounds use
         loops_by_ref = {loop.ref: loop for loop in self.loops}
-        needed: set[str] = {ref for ref in index_refs if ref in loops_by_ref}
+        needed: set[str] = {ref for ref in index_refs | cond_refs if ref in loops_by_ref}
         changed = True
         while changed:
             changed = False

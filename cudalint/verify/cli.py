@@ -1,0 +1,193 @@
+"""The `verify` command; `register(app)` adds it to a typer app.
+
+    cudalint verify SOLUTION.py --ref REFERENCE.py
+    cudalint verify RUN_DIR --problems KERNELBENCH_DIR
+
+Exit codes: 0 every candidate passed (correct, and sanitizer-clean when --sanitize is given); 1 some
+candidate did not; 2 usage errors (no such path, no reference, a bad option). The table (or JSON) goes to
+stdout, the progress bars and the explanations of failures to stderr.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+from enum import Enum
+from typing import Annotated, Optional
+
+import typer
+
+EXIT_OK, EXIT_FAILED, EXIT_ERROR = 0, 1, 2
+
+
+class VerifyFormat(str, Enum):
+    table = "table"
+    markdown = "markdown"
+    json = "json"
+
+
+def _fail(message: str) -> typer.Exit:
+    sys.stderr.write(f"cudalint: error: {message}\n")
+    return typer.Exit(EXIT_ERROR)
+
+
+def parse_tolerances(values: list[str] | None) -> dict:
+    """`DTYPE=ATOL[:RTOL]` entries (comma-separated or repeated) over the defaults."""
+    from cudalint.verify.runner import DEFAULT_TOLERANCES
+
+    tolerances = dict(DEFAULT_TOLERANCES)
+    for value in values or []:
+        for entry in filter(None, (e.strip() for e in value.split(","))):
+            name, _, numbers = entry.partition("=")
+            if not numbers:
+                raise ValueError(f"tolerance {entry!r}: expected DTYPE=ATOL[:RTOL], e.g. float32=1e-4")
+            atol, _, rtol = numbers.partition(":")
+            try:
+                pair = (float(atol), float(rtol or atol))
+            except ValueError:
+                raise ValueError(f"tolerance {entry!r}: not a number") from None
+            tolerances[name.strip().replace("torch.", "")] = pair
+    return tolerances
+
+
+class _Progress:
+    """One progress bar per phase on stderr (quiet: none)."""
+
+    def __init__(self, quiet: bool) -> None:
+        self.quiet = quiet
+        self.bar = None
+        self.lock = threading.Lock()
+
+    def __call__(self, phase: str, record: dict) -> None:
+        if self.quiet:
+            return
+        with self.lock:
+            if record.get("start"):
+                self.close()
+                labels = {"build": "building", "run": "running", "sanitize": "sanitizing"}
+                self.bar = typer.progressbar(length=record["total"], label=labels.get(phase, phase), file=sys.stderr,
+                                             show_pos=True)
+                self.bar.__enter__()
+            elif self.bar is not None and phase in ("build", "run", "sanitize"):
+                self.bar.update(1)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(None, None, None)
+            self.bar = None
+
+
+def verify_command(
+    path: Annotated[str, typer.Argument(metavar="PATH", show_default=False,
+                                        help="A solution file (ModelNew), or a run directory of "
+                                             "level_<L>_problem_<P>_sample_<S>_kernel.py files.")],
+    ref: Annotated[Optional[str], typer.Option("--ref", metavar="REFERENCE.py",
+                                               help="The reference problem (Model, get_inputs, get_init_inputs).")] = None,
+    problems: Annotated[Optional[str], typer.Option(
+        "--problems", metavar="DIR", help="KernelBench problems directory (level<L>/<P>_<Name>.py): references "
+                                          "are found by level and problem id.")] = None,
+    trials: Annotated[int, typer.Option("--trials", help="Correctness trials, each with fresh seeded inputs.")] = 5,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the first trial (trial i uses seed + i).")] = 42,
+    tolerance: Annotated[Optional[list[str]], typer.Option(
+        "--tolerance", metavar="DTYPE=ATOL[:RTOL]",
+        help="Tolerance per output dtype (default float32=1e-4, float16=1e-2, bfloat16=1e-2); repeatable.")] = None,
+    sanitize: Annotated[Optional[str], typer.Option(
+        "--sanitize", metavar="TOOLS", help="Run compute-sanitizer tools on each candidate: comma-separated "
+                                            "memcheck,racecheck,synccheck,initcheck.")] = None,
+    timing: Annotated[bool, typer.Option("--timing/--no-timing", help="Time candidate and reference.")] = True,
+    timing_trials: Annotated[int, typer.Option("--timing-trials", help="Timed runs of each.")] = 100,
+    warmup: Annotated[int, typer.Option("--warmup", help="Untimed runs before timing.")] = 3,
+    compile_baseline: Annotated[bool, typer.Option(
+        "--compile", help="Also time torch.compile of the reference (slow to compile).")] = False,
+    no_lint: Annotated[bool, typer.Option("--no-lint", help="Build and run files with lint errors too.")] = False,
+    no_poison: Annotated[bool, typer.Option(
+        "--no-poison", help="Do not fill the output memory with NaN before each candidate run.")] = False,
+    allow_tf32: Annotated[bool, typer.Option(
+        "--allow-tf32", help="Let the reference use TF32 matmul/convolution (default: IEEE fp32).")] = False,
+    cache: Annotated[Optional[str], typer.Option(
+        "--cache", metavar="DIR", help="Build cache (default $CUDALINT_CACHE or ~/.cache/cudalint/verify).")] = None,
+    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", help="Parallel builds (default: cores / 2, "
+                                                                      "at most 8).")] = None,
+    gpus: Annotated[Optional[str], typer.Option("--gpus", metavar="IDS",
+                                                help="GPUs to use, comma-separated (default: all visible).")] = None,
+    timeout: Annotated[float, typer.Option("--timeout", help="Seconds per candidate run.")] = 300.0,
+    build_timeout: Annotated[float, typer.Option("--build-timeout", help="Seconds per build.")] = 900.0,
+    sanitize_timeout: Annotated[float, typer.Option("--sanitize-timeout", help="Seconds per sanitizer run.")] = 600.0,
+    python: Annotated[Optional[str], typer.Option("--python", metavar="EXE",
+                                                  help="Python with torch for the workers (default: this one).")] = None,
+    device: Annotated[str, typer.Option("--device", help="cuda, or cpu for pure-PyTorch solutions (testing).",
+                                        hidden=True)] = "cuda",
+    output_format: Annotated[VerifyFormat, typer.Option("--format", help="Output format.")] = VerifyFormat.table,
+    json_out: Annotated[Optional[str], typer.Option("--json", metavar="FILE",
+                                                    help="Also write the batch (summary and records) as JSON.")] = None,
+    output_dir: Annotated[Optional[str], typer.Option("--output-dir", metavar="DIR",
+                                                      help="Also write one JSON file per kernel.")] = None,
+    fast_p: Annotated[float, typer.Option("--fast-p", help="Speedup threshold p of fast_p.")] = 1.0,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")] = False,
+    build_only: Annotated[bool, typer.Option(
+        "--build-only", help="Only fill the build cache (lint gate and builds); run nothing.")] = False,
+) -> None:
+    """Build, check, sanitize and time KernelBench-style solutions on the GPU, each in its own process.
+
+    Files with lint errors are rejected and never built (unless --no-lint). Builds are cached by source
+    and flags, and run in parallel; each candidate then runs alone on a GPU with a time limit: a crash, a
+    hang or an illegal address ends that candidate, never the batch.
+    """
+    import os
+
+    from cudalint.verify import results
+    from cudalint.verify.runner import VerifyOptions, collect_candidates, verify_batch
+
+    if not os.path.exists(path):
+        raise _fail(f"{path}: no such file or directory")
+    if ref is not None and not os.path.isfile(ref):
+        raise _fail(f"{ref}: no such reference file")
+    if problems is not None and not os.path.isdir(problems):
+        raise _fail(f"{problems}: no such problems directory")
+    if os.path.isfile(path) and ref is None and problems is None:
+        raise _fail("give the reference: --ref REFERENCE.py (or --problems DIR for a run file)")
+    try:
+        options = VerifyOptions(
+            trials=trials, seed=seed, tolerances=parse_tolerances(tolerance), timing=timing, warmup=warmup,
+            timing_trials=timing_trials, compile=compile_baseline,
+            sanitize=tuple(t.strip() for t in (sanitize or "").split(",") if t.strip()), lint=not no_lint,
+            poison=not no_poison, allow_tf32=allow_tf32, cache_dir=cache, build_jobs=jobs,
+            gpus=[g.strip() for g in gpus.split(",") if g.strip()] if gpus else None, build_timeout=build_timeout,
+            run_timeout=timeout, sanitize_timeout=sanitize_timeout, python=python, device=device, fast_p=fast_p,
+            build_only=build_only,
+        ).validate()
+        candidates = collect_candidates(path, ref, problems)
+    except ValueError as error:
+        raise _fail(str(error)) from None
+    if not candidates:
+        raise _fail(f"{path}: no solution files")
+    progress = _Progress(quiet)
+    try:
+        records = verify_batch(candidates, options, progress)
+    finally:
+        progress.close()
+    if json_out:
+        results.write_json(records, json_out, fast_p)
+    if output_dir:
+        results.write_per_kernel(records, output_dir)
+    if output_format == VerifyFormat.json:
+        payload = {"schema": "cudalint.verify.batch/1", "summary": results.summary(records, fast_p),
+                   "results": records}
+        sys.stdout.write(json.dumps(payload, indent=2, default=str) + "\n")
+    else:
+        sys.stdout.write(results.render_table(records, markdown=output_format == VerifyFormat.markdown, p=fast_p)
+                         + "\n")
+        for record in records:
+            for line in results.messages(record):
+                sys.stderr.write(line + "\n")
+    passed = all(r["passed"] or (build_only and r["status"] == "built") for r in records)
+    raise typer.Exit(EXIT_OK if passed else EXIT_FAILED)
+
+
+def register(app: typer.Typer) -> None:
+    """Add `verify` to a typer app (the cudalint CLI)."""
+    app.command("verify")(verify_command)
+
+
+__all__ = ["parse_tolerances", "register", "verify_command"]

@@ -1,0 +1,215 @@
+"""Verify results: the batch summary (fast_p), the table, JSON files, and GPU reports for `cudalint repair`.
+
+A record (one per candidate, `cudalint.verify.runner.new_record`) is plain JSON data:
+
+- `status`: `correct`, `incorrect`, `rejected` (lint), `compile_error`, `build_timeout`, `timeout`,
+  `crash`, `illegal_address`, `misaligned_address`, `oom`, `launch_failure`, `cuda_error`, `device_assert`,
+  `runtime_error`, `sanitizer_error` (correct output, sanitizer errors), `invalid_solution`,
+  `reference_error`, `no_reference`, `no_gpu`, `worker_error`; `passed` is true for `correct` only.
+- `lint`, `build` (seconds, cache hit, extensions), `compile_errors` (mapped to .py lines),
+  `correctness` (trials, max and mean absolute error, failures), `timing` (candidate, reference and
+  optionally torch.compile: median, mean, std, min, max, quartiles in ms; speedups), `sanitizer` (per
+  tool: structured reports), `seconds` (per phase), `worker` (how each process ended).
+
+fast_p (KernelBench): the fraction of candidates that are correct and faster than the eager reference by
+more than the factor p; `fast_0` is the fraction correct.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable
+
+from cudalint.verify.diagnostics import CompileMessage, SanitizerReport
+
+
+def summary(records: list[dict], p: float = 1.0) -> dict:
+    total = len(records)
+    correct = [r for r in records if r["status"] == "correct"]
+    fast = [r for r in correct if _speedup(r) is not None and _speedup(r) > p]
+    by_status: dict[str, int] = {}
+    for record in records:
+        by_status[record["status"]] = by_status.get(record["status"], 0) + 1
+    problems: dict[tuple, list[dict]] = {}
+    for record in records:
+        problems.setdefault((record.get("level"), record.get("problem"), record.get("reference")), []).append(record)
+    fast_problems = sum(1 for group in problems.values()
+                        if any(r["status"] == "correct" and (_speedup(r) or 0) > p for r in group))
+    speedups = [_speedup(r) for r in correct if _speedup(r) is not None]
+    return {
+        "candidates": total, "by_status": by_status, "correct": len(correct),
+        "fast_0": len(correct) / total if total else 0.0,
+        "p": p, "fast_p": len(fast) / total if total else 0.0,
+        "problems": len(problems), "fast_p_by_problem": fast_problems / len(problems) if problems else 0.0,
+        "geomean_speedup": _geomean(speedups),
+    }
+
+
+def _speedup(record: dict) -> float | None:
+    timing = record.get("timing") or {}
+    return timing.get("speedup")
+
+
+def _geomean(values: list[float]) -> float | None:
+    import math
+
+    values = [v for v in values if v and v > 0]
+    if not values:
+        return None
+    return math.exp(sum(math.log(v) for v in values) / len(values))
+
+
+def _fmt(value, digits: int = 3) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.{digits}g}"
+    return str(value)
+
+
+def table_rows(records: Iterable[dict]) -> list[list[str]]:
+    rows = []
+    for record in records:
+        build = record.get("build") or {}
+        correctness = record.get("correctness") or {}
+        timing = record.get("timing") or {}
+        candidate = timing.get("candidate") or {}
+        reference = timing.get("reference") or {}
+        sanitizer = ", ".join(f"{tool}: {r.get('errors', 0)}" if r.get("ran") else f"{tool}: not run"
+                              for tool, r in (record.get("sanitizer") or {}).items())
+        cache = "-" if not build.get("extensions") else ("hit" if build.get("cache_hit") else "cold")
+        rows.append([
+            record["name"], record["status"],
+            f"{build.get('seconds', 0):.1f}s {cache}" if build else "-",
+            _fmt(correctness.get("max_abs_error")) if correctness else "-",
+            f"{candidate['median_ms']:.4g}" if candidate else "-",
+            f"{reference['median_ms']:.4g}" if reference else "-",
+            f"{timing['speedup']:.2f}x" if timing.get("speedup") else "-",
+            f"{timing['speedup_compile']:.2f}x" if timing.get("speedup_compile") else "-",
+            sanitizer or "-",
+        ])
+    return rows
+
+
+HEADERS = ["kernel", "status", "build", "max err", "ms", "ref ms", "speedup", "vs compile", "sanitizer"]
+
+
+def render_table(records: list[dict], markdown: bool = False, p: float = 1.0) -> str:
+    rows = table_rows(records)
+    lines = []
+    if markdown:
+        lines.append("| " + " | ".join(HEADERS) + " |")
+        lines.append("|" + "|".join("---" for _ in HEADERS) + "|")
+        lines += ["| " + " | ".join(row) + " |" for row in rows]
+    else:
+        widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(HEADERS)]
+        lines.append("  ".join(h.ljust(w) for h, w in zip(HEADERS, widths)).rstrip())
+        lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows]
+    info = summary(records, p)
+    statuses = ", ".join(f"{count} {status}" for status, count in sorted(info["by_status"].items()))
+    geomean = f", geomean speedup {info['geomean_speedup']:.2f}x" if info["geomean_speedup"] else ""
+    lines.append("")
+    lines.append(f"{info['candidates']} candidates: {statuses}; fast_0 {info['fast_0']:.2f}, "
+                 f"fast_{p:g} {info['fast_p']:.2f}{geomean}")
+    return "\n".join(lines)
+
+
+def messages(record: dict) -> list[str]:
+    """The lines that explain a record that did not pass."""
+    lines = []
+    if record["status"] != "correct" and record.get("message"):
+        lines.append(f"{record['name']}: {record['status']}: {record['message']}")
+    for report in gpu_reports(record):
+        if report.kind not in (record["status"],) and report.text not in (record.get("message") or ""):
+            lines.append(f"    {report.kind}: {report.text}")
+    return lines
+
+
+def write_json(records: list[dict], path: str, p: float = 1.0) -> None:
+    payload = {"schema": "cudalint.verify.batch/1", "summary": summary(records, p), "results": records}
+    _atomic_write(path, json.dumps(payload, indent=2, default=str) + "\n")
+
+
+def write_per_kernel(records: list[dict], directory: str) -> list[str]:
+    os.makedirs(directory, exist_ok=True)
+    written = []
+    for record in records:
+        path = os.path.join(directory, f"{record['name']}.json")
+        _atomic_write(path, json.dumps(record, indent=2, default=str) + "\n")
+        written.append(path)
+    return written
+
+
+def _atomic_write(path: str, text: str) -> None:
+    temporary = f"{path}.tmp"
+    with open(temporary, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    os.replace(temporary, path)
+
+
+# ---------------------------------------------------------------------------------------- repair loop
+
+
+def gpu_reports(record: dict) -> list:
+    """The record as `cudalint.repairing.prompts.GpuReport`s (kind, text) for a repair round; empty when the
+    candidate passed."""
+    from cudalint.repairing.prompts import GpuReport
+
+    reports: list = []
+    status = record["status"]
+    if status == "rejected":
+        for finding in (record.get("lint") or {}).get("findings", [])[:5]:
+            if finding["severity"] == "error":
+                reports.append(GpuReport("lint", f"line {finding['line']}: {finding['code']} {finding['message']}"))
+    elif status == "compile_error":
+        for item in record.get("compile_errors", [])[:8]:
+            if item["severity"] == "error":
+                reports.append(GpuReport("compile_error", CompileMessage(**item).describe()))
+        if not reports:
+            reports.append(GpuReport("compile_error", record.get("message") or "the build failed"))
+    elif status == "incorrect":
+        correctness = record.get("correctness") or {}
+        failing = [t for t in correctness.get("trial_results", []) if not t.get("ok")]
+        for failure in (failing[-1]["failures"] if failing else [])[:4]:
+            seed = failing[-1].get("seed")
+            reports.append(GpuReport(failure["kind"], f"trial {failing[-1].get('trial')} (seed {seed}): "
+                                     f"{failure['message']}"))
+        if not reports:
+            reports.append(GpuReport("incorrect", record.get("message") or "wrong result"))
+    elif status not in ("correct", "sanitizer_error"):
+        reports.append(GpuReport(status, record.get("message") or status))
+    for tool, result in (record.get("sanitizer") or {}).items():
+        for item in result.get("reports", [])[:6]:
+            if item.get("severity") == "error":
+                reports.append(GpuReport(tool, SanitizerReport(**item).describe()))
+    return reports
+
+
+def make_gpu_check(reference: str, options=None):
+    """A `gpu_check` for `cudalint.repairing.loop.repair_file`: (path, text) -> GPU reports of that text
+    verified against `reference` (lint is skipped: the repair loop lints first)."""
+    import dataclasses
+    import shutil
+    import tempfile
+
+    from cudalint.verify.runner import VerifyOptions, verify_file
+
+    base = dataclasses.replace(options or VerifyOptions(), lint=False)
+
+    def gpu_check(path: str, text: str) -> list:
+        directory = tempfile.mkdtemp(prefix="cudalint-gpu-check-")
+        try:
+            candidate = os.path.join(directory, os.path.basename(path))
+            with open(candidate, "w", encoding="utf-8") as handle:
+                handle.write(text)
+            record = verify_file(candidate, reference, base)
+            return gpu_reports(record)
+        finally:
+            shutil.rmtree(directory, ignore_errors=True)
+
+    return gpu_check
+
+
+__all__ = ["HEADERS", "gpu_reports", "make_gpu_check", "messages", "render_table", "summary", "table_rows",
+           "write_json", "write_per_kernel"]

@@ -1,0 +1,485 @@
+"""The verify pipeline: lint gate, parallel builds, one run worker per GPU, sanitizer runs, results.
+
+Phases, each finished for the whole batch before the next starts, so that the compilers' CPU load never
+disturbs a timing:
+
+1. References: each solution's reference (given, or found by level and problem in a problems directory).
+2. Lint gate (in this process): a file with an error-level finding is `rejected` and never built.
+3. Build: `build` workers in parallel (no GPU visible to them), each executing its solution module with
+   `load_inline` routed into the build cache (`$CUDALINT_CACHE`, else ~/.cache/cudalint/verify); a
+   compile error is final, mapped back to the .py lines.
+4. Run: one worker process per candidate, at most one at a time on each GPU (`CUDA_VISIBLE_DEVICES`):
+   correctness trials, then timing of candidate and reference in the same process.
+5. Sanitize (when asked): the candidate's forward under compute-sanitizer, one run per tool.
+
+Every worker has a time limit; however it ends (crash, illegal address, hang, out of memory) becomes the
+candidate's status, and the batch goes on.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import shutil
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+from cudalint.verify import diagnostics
+from cudalint.verify.gpus import Gpu, arch_list, detect_gpus
+from cudalint.verify.isolation import WorkerOutcome, run_worker, worker_command
+
+DEFAULT_TOLERANCES = {"float32": (1e-4, 1e-4), "float16": (1e-2, 1e-2), "bfloat16": (1e-2, 1e-2),
+                      "float64": (1e-7, 1e-7)}
+FINAL_BEFORE_RUN = ("rejected", "no_reference", "no_gpu", "compile_error", "build_timeout", "worker_error", "built")
+SCHEMA = "cudalint.verify/1"
+
+
+def default_cache_dir() -> str:
+    return os.environ.get("CUDALINT_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "cudalint", "verify")
+
+
+@dataclass
+class VerifyOptions:
+    trials: int = 5
+    seed: int = 42
+    tolerances: dict = field(default_factory=lambda: dict(DEFAULT_TOLERANCES))
+    timing: bool = True
+    warmup: int = 3
+    timing_trials: int = 100
+    compile: bool = False  # also time torch.compile of the reference (slow: opt-in)
+    sanitize: tuple[str, ...] = ()
+    lint: bool = True
+    lint_options: object | None = None  # cudalint.LintOptions; None: the nearest configuration file
+    poison: bool = True
+    allow_tf32: bool = False
+    cache_dir: str | None = None
+    build_jobs: int | None = None
+    gpus: list[str] | None = None  # CUDA_VISIBLE_DEVICES ids; None: all visible
+    build_timeout: float = 900.0
+    run_timeout: float = 300.0
+    sanitize_timeout: float = 600.0
+    python: str | None = None  # the interpreter of the workers (one with torch); default: this one
+    device: str = "cuda"  # "cpu": run on the CPU (pure-PyTorch solutions; for tests)
+    worker: list[str] | None = None  # the worker command (a stand-in in tests); default: worker.py
+    sanitizer: str = "compute-sanitizer"
+    fast_p: float = 1.0
+    build_only: bool = False  # fill the build cache; run nothing (status `built`)
+
+    def validate(self) -> VerifyOptions:
+        unknown = [t for t in self.sanitize if t not in diagnostics.SANITIZER_TOOLS]
+        if unknown:
+            raise ValueError(f"unknown sanitizer tool(s): {', '.join(unknown)} "
+                             f"(choose from {', '.join(diagnostics.SANITIZER_TOOLS)})")
+        if self.trials < 1:
+            raise ValueError("trials must be at least 1")
+        if self.timing_trials < 1:
+            raise ValueError("timing trials must be at least 1")
+        return self
+
+
+@dataclass
+class Candidate:
+    path: str
+    reference: str | None = None
+    level: int | None = None
+    problem: int | None = None
+    sample: int | None = None
+    sanitize: tuple[str, ...] | None = None  # overrides VerifyOptions.sanitize for this candidate
+
+    @property
+    def name(self) -> str:
+        return os.path.splitext(os.path.basename(self.path))[0]
+
+
+# ------------------------------------------------------------------------------------------ candidates
+
+
+def collect_candidates(path: str, reference: str | None = None, problems: str | None = None) -> list[Candidate]:
+    """One solution file (with `reference`, or found in `problems`), or every solution of a run directory
+    (`level_<L>_problem_<P>_sample_<S>_kernel.py`, references found in `problems`)."""
+    from cudalint.harness.kernelbench import parse_run_name, reference_for
+
+    if os.path.isdir(path):
+        files = sorted(os.path.join(path, name) for name in os.listdir(path) if name.endswith(".py"))
+        run_files = [f for f in files if parse_run_name(f) is not None]
+        files = run_files or [f for f in files if not os.path.basename(f).startswith("_")]
+        if reference and len(files) > 1:
+            raise ValueError("--ref names one reference; give a run directory --problems instead")
+    else:
+        files = [path]
+    candidates = []
+    for file in files:
+        entry = parse_run_name(file)
+        candidates.append(Candidate(
+            path=file, reference=reference_for(file, reference, problems),
+            level=entry.level if entry else None, problem=entry.problem if entry else None,
+            sample=entry.sample if entry else None))
+    return _sort(candidates)
+
+
+def _sort(candidates: list[Candidate]) -> list[Candidate]:
+    return sorted(candidates, key=lambda c: (c.level is None, c.level or 0, c.problem or 0, c.sample or 0, c.path))
+
+
+# ----------------------------------------------------------------------------------------------- records
+
+
+def new_record(candidate: Candidate) -> dict:
+    return {
+        "schema": SCHEMA, "name": candidate.name, "solution": candidate.path, "reference": candidate.reference,
+        "level": candidate.level, "problem": candidate.problem, "sample": candidate.sample,
+        "status": "pending", "passed": False, "message": "", "lint": None, "build": None, "correctness": None,
+        "timing": None, "sanitizer": {}, "compile_errors": [], "notes": [], "worker": {},
+        "seconds": {"lint": 0.0, "build": 0.0, "run": 0.0, "sanitize": 0.0},
+    }
+
+
+def _final(record: dict, status: str, message: str) -> None:
+    record["status"] = status
+    record["message"] = message
+    record["passed"] = status == "correct"
+
+
+# ------------------------------------------------------------------------------------------------ batch
+
+
+# (phase, record) after each candidate of a phase; (phase, {"start": True, "total": n}) before a phase
+ProgressCallback = Callable[[str, dict], None]
+
+
+class _Batch:
+    def __init__(self, candidates: list[Candidate], options: VerifyOptions, progress: ProgressCallback | None):
+        self.candidates = candidates
+        self.options = options.validate()
+        self.progress = progress or (lambda phase, record: None)
+        self.records = {id(c): new_record(c) for c in candidates}  # the same file may be listed twice
+        self.texts: dict[str, str | None] = {}
+        self.cache_dir = os.path.abspath(options.cache_dir or default_cache_dir())
+        self.command = options.worker or worker_command(options.python)
+        self.workdir = tempfile.mkdtemp(prefix="cudalint-verify-")
+        self.gpus: list[Gpu] = []
+        self.arch = ""
+
+    # -------------------------------------------------------------------------------------- phases
+
+    def run(self) -> list[dict]:
+        try:
+            self.references()
+            self.lint_gate()
+            if self._pending():
+                self.devices()
+            if self._pending():
+                self.build_phase()
+            if self._pending() and self.options.build_only:
+                for candidate in self._pending():
+                    record = self.records[id(candidate)]
+                    _final(record, "built", "built (--build-only): not run")
+            if self._pending():
+                self.run_phase()
+            self.sanitize_phase()
+            for record in self.records.values():
+                record["seconds"]["total"] = round(sum(record["seconds"].values()), 3)
+            return [self.records[id(c)] for c in self.candidates]
+        finally:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+
+    def _pending(self) -> list[Candidate]:
+        return [c for c in self.candidates if self.records[id(c)]["status"] == "pending"]
+
+    def _text(self, candidate: Candidate) -> str | None:
+        if candidate.path not in self.texts:
+            try:
+                with open(candidate.path, encoding="utf-8") as handle:
+                    self.texts[candidate.path] = handle.read()
+            except (OSError, UnicodeDecodeError):
+                self.texts[candidate.path] = None
+        return self.texts[candidate.path]
+
+    def references(self) -> None:
+        for candidate in self._pending():
+            record = self.records[id(candidate)]
+            if not os.path.isfile(candidate.path):
+                _final(record, "worker_error", f"{candidate.path}: no such file")
+            elif not candidate.reference:
+                _final(record, "no_reference", "no reference problem: give --ref, or --problems for a run directory "
+                       "of level_<L>_problem_<P>_sample_<S>_kernel.py files")
+            elif not os.path.isfile(candidate.reference):
+                _final(record, "no_reference", f"{candidate.reference}: no such reference file")
+            if record["status"] != "pending":
+                self.progress("reference", record)
+
+    def lint_gate(self) -> None:
+        if not self.options.lint:
+            for candidate in self._pending():
+                self.records[id(candidate)]["lint"] = {"ran": False}
+            return
+        from cudalint.engine import lint_paths
+        from cudalint.findings import Severity
+
+        for candidate in self._pending():
+            record = self.records[id(candidate)]
+            started = time.monotonic()
+            result = lint_paths([candidate.path], self.options.lint_options, use_config=True)[0]
+            record["seconds"]["lint"] = round(time.monotonic() - started, 3)
+            findings = result.findings
+            errors = [f for f in findings if f.severity == Severity.ERROR]
+            record["lint"] = {
+                "ran": True, "errors": len(errors),
+                "warnings": sum(1 for f in findings if f.severity == Severity.WARNING),
+                "findings": [{"code": f.code, "name": f.name, "severity": f.severity.value, "line": f.line,
+                              "column": f.column, "message": f.message} for f in findings[:30]],
+            }
+            if result.error:
+                _final(record, "rejected", f"cannot lint: {result.error}")
+            elif errors:
+                first = errors[0]
+                _final(record, "rejected", f"lint: {len(errors)} error finding(s), never built; first: line "
+                       f"{first.line} {first.code} {first.name}")
+            if record["status"] != "pending":
+                self.progress("lint", record)
+
+    def devices(self) -> None:
+        if self.options.device != "cuda":
+            self.gpus = [Gpu("cpu")]
+            return
+        self.gpus = detect_gpus(self.options.gpus)
+        if self.gpus and not all(g.capability for g in self.gpus) and self.options.worker is None:
+            self._probe()
+        self.arch = arch_list(self.gpus)
+        if not self.gpus:
+            for candidate in self._pending():
+                record = self.records[id(candidate)]
+                _final(record, "no_gpu", "no CUDA GPU is visible (nvidia-smi finds none, or CUDA_VISIBLE_DEVICES "
+                       "hides them): nothing was built or run")
+                self.progress("devices", record)
+
+    def _probe(self) -> None:
+        outcome = run_worker(self.command, {"mode": "probe"}, 120.0, env=self._env(self.gpus[0].id),
+                             workdir=self.workdir)
+        devices = outcome.result.get("devices") or []
+        if devices:
+            capability = devices[0]["capability"]
+            self.gpus = [Gpu(g.id, g.name or devices[0]["name"], g.capability or capability) for g in self.gpus]
+
+    def _env(self, visible: str | None, extra: dict | None = None) -> dict:
+        env = dict(os.environ)
+        if self.options.device == "cuda":
+            env["CUDA_VISIBLE_DEVICES"] = visible if visible is not None else ""
+            if self.arch:
+                env["TORCH_CUDA_ARCH_LIST"] = self.arch
+        env.setdefault("PYTHONUNBUFFERED", "1")
+        env.update(extra or {})
+        return env
+
+    def _request(self, candidate: Candidate, mode: str) -> dict:
+        options = self.options
+        return {"mode": mode, "solution": os.path.abspath(candidate.path),
+                "reference": os.path.abspath(candidate.reference) if candidate.reference else None,
+                "cache_dir": self.cache_dir, "device": options.device, "seed": options.seed,
+                "trials": options.trials, "tolerances": {k: list(v) for k, v in options.tolerances.items()},
+                "timing": options.timing, "warmup": options.warmup, "timing_trials": options.timing_trials,
+                "compile": options.compile, "poison": options.poison, "allow_tf32": options.allow_tf32}
+
+    def build_phase(self) -> None:
+        # a solution that never mentions load_inline has nothing to build here (cupy, Triton or pure
+        # PyTorch solutions compile, if at all, inside their run)
+        pending = [c for c in self._pending() if "load_inline" in (self._text(c) or "load_inline")]
+        if not pending:
+            return
+        self.progress("build", {"start": True, "total": len(pending)})
+        jobs = self.options.build_jobs or max(1, min(8, (os.cpu_count() or 2) // 2))
+        jobs = max(1, min(jobs, len(pending)))
+        threads_each = max(1, -(-(os.cpu_count() or 2) // jobs))  # ninja jobs per build: the cores, shared
+        env = self._env(None, {"MAX_JOBS": str(threads_each)})
+        os.makedirs(self.cache_dir, exist_ok=True)
+
+        def build(candidate: Candidate) -> None:
+            record = self.records[id(candidate)]
+            outcome = run_worker(self.command, self._request(candidate, "build"), self.options.build_timeout,
+                                 env=env, workdir=self.workdir, on_timeout=_drop_locks)
+            self._absorb_build(candidate, record, outcome)
+            self.progress("build", record)
+
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            list(pool.map(build, pending))
+
+    def _absorb_build(self, candidate: Candidate, record: dict, outcome: WorkerOutcome) -> None:
+        extensions = outcome.result.get("extensions") or []
+        record["seconds"]["build"] = round(outcome.seconds, 3)
+        record["build"] = {
+            "status": outcome.status, "seconds": round(outcome.seconds, 3),
+            "cache_hit": bool(extensions) and all(e.get("cache_hit") for e in extensions),
+            "extensions": [_extension_summary(e) for e in extensions], "message": outcome.message,
+        }
+        record["worker"]["build"] = outcome.to_dict()
+        if outcome.status == "compile_error" or any(e.get("error") for e in extensions):
+            record["compile_errors"] = [m.to_dict() for m in self._compile_messages(candidate, extensions)]
+        if outcome.status == "compile_error":
+            first = record["compile_errors"][0] if record["compile_errors"] else None
+            detail = diagnostics.CompileMessage(**first).describe() if first else outcome.message
+            _final(record, "compile_error", f"build failed: {detail}")
+        elif outcome.status == "timeout":
+            _final(record, "build_timeout", outcome.message)
+        elif outcome.status == "worker_error":
+            _final(record, "worker_error", outcome.message)
+        elif outcome.status not in ("built",):
+            record["notes"].append(f"build worker: {outcome.status}: {outcome.message}")
+
+    def _compile_messages(self, candidate: Candidate, extensions: list[dict]):
+        source_map = diagnostics.SourceMap(candidate.path, self._text(candidate), extensions)
+        return diagnostics.compile_messages(extensions, source_map)
+
+    def run_phase(self) -> None:
+        def run(candidate: Candidate, gpu: Gpu) -> None:
+            record = self.records[id(candidate)]
+            outcome = run_worker(self.command, self._request(candidate, "run"), self.options.run_timeout,
+                                 env=self._env(gpu.id), workdir=self.workdir, on_timeout=_drop_locks)
+            self._absorb_run(candidate, record, outcome, gpu)
+            self.progress("run", record)
+
+        pending = self._pending()
+        self.progress("run", {"start": True, "total": len(pending)})
+        _spread(pending, self.gpus, run)
+
+    def _absorb_run(self, candidate: Candidate, record: dict, outcome: WorkerOutcome, gpu: Gpu) -> None:
+        result = outcome.result
+        record["seconds"]["run"] = round(outcome.seconds, 3)
+        record["worker"]["run"] = outcome.to_dict()
+        record["gpu"] = {"id": gpu.id, "name": result.get("device_name") or gpu.name}
+        record["correctness"] = result.get("correctness")
+        record["timing"] = result.get("timing")
+        record["notes"] += result.get("notes") or []
+        extensions = result.get("extensions") or []
+        if record["build"] is None:
+            record["build"] = {"status": "built-in-run", "seconds": 0.0, "cache_hit": None,
+                               "extensions": [_extension_summary(e) for e in extensions], "message": ""}
+        else:
+            record["build"]["run_load"] = [_extension_summary(e) for e in extensions]
+        if outcome.status == "compile_error" or any(e.get("error") for e in extensions):
+            record["compile_errors"] = [m.to_dict() for m in self._compile_messages(candidate, extensions)]
+        message = outcome.message
+        if outcome.status == "compile_error" and record["compile_errors"]:
+            message = "build failed: " + diagnostics.CompileMessage(**record["compile_errors"][0]).describe()
+        _final(record, outcome.status, message)
+
+    def sanitize_phase(self) -> None:
+        jobs = []
+        for candidate in self.candidates:
+            tools = candidate.sanitize if candidate.sanitize is not None else self.options.sanitize
+            record = self.records[id(candidate)]
+            if not tools or record["status"] in FINAL_BEFORE_RUN or record["status"] in ("timeout", "pending"):
+                continue
+            jobs += [(candidate, tool) for tool in tools]
+        if not jobs:
+            return
+        if not self.gpus:
+            self.devices()
+        self.progress("sanitize", {"start": True, "total": len(jobs)})
+
+        def sanitize(job: tuple[Candidate, str], gpu: Gpu) -> None:
+            candidate, tool = job
+            record = self.records[id(candidate)]
+            record["sanitizer"][tool] = self._sanitize(candidate, tool, gpu)
+            record["seconds"]["sanitize"] = round(record["seconds"]["sanitize"] + record["sanitizer"][tool]["seconds"], 3)
+            self._sanitizer_verdict(record)
+            self.progress("sanitize", record)
+
+        _spread(jobs, self.gpus, sanitize)
+
+    def _sanitize(self, candidate: Candidate, tool: str, gpu: Gpu) -> dict:
+        handle, log_file = tempfile.mkstemp(prefix=f"{tool}-", suffix=".log", dir=self.workdir)
+        os.close(handle)
+        prefix = diagnostics.sanitizer_command(tool, log_file, self.options.sanitizer)
+        if self.options.worker is None and shutil.which(self.options.sanitizer) is None and not os.path.isfile(
+                self.options.sanitizer):
+            return {"ran": False, "tool": tool, "errors": 0, "reports": [], "seconds": 0.0,
+                    "message": f"{self.options.sanitizer} not found"}
+        env = self._env(gpu.id, {"PYTORCH_NO_CUDA_MEMORY_CACHING": "1"})
+        outcome = run_worker(self.command, self._request(candidate, "sanitize"), self.options.sanitize_timeout,
+                             env=env, workdir=self.workdir, prefix=prefix, on_timeout=_drop_locks)
+        try:
+            with open(log_file, encoding="utf-8", errors="replace") as handle:
+                log = handle.read()
+        except OSError:
+            log = ""
+        reports, summary = diagnostics.parse_sanitizer_output(log, tool)
+        extensions = outcome.result.get("extensions") or []
+        source_map = diagnostics.SourceMap(candidate.path, self._text(candidate), extensions)
+        names = diagnostics.kernel_names(self._text(candidate), candidate.path)
+        kept, other = diagnostics.candidate_reports(reports, source_map, names)
+        errors = [r for r in kept if r.severity == "error"]
+        return {"ran": True, "tool": tool, "status": outcome.status, "message": outcome.message,
+                "errors": sum(r.count for r in errors), "warnings": sum(r.count for r in kept if r.severity != "error"),
+                "reports": [r.to_dict() for r in kept], "other_reports": other, "summary": summary.get("lines", []),
+                "seconds": round(outcome.seconds, 3), "log_tail": log[-3000:] if not kept and outcome.status != "ran"
+                else ""}
+
+    def _sanitizer_verdict(self, record: dict) -> None:
+        errors = sum(r.get("errors", 0) for r in record["sanitizer"].values())
+        record["sanitizer_errors"] = errors
+        if errors and record["status"] == "correct":
+            tools = [t for t, r in record["sanitizer"].items() if r.get("errors")]
+            _final(record, "sanitizer_error", f"correct output, but {', '.join(tools)} reported {errors} error(s)")
+
+
+def _spread(jobs: list, gpus: list[Gpu], work: Callable) -> None:
+    """Run `work(job, gpu)` for every job, at most one job at a time on each GPU."""
+    tasks: queue.Queue = queue.Queue()
+    for job in jobs:
+        tasks.put(job)
+
+    def serve(gpu: Gpu) -> None:
+        while True:
+            try:
+                job = tasks.get_nowait()
+            except queue.Empty:
+                return
+            work(job, gpu)
+
+    threads = [threading.Thread(target=serve, args=(gpu,), daemon=True) for gpu in gpus[:max(1, len(jobs))]]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+
+def _drop_locks(partial: dict) -> None:
+    """After killing a worker mid-build: remove the build locks it held (torch would wait on them forever)."""
+    for extension in partial.get("extensions") or []:
+        directory = extension.get("directory")
+        if directory and not extension.get("ok"):
+            try:
+                os.remove(os.path.join(directory, "lock"))
+            except OSError:
+                pass
+
+
+def _extension_summary(extension: dict) -> dict:
+    return {k: extension.get(k) for k in ("name", "key", "directory", "cache_hit", "ok", "seconds")}
+
+
+# -------------------------------------------------------------------------------------------------- API
+
+
+def verify_batch(candidates: list[Candidate], options: VerifyOptions | None = None,
+                 progress: ProgressCallback | None = None) -> list[dict]:
+    """Verify candidates; one JSON-ready record per candidate (see `cudalint.verify.results`)."""
+    return _Batch(list(candidates), options or VerifyOptions(), progress).run()
+
+
+def verify_file(solution: str, reference: str, options: VerifyOptions | None = None) -> dict:
+    """Verify one solution against its reference."""
+    from cudalint.harness.kernelbench import parse_run_name
+
+    entry = parse_run_name(solution)
+    candidate = Candidate(solution, reference, entry.level if entry else None, entry.problem if entry else None,
+                          entry.sample if entry else None)
+    return verify_batch([candidate], options)[0]
+
+
+__all__ = ["Candidate", "DEFAULT_TOLERANCES", "VerifyOptions", "collect_candidates", "default_cache_dir",
+           "new_record", "verify_batch", "verify_file"]

@@ -1,0 +1,834 @@
+"""The worker of `cudalint verify`: builds, checks, sanitizes and times ONE candidate, in its own process.
+
+Run as a script, never imported by the parent at run time: `python worker.py REQUEST.json`. The parent
+(`cudalint.verify.isolation`) starts one per candidate with a time limit, `CUDA_VISIBLE_DEVICES` naming
+one GPU, and kills its process group when the limit passes. This file imports only the standard library
+at the top; torch is imported inside the modes, so the pure helpers here (the build-cache key, error
+classification) can be tested without torch.
+
+The request (JSON) names the mode and the result file:
+
+- `build`: executes the solution module with `load_inline` routed into the build cache, on no GPU
+  (the parent hides them), so that the slow compilations of a batch run in parallel before any timing.
+- `run`: builds (a cache hit after `build`) and runs the correctness trials, then times reference and
+  candidate in this same process.
+- `sanitize`: one candidate forward pass and nothing else; the parent runs this mode under
+  compute-sanitizer with the caching allocator off (`PYTORCH_NO_CUDA_MEMORY_CACHING=1`), so every
+  tensor is its own allocation and an access past its end is out of bounds for memcheck.
+- `probe`: reports torch's view of the GPUs.
+
+The build cache: every `load_inline` call is routed to `CACHE/ext/<name>-<key>`, the key a hash of the
+sources, the flags (`-lineinfo` is added to the CUDA flags, so sanitizer reports carry source lines) and
+the toolchain (torch, CUDA, TORCH_CUDA_ARCH_LIST, Python); an unchanged call finds its library there and
+ninja has nothing to do. A compile error is cached too (same key, same diagnostics, no rebuild); a build
+killed or failing without compiler diagnostics is not.
+
+The result file is rewritten (atomically) at each stage, so when the process dies or hangs the parent
+still knows how far it got: `stage`, the extensions built, the trials done.
+
+Output poisoning: before each candidate forward the worker empties the caching allocator's cache, then
+allocates the output-sized blocks (and a large and a few small blocks) the candidate's `torch::empty`
+is going to receive, fills them with 0xFF bytes (NaN in float32/float16/bfloat16, -1 in integers) and
+frees them again: the allocator keeps them and hands the same memory to the candidate. An element the
+kernel never writes then reads back as NaN with the all-ones bit pattern, reported as unwritten. This is
+best effort: it covers memory from PyTorch's caching allocator (torch::empty and friends), not cudaMalloc
+called directly by the candidate.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import math
+import os
+import re
+import sys
+import time
+import traceback
+
+CACHE_VERSION = "1"
+LINEINFO = "-lineinfo"  # added to every CUDA build: sanitizer reports then carry source lines
+POISON_BYTE = 0xFF
+L2_FLUSH_BYTES = 256 * 1024 * 1024
+SMALL_POOL_BLOCK = 512 * 1024  # allocations up to 1 MiB come from the allocator's 2 MiB small segments
+FAILURE_FILE = "cudalint-build-failure.txt"  # a cached compile error: same key, same diagnostics
+COMPILER_DIAGNOSTIC = re.compile(r"(\(\d+\): (?:catastrophic )?error|:\d+:(?:\d+:)? (?:fatal )?error:|ptxas error)")
+
+
+# -------------------------------------------------------------------------------------- pure helpers
+
+
+def cache_key(name: str, cpp_sources, cuda_sources, functions, extra_cflags, extra_cuda_cflags, extra_ldflags,
+              extra_include_paths, options: dict | None = None, toolchain: dict | None = None) -> str:
+    """The build-cache key of one `load_inline` call: the sources, the flags and the toolchain
+    (torch and CUDA versions, target architectures, Python). Two calls with the same key build the same
+    library; anything that changes the binary changes the key."""
+
+    def listed(value):
+        if value is None:
+            return []
+        if isinstance(value, str):
+            return [value]
+        if isinstance(value, dict):
+            return sorted((str(k), str(v)) for k, v in value.items())
+        return [str(v) for v in value]
+
+    payload = {
+        "version": CACHE_VERSION,
+        "name": name,
+        "cpp_sources": listed(cpp_sources),
+        "cuda_sources": listed(cuda_sources),
+        "functions": listed(functions),
+        "extra_cflags": listed(extra_cflags),
+        "extra_cuda_cflags": listed(extra_cuda_cflags),
+        "extra_ldflags": listed(extra_ldflags),
+        "extra_include_paths": listed(extra_include_paths),
+        "options": {k: repr(v) for k, v in sorted((options or {}).items())},
+        "toolchain": dict(sorted((toolchain or {}).items())),
+    }
+    blob = json.dumps(payload, sort_keys=True, ensure_ascii=True).encode("utf-8")
+    return hashlib.sha256(blob).hexdigest()
+
+
+_CUDA_ERRORS = (  # CUDA runtime error strings (as torch reports them) -> status; the specific before the generic
+    ("an illegal memory access was encountered", "illegal_address"),
+    ("illegal memory access", "illegal_address"),
+    ("operation not supported on global/shared address space", "illegal_address"),  # cudaErrorInvalidAddressSpace
+    ("illegal address", "illegal_address"),
+    ("misaligned address", "misaligned_address"),
+    ("out of memory", "oom"),
+    ("device-side assert triggered", "device_assert"),
+    ("unspecified launch failure", "launch_failure"),
+    ("the launch timed out", "launch_failure"),
+    ("invalid program counter", "launch_failure"),
+    ("illegal instruction", "illegal_instruction"),
+    ("cuda error", "cuda_error"),
+    ("cudaerror", "cuda_error"),
+    ("cuda driver error", "cuda_error"),
+)
+
+
+def classify_error(text: str) -> str | None:
+    """The status a CUDA/torch error message stands for, or None for an ordinary exception. (torch appends
+    "Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions." to every CUDA error: only the
+    error's own words count.)"""
+    lowered = text.lower()
+    for words, status in _CUDA_ERRORS:
+        if words in lowered:
+            return status
+    return None
+
+
+def source_offsets(file_text: str, parts: list[str]) -> list[dict]:
+    """Where each source string passed to load_inline starts in the file torch wrote (1-based line),
+    found by search, so that torch's implicit headers need not be known."""
+    found, position = [], 0
+    for part in parts:
+        index = file_text.find(part, position) if part else -1
+        if index < 0:
+            index = file_text.find(part) if part else -1
+        if index >= 0:
+            found.append({"start_line": file_text.count("\n", 0, index) + 1, "text": part})
+            position = index + len(part)
+        else:
+            found.append({"start_line": None, "text": part})
+    return found
+
+
+# ------------------------------------------------------------------------------------------ progress
+
+
+class Progress:
+    """The result file, rewritten at each stage so that a dead worker still tells how far it got."""
+
+    def __init__(self, path: str, mode: str) -> None:
+        self.path = path
+        self.state: dict = {"mode": mode, "stage": "start", "done": False, "extensions": [], "notes": [],
+                            "pid": os.getpid(), "started": time.time()}
+        self.write()
+
+    def write(self) -> None:
+        temporary = f"{self.path}.tmp"
+        with open(temporary, "w", encoding="utf-8") as handle:
+            json.dump(self.state, handle, default=_json_default)
+        os.replace(temporary, self.path)
+
+    def stage(self, name: str) -> None:
+        self.state["stage"] = name
+        self.write()
+
+    def note(self, text: str) -> None:
+        self.state["notes"].append(text)
+
+    def finish(self, status: str, message: str = "", **fields) -> None:
+        self.state.update(fields)
+        self.state.update(status=status, message=message, done=True, seconds=time.time() - self.state["started"])
+        self.write()
+
+
+def _json_default(value):
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    return str(value)
+
+
+# ------------------------------------------------------------------------------------------ building
+
+
+class BuildFailure(Exception):
+    """load_inline failed (compile, link or import of the built library)."""
+
+
+def toolchain_id(torch) -> dict:
+    return {
+        "torch": torch.__version__,
+        "cuda": str(torch.version.cuda),
+        "arch_list": os.environ.get("TORCH_CUDA_ARCH_LIST", ""),
+        "python": f"{sys.version_info.major}.{sys.version_info.minor}",
+        "platform": sys.platform,
+    }
+
+
+def install_build_cache(progress: Progress, cache_dir: str) -> None:
+    """Route every `torch.utils.cpp_extension.load_inline` call into `cache_dir/ext/<key>`: a call whose
+    sources and flags were built before reuses the library (ninja finds nothing to do)."""
+    import inspect
+
+    import torch
+    import torch.utils.cpp_extension as cpp_extension
+
+    original = cpp_extension.load_inline
+    signature = inspect.signature(original)
+    toolchain = toolchain_id(torch)
+
+    def load_inline(*args, **kwargs):
+        bound = signature.bind(*args, **kwargs)
+        arguments = dict(bound.arguments)
+        name = arguments.get("name")
+        cpp_sources = _as_list(arguments.get("cpp_sources"))
+        cuda_sources = _as_list(arguments.get("cuda_sources"))
+        cuda_flags = list(arguments.get("extra_cuda_cflags") or [])
+        if cuda_sources and LINEINFO not in cuda_flags:
+            cuda_flags.append(LINEINFO)
+        options = {k: v for k, v in arguments.items() if k in (
+            "with_cuda", "is_python_module", "with_pytorch_error_handling", "no_implicit_headers", "use_pch",
+            "sycl_sources", "extra_sycl_cflags", "with_sycl")}
+        key = cache_key(name, cpp_sources, cuda_sources, arguments.get("functions"), arguments.get("extra_cflags"),
+                        cuda_flags, arguments.get("extra_ldflags"), arguments.get("extra_include_paths"),
+                        options, toolchain)
+        directory = os.path.join(cache_dir, "ext", f"{name}-{key[:20]}")
+        os.makedirs(directory, exist_ok=True)
+        _remove_stale_lock(directory)
+        library = os.path.join(directory, f"{name}.so")
+        failure = os.path.join(directory, FAILURE_FILE)
+        record = {"name": name, "key": key, "directory": directory, "cache_hit": os.path.exists(library),
+                  "ok": False, "seconds": None}
+        if arguments.get("build_directory"):
+            record["requested_build_directory"] = arguments["build_directory"]
+        progress.state["extensions"].append(record)
+        if not record["cache_hit"] and os.path.exists(failure):
+            # the same sources and flags failed to compile before: the same diagnostics, no rebuild
+            with open(failure, encoding="utf-8") as handle:
+                record["error"] = handle.read()
+            record.update(cache_hit=True, seconds=0.0, sources=_written_sources(directory, cpp_sources, cuda_sources))
+            progress.write()
+            raise BuildFailure(record["error"])
+        progress.stage(f"build {name}")
+        arguments.update(cpp_sources=list(cpp_sources), build_directory=directory)
+        if cuda_sources:
+            arguments.update(cuda_sources=list(cuda_sources), extra_cuda_cflags=cuda_flags)
+        started = time.time()
+        try:
+            module = original(**arguments)
+        except Exception as error:
+            record["error"] = f"{type(error).__name__}: {error}"
+            if COMPILER_DIAGNOSTIC.search(record["error"]):  # a real compile error, not a killed compiler
+                with open(failure, "w", encoding="utf-8") as handle:
+                    handle.write(record["error"])
+            raise BuildFailure(record["error"]) from error
+        finally:
+            record["seconds"] = time.time() - started
+            record["sources"] = _written_sources(directory, cpp_sources, cuda_sources)
+            progress.write()
+        record["ok"] = True
+        progress.stage(f"built {name}")
+        return module
+
+    cpp_extension.load_inline = load_inline
+
+
+def _as_list(value) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    return [str(v) for v in value]
+
+
+def _remove_stale_lock(directory: str, older_than: float = 3600.0) -> None:
+    """torch's FileBaton waits forever on a lock left by a killed build: drop one older than an hour
+    (the parent removes the lock of a build it killed at once)."""
+    lock = os.path.join(directory, "lock")
+    try:
+        if time.time() - os.path.getmtime(lock) > older_than:
+            os.remove(lock)
+    except OSError:
+        pass
+
+
+def _written_sources(directory: str, cpp_sources: list[str], cuda_sources: list[str]) -> dict:
+    written = {}
+    for file_name, kind, parts in (("main.cpp", "cpp", cpp_sources), ("cuda.cu", "cuda", cuda_sources)):
+        path = os.path.join(directory, file_name)
+        if not parts or not os.path.exists(path):
+            continue
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            text = handle.read()
+        written[file_name] = {"path": path, "kind": kind, "parts": source_offsets(text, parts)}
+    return written
+
+
+def load_module(path: str, name: str):
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+# ------------------------------------------------------------------------------------------- tensors
+
+
+def _flatten(value, torch) -> list | None:
+    """The tensors of a forward result: one tensor, or a tuple/list of them; None for anything else."""
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if isinstance(value, (tuple, list)):
+        tensors = []
+        for item in value:
+            inner = _flatten(item, torch)
+            if inner is None:
+                return None
+            tensors += inner
+        return tensors
+    return None
+
+
+def _to_device(values, device, torch):
+    return [v.to(device) if isinstance(v, torch.Tensor) else v for v in values]
+
+
+def _fresh_inputs(reference, seed: int, device, torch, progress: Progress | None) -> list:
+    """get_inputs() under `seed`; a floating-point input that comes back all zeros is replaced by random
+    values of the same shape (zeros hide unwritten outputs and wrong indexing)."""
+    torch.manual_seed(seed)
+    inputs = list(reference.get_inputs())
+    for index, value in enumerate(inputs):
+        if isinstance(value, torch.Tensor) and value.is_floating_point() and value.numel() and not bool(value.any()):
+            generator = torch.Generator(device="cpu").manual_seed(seed * 1000 + index)
+            inputs[index] = torch.randn(value.shape, generator=generator, dtype=value.dtype).to(value.device)
+            if progress is not None and f"input {index} was all zeros" not in " ".join(progress.state["notes"]):
+                progress.note(f"input {index} was all zeros; replaced by seeded random values")
+    return _to_device(inputs, device, torch)
+
+
+def tolerance_for(dtype, tolerances: dict) -> tuple[float, float] | None:
+    """(atol, rtol) for an output dtype; None means exact comparison (integers, bool)."""
+    name = str(dtype).replace("torch.", "")
+    if name in tolerances:
+        atol, rtol = tolerances[name]
+        return float(atol), float(rtol)
+    if name in ("float32", "float", "float64", "double", "float16", "half", "bfloat16", "complex64"):
+        return tuple(tolerances.get("float32", (1e-4, 1e-4)))
+    return None
+
+
+def compare(outputs, references, tolerances: dict, poisoned: bool, torch) -> dict:
+    """Compare a candidate's output tensors with the reference's (both on one device)."""
+    report = {"ok": True, "max_abs_error": 0.0, "mean_abs_error": 0.0, "failures": []}
+    if outputs is None:
+        report.update(ok=False, failures=[{"kind": "output_structure", "message": "forward did not return a tensor "
+                                           "or a tuple of tensors"}])
+        return report
+    if len(outputs) != len(references):
+        report.update(ok=False, failures=[{"kind": "output_structure", "message": f"forward returned {len(outputs)} "
+                                           f"tensors, the reference {len(references)}"}])
+        return report
+    total_error, total_count = 0.0, 0
+    for index, (out, ref) in enumerate(zip(outputs, references)):
+        where = f"output {index}" if len(references) > 1 else "output"
+        if tuple(out.shape) != tuple(ref.shape):
+            report["failures"].append({"kind": "shape_mismatch", "output": index, "message":
+                                       f"{where} has shape {tuple(out.shape)}, the reference {tuple(ref.shape)}"})
+            continue
+        if out.dtype != ref.dtype:
+            report["failures"].append({"kind": "dtype_mismatch", "output": index, "message":
+                                       f"{where} has dtype {out.dtype}, the reference {ref.dtype}"})
+            continue
+        tolerance = tolerance_for(ref.dtype, tolerances)
+        if tolerance is None:
+            mismatched = int((out != ref).sum())
+            if mismatched:
+                report["failures"].append({"kind": "mismatch", "output": index, "mismatched": mismatched,
+                                           "numel": out.numel(), "message":
+                                           f"{where}: {mismatched} of {out.numel()} elements differ (exact compare)"})
+            continue
+        atol, rtol = tolerance
+        report.update(atol=atol, rtol=rtol)
+        out64, ref64 = out.double(), ref.double()
+        ref_finite = torch.isfinite(ref64)
+        out_finite = torch.isfinite(out64)
+        bad_nonfinite = ref_finite & ~out_finite
+        both = ref_finite & out_finite
+        difference = (out64 - ref64).abs()
+        difference = torch.where(both, difference, torch.zeros_like(difference))
+        if out.numel():
+            report["max_abs_error"] = max(report["max_abs_error"], float(difference.max()))
+            total_error += float(difference.sum())
+            total_count += int(both.sum())
+        nonfinite = int(bad_nonfinite.sum())
+        if nonfinite:
+            unwritten = _poison_count(out, bad_nonfinite, torch) if poisoned else 0
+            if unwritten:
+                message = (f"{where}: {unwritten} of {out.numel()} elements were never written (they still hold the "
+                           f"NaN poison the output memory was filled with)")
+                kind = "unwritten_output"
+            else:
+                message = f"{where}: {nonfinite} of {out.numel()} elements are NaN or Inf where the reference is finite"
+                kind = "nonfinite"
+            first = int(bad_nonfinite.flatten().nonzero()[0])
+            report["failures"].append({"kind": kind, "output": index, "count": nonfinite, "unwritten": unwritten,
+                                       "numel": out.numel(), "first_index": _unravel(first, out.shape),
+                                       "message": message})
+        # NaN in both at the same place is agreement (equal_nan); elsewhere the usual allclose bound
+        same_nan = torch.isnan(out64) & torch.isnan(ref64)
+        same_inf = (out64 == ref64) & ~ref_finite
+        within = (difference <= atol + rtol * ref64.abs()) | same_nan | same_inf | bad_nonfinite
+        mismatched = int((~within).sum())
+        if mismatched:
+            flat = int((~within).flatten().nonzero()[0])
+            worst = int(difference.flatten().argmax())
+            report["failures"].append({
+                "kind": "mismatch", "output": index, "mismatched": mismatched, "numel": out.numel(),
+                "first_index": _unravel(flat, out.shape), "worst_index": _unravel(worst, out.shape),
+                "worst_value": float(out64.flatten()[worst]), "worst_expected": float(ref64.flatten()[worst]),
+                "message": f"{where}: {mismatched} of {out.numel()} elements differ beyond atol={atol:g}, "
+                           f"rtol={rtol:g} (max abs error {float(difference.max()):.3g} at "
+                           f"{_unravel(worst, out.shape)}: got {float(out64.flatten()[worst]):.6g}, "
+                           f"expected {float(ref64.flatten()[worst]):.6g})"})
+    report["mean_abs_error"] = total_error / total_count if total_count else 0.0
+    report["ok"] = not report["failures"]
+    return report
+
+
+def _poison_count(out, mask, torch) -> int:
+    """How many of the masked elements still hold the all-ones poison bit pattern."""
+    bits = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}.get(out.element_size())
+    if bits is None or not out.is_contiguous():
+        out = out.contiguous()
+    try:
+        pattern = out.view(bits) == (POISON_BYTE if bits == torch.uint8 else -1)
+    except (RuntimeError, TypeError):
+        return 0
+    return int((pattern & mask).sum())
+
+
+def _unravel(index: int, shape) -> list[int]:
+    position = []
+    for size in reversed(list(shape)):
+        position.append(index % size if size else 0)
+        index = index // size if size else 0
+    return list(reversed(position))
+
+
+class Poisoner:
+    """Fills the memory the caching allocator is about to hand out with 0xFF bytes (see the module doc):
+    every block the allocator holds free (found in its memory snapshot, smallest first, so that best-fit
+    hands out exactly that block), plus fresh blocks of each output's size, are allocated, filled and
+    freed again. The allocator then serves the candidate's allocations from poisoned memory."""
+
+    def __init__(self, torch, device) -> None:
+        self.torch = torch
+        self.device = device
+        self.covered_bytes = 0  # how much memory the last call poisoned
+
+    def __call__(self, output_bytes: list[int]) -> None:
+        torch = self.torch
+        torch.cuda.synchronize(self.device)
+        torch.cuda.empty_cache()
+        held: list = []
+        self.covered_bytes = 0
+        try:
+            self._soak(held)
+        except Exception:  # noqa: BLE001 - the snapshot API differs between versions: fresh blocks only then
+            pass
+        for size in list(output_bytes) * 2:
+            if size > 0:
+                held.append(self._filled(size))
+        held.append(self._filled(max([64 * 1024 * 1024] + [4 * s for s in output_bytes])))
+        held += [self._filled(SMALL_POOL_BLOCK) for _ in range(4)]
+        torch.cuda.synchronize(self.device)
+        del held  # back to the allocator's cache, still holding the poison
+
+    def _filled(self, size: int):
+        self.covered_bytes += size
+        return self.torch.empty(size, dtype=self.torch.uint8, device=self.device).fill_(POISON_BYTE)
+
+    def _soak(self, held: list, limit: int = 2048) -> None:
+        """Take every free block of the current stream's pools, smallest first."""
+        torch = self.torch
+        index = self.device.index if self.device.index is not None else torch.cuda.current_device()
+        stream = torch.cuda.current_stream(self.device).cuda_stream
+        skipped: set[int] = set()
+        for _ in range(limit):
+            free = []
+            for segment in torch.cuda.memory_snapshot():
+                if segment.get("device") != index or segment.get("stream", stream) != stream:
+                    continue
+                for block in segment.get("blocks", []):
+                    if block.get("state") == "inactive" and block["address"] not in skipped:
+                        free.append((block["size"], block["address"], segment.get("segment_type")))
+            if not free:
+                return
+            size, address, kind = min(free)
+            request = min(size, 1024 * 1024) if kind == "small" else size
+            reserved = torch.cuda.memory_reserved(self.device)
+            held.append(self._filled(request))
+            if torch.cuda.memory_reserved(self.device) > reserved:
+                skipped.add(address)  # served from a new segment: this free block cannot be had; move on
+
+
+def _synchronize(torch, device) -> None:
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+# ----------------------------------------------------------------------------------------------- timing
+
+
+def summarize(times: list[float]) -> dict:
+    ordered = sorted(times)
+    count = len(ordered)
+
+    def quantile(q: float) -> float:
+        if count == 1:
+            return ordered[0]
+        position = q * (count - 1)
+        low = int(math.floor(position))
+        high = min(low + 1, count - 1)
+        return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+
+    mean = sum(ordered) / count
+    variance = sum((t - mean) ** 2 for t in ordered) / (count - 1) if count > 1 else 0.0
+    return {"median_ms": quantile(0.5), "mean_ms": mean, "std_ms": math.sqrt(variance), "min_ms": ordered[0],
+            "max_ms": ordered[-1], "p25_ms": quantile(0.25), "p75_ms": quantile(0.75), "trials": count}
+
+
+class Timer:
+    """KernelBench's method: CUDA events around one forward, after warm-up, with the L2 cache flushed
+    (a 256 MB buffer written) before every trial. When the candidate leaves work on other streams
+    (detected: the device is still busy after the end event completed), each trial instead ends after
+    a device-wide synchronize, for the reference too, so that both are timed the same way."""
+
+    def __init__(self, torch, device, warmup: int, trials: int) -> None:
+        self.torch = torch
+        self.device = device
+        self.warmup = warmup
+        self.trials = trials
+        self.flush = None
+        if device.type == "cuda":
+            self.flush = torch.empty(L2_FLUSH_BYTES // 4, dtype=torch.int32, device=device)
+
+    def side_streams(self, fn) -> bool:
+        """Whether `fn` leaves device work running after an event recorded on the current stream."""
+        torch = self.torch
+        if self.device.type != "cuda":
+            return False
+        idle, after = [], []
+        for _ in range(5):
+            torch.cuda.synchronize(self.device)
+            started = time.perf_counter()
+            torch.cuda.synchronize(self.device)
+            idle.append(time.perf_counter() - started)
+            end = torch.cuda.Event(enable_timing=True)
+            fn()
+            end.record()
+            end.synchronize()
+            started = time.perf_counter()
+            torch.cuda.synchronize(self.device)
+            after.append(time.perf_counter() - started)
+        return min(after) - min(idle) > 20e-6
+
+    def time(self, fn, device_sync: bool) -> dict:
+        torch = self.torch
+        for _ in range(self.warmup):
+            fn()
+        _synchronize(torch, self.device)
+        times = []
+        if self.device.type != "cuda":
+            for _ in range(self.trials):
+                started = time.perf_counter()
+                fn()
+                times.append((time.perf_counter() - started) * 1000.0)
+            return summarize(times)
+        for _ in range(self.trials):
+            self.flush.zero_()
+            start = torch.cuda.Event(enable_timing=True)
+            end = torch.cuda.Event(enable_timing=True)
+            start.record()
+            fn()
+            if device_sync:
+                torch.cuda.synchronize(self.device)
+            end.record()
+            end.synchronize()
+            times.append(start.elapsed_time(end))
+        torch.cuda.synchronize(self.device)
+        return summarize(times)
+
+
+# ------------------------------------------------------------------------------------------------ modes
+
+
+def _set_precision(torch, allow_tf32: bool) -> None:
+    """The reference in IEEE fp32 by default: TF32 matmul/convolution would put the reference itself
+    further from the truth than the fp32 tolerance (1e-4)."""
+    try:
+        torch.backends.cuda.matmul.allow_tf32 = allow_tf32
+        torch.backends.cudnn.allow_tf32 = allow_tf32
+    except AttributeError:
+        pass
+
+
+def run(request: dict, progress: Progress) -> None:
+    """The `run` and `sanitize` modes."""
+    import torch
+
+    sanitize = request["mode"] == "sanitize"
+    device = torch.device(request.get("device", "cuda"))
+    if device.type == "cuda" and not torch.cuda.is_available():
+        progress.finish("no_gpu", "torch sees no CUDA device in the worker")
+        return
+    _set_precision(torch, bool(request.get("allow_tf32", False)))
+    if device.type == "cuda":
+        progress.state["device_name"] = torch.cuda.get_device_name(device)
+    install_build_cache(progress, request["cache_dir"])
+    seed = int(request.get("seed", 42))
+    tolerances = {k: tuple(v) for k, v in (request.get("tolerances") or {}).items()}
+
+    progress.stage("load reference")
+    try:
+        reference = load_module(request["reference"], "cudalint_reference")
+    except Exception as error:  # noqa: BLE001 - reported, not raised
+        progress.finish("reference_error", f"the reference failed to load: {type(error).__name__}: {error}",
+                        traceback=traceback.format_exc(limit=8))
+        return
+    progress.stage("load solution")
+    try:
+        solution = load_module(request["solution"], "cudalint_solution")
+    except BuildFailure as error:
+        progress.finish("compile_error", str(error)[:400])
+        return
+    model_new = getattr(solution, "ModelNew", None)
+    if model_new is None:
+        progress.finish("invalid_solution", "the solution defines no ModelNew")
+        return
+
+    progress.stage("construct models")
+    torch.manual_seed(seed)
+    init_inputs = _to_device(list(reference.get_init_inputs()), device, torch)
+    with torch.no_grad():
+        reference_model = None
+        if not sanitize:
+            torch.manual_seed(seed)
+            reference_model = reference.Model(*init_inputs).to(device)
+        torch.manual_seed(seed)
+        candidate_model = model_new(*init_inputs).to(device)
+        _synchronize(torch, device)
+
+        if sanitize:
+            progress.stage("sanitize: candidate forward")
+            inputs = _fresh_inputs(reference, seed, device, torch, progress)
+            candidate_model(*inputs)
+            _synchronize(torch, device)
+            progress.finish("ran", "one candidate forward pass ran")
+            return
+
+        correctness = _correctness(request, progress, torch, device, reference, reference_model, candidate_model,
+                                   tolerances, seed)
+        progress.state["correctness"] = correctness
+        if not correctness["ok"]:
+            progress.finish("incorrect", correctness["message"])
+            return
+        if request.get("timing", True):
+            progress.state["timing"] = _timing(request, progress, torch, device, reference, reference_model,
+                                               candidate_model, seed)
+        progress.finish("correct", f"{correctness['trials']} trials passed")
+
+
+def _correctness(request, progress, torch, device, reference, reference_model, candidate_model, tolerances,
+                 seed) -> dict:
+    trials = int(request.get("trials", 5))
+    poison = bool(request.get("poison", True)) and device.type == "cuda"
+    poisoner = Poisoner(torch, device) if poison else None
+    summary = {"ok": True, "trials": trials, "passed": 0, "max_abs_error": 0.0, "mean_abs_error": 0.0,
+               "poisoned": poison, "trial_results": [], "message": ""}
+    mean_errors = []
+    for trial in range(trials):
+        trial_seed = seed + trial
+        progress.stage(f"correctness trial {trial + 1}/{trials}: reference")
+        inputs = _fresh_inputs(reference, trial_seed, device, torch, progress)
+        pristine = [v.detach().cpu().clone() if isinstance(v, torch.Tensor) else v for v in inputs]
+        torch.manual_seed(trial_seed)
+        reference_out = reference_model(*[v.clone() if isinstance(v, torch.Tensor) else v for v in inputs])
+        reference_tensors = _flatten(reference_out, torch)
+        if reference_tensors is None:
+            raise RuntimeError("the reference's forward returned no tensor")
+        # on the CPU: a candidate writing out of bounds cannot corrupt what it is compared with
+        reference_cpu = [t.detach().cpu() for t in reference_tensors]
+        del reference_out, reference_tensors
+        if poisoner is not None:
+            poisoner([t.numel() * t.element_size() for t in reference_cpu])
+            summary["poisoned_bytes"] = poisoner.covered_bytes
+        progress.stage(f"correctness trial {trial + 1}/{trials}: candidate")
+        torch.manual_seed(trial_seed)
+        candidate_out = candidate_model(*inputs)
+        _synchronize(torch, device)
+        candidate_tensors = _flatten(candidate_out, torch)
+        # compared on the device (the candidate has finished: nothing can corrupt the copies any more)
+        outputs = None if candidate_tensors is None else [t.detach() for t in candidate_tensors]
+        expected = [t.to(outputs[i].device if outputs and i < len(outputs) else device)
+                    for i, t in enumerate(reference_cpu)]
+        result = compare(outputs, expected, tolerances, poison, torch)
+        elsewhere = [i for i, t in enumerate(outputs or []) if t.device.type != device.type]
+        if elsewhere:
+            result["ok"] = False
+            result["failures"].append({"kind": "device_mismatch", "outputs": elsewhere, "message":
+                                       f"output(s) {elsewhere} are not on {device.type}"})
+        del outputs, expected
+        changed = [i for i, (now, before) in enumerate(zip(inputs, pristine)) if isinstance(now, torch.Tensor)
+                   and not torch.equal(now.detach().cpu(), before)]
+        if changed:
+            result["ok"] = False
+            result["failures"].append({"kind": "inputs_modified", "inputs": changed, "message":
+                                       f"the candidate modified its input(s) {changed} in place"})
+        result.update(trial=trial + 1, seed=trial_seed)
+        summary["trial_results"].append(result)
+        summary["max_abs_error"] = max(summary["max_abs_error"], result["max_abs_error"])
+        mean_errors.append(result["mean_abs_error"])
+        for name in ("atol", "rtol"):
+            if name in result:
+                summary[name] = result[name]
+        del candidate_out, candidate_tensors
+        if result["ok"]:
+            summary["passed"] += 1
+        else:
+            summary["ok"] = False
+            summary["message"] = f"trial {trial + 1} (seed {trial_seed}): " + "; ".join(
+                f["message"] for f in result["failures"])
+            break
+        progress.state["correctness"] = summary
+        progress.write()
+    summary["mean_abs_error"] = sum(mean_errors) / len(mean_errors) if mean_errors else 0.0
+    if summary["ok"]:
+        summary["message"] = (f"{trials} trials passed: max abs error {summary['max_abs_error']:.3g}, "
+                              f"mean {summary['mean_abs_error']:.3g}")
+    return summary
+
+
+def _timing(request, progress, torch, device, reference, reference_model, candidate_model, seed) -> dict:
+    progress.stage("timing")
+    timer = Timer(torch, device, int(request.get("warmup", 3)), int(request.get("timing_trials", 100)))
+    inputs = _fresh_inputs(reference, seed, device, torch, None)
+
+    def candidate():
+        return candidate_model(*inputs)
+
+    def eager():
+        return reference_model(*inputs)
+
+    device_sync = timer.side_streams(candidate)
+    result = {"method": "cuda-events+device-synchronize" if device_sync else "cuda-events",
+              "side_streams": device_sync, "warmup": timer.warmup, "l2_flush_bytes": L2_FLUSH_BYTES
+              if device.type == "cuda" else 0}
+    progress.stage("timing: candidate")
+    result["candidate"] = timer.time(candidate, device_sync)
+    progress.stage("timing: reference (eager)")
+    result["reference"] = timer.time(eager, device_sync)
+    result["speedup"] = result["reference"]["median_ms"] / max(result["candidate"]["median_ms"], 1e-9)
+    if request.get("compile"):
+        progress.stage("timing: reference (torch.compile)")
+        try:
+            compiled = torch.compile(reference_model)
+
+            def compiled_fn():
+                return compiled(*inputs)
+
+            compiled_fn()  # compile outside the timed region
+            _synchronize(torch, device)
+            result["compiled"] = timer.time(compiled_fn, device_sync)
+            result["speedup_compile"] = result["compiled"]["median_ms"] / max(result["candidate"]["median_ms"], 1e-9)
+        except Exception as error:  # noqa: BLE001 - the baseline is optional; say why it is missing
+            result["compiled_error"] = f"{type(error).__name__}: {error}"[:400]
+    return result
+
+
+def build(request: dict, progress: Progress) -> None:
+    """The `build` mode: execute the solution module so that its load_inline calls build into the cache."""
+    import torch  # noqa: F401 - imported before the solution so that a missing torch is reported plainly
+
+    install_build_cache(progress, request["cache_dir"])
+    progress.stage("load solution")
+    try:
+        load_module(request["solution"], "cudalint_solution")
+    except BuildFailure as error:
+        progress.finish("compile_error", str(error)[:400])
+        return
+    except Exception as error:  # noqa: BLE001 - import-time code that needs a GPU fails here; run it later
+        progress.finish("built", f"the module's other import-time code failed without a GPU: "
+                                 f"{type(error).__name__}: {error}"[:400])
+        return
+    progress.finish("built", "")
+
+
+def probe(request: dict, progress: Progress) -> None:
+    import torch
+
+    devices = []
+    if torch.cuda.is_available():
+        for index in range(torch.cuda.device_count()):
+            major, minor = torch.cuda.get_device_capability(index)
+            devices.append({"index": index, "name": torch.cuda.get_device_name(index), "capability": f"{major}.{minor}"})
+    progress.finish("ok", "", torch=torch.__version__, cuda=str(torch.version.cuda), devices=devices)
+
+
+MODES = {"run": run, "sanitize": run, "build": build, "probe": probe}
+
+
+def main(argv: list[str]) -> int:
+    here = os.path.dirname(os.path.abspath(__file__))
+    if sys.path and os.path.abspath(sys.path[0] or ".") == here:
+        sys.path.pop(0)  # this package's modules must not shadow others'
+    with open(argv[1], encoding="utf-8") as handle:
+        request = json.load(handle)
+    progress = Progress(request["result"], request["mode"])
+    import faulthandler
+
+    faulthandler.enable(file=sys.stderr, all_threads=True)
+    if request.get("timeout"):
+        # a hang leaves the Python stack in the log before the parent's kill
+        faulthandler.dump_traceback_later(max(float(request["timeout"]) - 2.0, 1.0), exit=False)
+    try:
+        MODES[request["mode"]](request, progress)
+    except BaseException as error:  # noqa: BLE001 - every failure becomes a status
+        text = f"{type(error).__name__}: {error}"
+        status = "compile_error" if isinstance(error, BuildFailure) else (classify_error(text) or "runtime_error")
+        progress.finish(status, text[:2000], traceback=traceback.format_exc(limit=12))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

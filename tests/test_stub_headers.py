@@ -1,0 +1,33 @@
+"""CL901 must never fire on valid code because of cudalint's own stub headers: every valid fixture
+(the plain-CUDA ones compile with nvcc 13 for sm_90) lints with no compile error and no unknown header."""
+
+from pathlib import Path
+
+import pytest
+
+import cudalint
+
+VALID = sorted((Path(__file__).parent / "fixtures" / "valid").glob("*.cu"))
+
+
+def test_there_are_valid_fixtures() -> None:
+    assert len(VALID) >= 40
+
+
+@pytest.mark.parametrize("path", VALID, ids=lambda p: p.name)
+def test_valid_kernel_has_no_compile_error(path: Path) -> None:
+    findings = cudalint.lint_source(path.read_text(), filename=path.name)
+    noise = [f"{f.line}:{f.column}: {f.code} {f.message}" for f in findings if f.code in ("CL900", "CL901", "CL903")]
+    assert not noise, "\n".join(noise)
+
+
+def test_stubs_do_not_hide_real_errors() -> None:
+    broken = """#include <cuda_runtime.h>
+__global__ void k(float* a, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) a[i] = undeclared_value;
+    float4 v = make_float4(1.0f, 2.0f);
+}
+"""
+    lines = {f.line for f in cudalint.lint_source(broken, filename="broken.cu") if f.code == "CL901"}
+    assert lines == {4, 5}

@@ -1,0 +1,694 @@
+"""CPU-side tests of `cudalint verify` (no GPU, and no torch unless stated): the lint gate, build-cache keys,
+compiler and compute-sanitizer output parsing and their mapping to .py lines, GPU selection, isolation of
+workers (a CPU stand-in that crashes, hangs, exits or succeeds), results, GPU reports and the CLI.
+
+Tests that need torch (the real worker on the CPU) skip when it is absent: CI installs the `test` extra,
+which has no torch (a CUDA build of torch is several GB)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import stat
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from cudalint.verify import diagnostics, results
+from cudalint.verify.cli import parse_tolerances, register
+from cudalint.verify.gpus import Gpu, arch_list, detect_gpus, parse_nvidia_smi, parse_visible_devices
+from cudalint.verify.isolation import run_worker
+from cudalint.verify.runner import Candidate, VerifyOptions, collect_candidates, verify_batch
+from cudalint.verify.worker import cache_key, classify_error, source_offsets, summarize
+
+HERE = Path(__file__).parent
+FIXTURES = HERE / "fixtures" / "verify"
+RUN = FIXTURES / "run"
+PROBLEMS = FIXTURES / "problems"
+STANDIN = [sys.executable, str(FIXTURES / "standin_worker.py")]
+RELU_REF = PROBLEMS / "level1" / "19_ReLU.py"
+
+
+def _options(tmp_path: Path, **changes) -> VerifyOptions:
+    base = dict(worker=STANDIN, device="cuda", gpus=["0"], cache_dir=str(tmp_path / "cache"), lint=False,
+                run_timeout=20.0, build_timeout=20.0, sanitize_timeout=20.0)
+    base.update(changes)
+    return VerifyOptions(**base)
+
+
+def _solution(tmp_path: Path, name: str, behaviour: str, cuda: str = "") -> str:
+    path = tmp_path / name
+    body = cuda or "__global__ void k(float* y) { y[threadIdx.x] = 1.0f; }\n"
+    path.write_text(textwrap.dedent(f'''\
+        # standin: {behaviour}
+        import torch
+        from torch.utils.cpp_extension import load_inline
+
+        source = """
+        {textwrap.indent(body, "        ").strip()}
+        """
+
+        mod = load_inline(name="m", cpp_sources="", cuda_sources=source, functions=[])
+
+
+        class ModelNew(torch.nn.Module):
+            def forward(self, x):
+                return x
+        '''))
+    return str(path)
+
+
+def _log(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+
+# ------------------------------------------------------------------------------------------ cache keys
+
+
+def test_cache_key_depends_on_sources_flags_and_toolchain() -> None:
+    toolchain = {"torch": "2.11.0", "cuda": "13.0", "arch_list": "9.0"}
+    base = cache_key("ext", "int f();", "__global__ void k() {}", ["f"], None, ["-O3", "-lineinfo"], None, None,
+                     {}, toolchain)
+    assert base == cache_key("ext", ["int f();"], ["__global__ void k() {}"], ["f"], [], ["-O3", "-lineinfo"], [],
+                             [], {}, dict(reversed(list(toolchain.items()))))  # str == [str], order-free dicts
+    assert len(base) == 64
+    changed = [
+        cache_key("ext2", "int f();", "__global__ void k() {}", ["f"], None, ["-O3", "-lineinfo"], None, None, {},
+                  toolchain),
+        cache_key("ext", "int f(); ", "__global__ void k() {}", ["f"], None, ["-O3", "-lineinfo"], None, None, {},
+                  toolchain),
+        cache_key("ext", "int f();", "__global__ void k() { }", ["f"], None, ["-O3", "-lineinfo"], None, None, {},
+                  toolchain),
+        cache_key("ext", "int f();", "__global__ void k() {}", ["f"], None, ["-O2", "-lineinfo"], None, None, {},
+                  toolchain),
+        cache_key("ext", "int f();", "__global__ void k() {}", ["f"], ["-DX"], ["-O3", "-lineinfo"], None, None,
+                  {}, toolchain),
+        cache_key("ext", "int f();", "__global__ void k() {}", ["f", "g"], None, ["-O3", "-lineinfo"], None, None,
+                  {}, toolchain),
+        cache_key("ext", "int f();", "__global__ void k() {}", ["f"], None, ["-O3", "-lineinfo"], None, None,
+                  {"with_pytorch_error_handling": False}, toolchain),
+        cache_key("ext", "int f();", "__global__ void k() {}", ["f"], None, ["-O3", "-lineinfo"], None, None, {},
+                  dict(toolchain, arch_list="8.0;9.0")),
+        cache_key("ext", "int f();", "__global__ void k() {}", ["f"], None, ["-O3", "-lineinfo"], None, None, {},
+                  dict(toolchain, torch="2.13.0")),
+    ]
+    assert base not in changed and len(set(changed)) == len(changed)
+
+
+def test_source_offsets_find_each_part_after_torchs_implicit_lines() -> None:
+    written = "#include <torch/types.h>\n#include <cuda.h>\n#include <cuda_runtime.h>\nA\nB\nC\nD"
+    assert [p["start_line"] for p in source_offsets(written, ["A\nB", "C", "D"])] == [4, 6, 7]
+    assert source_offsets(written, ["not there"])[0]["start_line"] is None
+
+
+def test_error_classification() -> None:
+    assert classify_error("RuntimeError: CUDA error: an illegal memory access was encountered") == "illegal_address"
+    assert classify_error("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2 GiB") == "oom"
+    assert classify_error("CUDA error: misaligned address") == "misaligned_address"
+    assert classify_error("CUDA error: device-side assert triggered") == "device_assert"
+    # what the H200 said for a store gigabytes past the output (cudaErrorInvalidAddressSpace), with torch's
+    # advice about device-side assertions appended: an illegal address, not an assert
+    seen = ("AcceleratorError: CUDA error: operation not supported on global/shared address space\nSearch for "
+            "`cudaErrorInvalidAddressSpace' in https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES."
+            "html for more information.\nCUDA kernel errors might be asynchronously reported at some other API "
+            "call, so the stacktrace below might be incorrect.\nFor debugging consider passing "
+            "CUDA_LAUNCH_BLOCKING=1\nCompile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.\n")
+    assert classify_error(seen) == "illegal_address"
+    assert classify_error("CUDA error: an illegal memory access was encountered\nCompile with `TORCH_USE_CUDA_DSA` "
+                          "to enable device-side assertions.") == "illegal_address"
+    assert classify_error("CUDA error: unspecified launch failure") == "launch_failure"
+    assert classify_error("CUDA error: invalid configuration argument") == "cuda_error"
+    assert classify_error("ValueError: bad shape") is None
+
+
+def test_timing_summary() -> None:
+    stats = summarize([4.0, 1.0, 3.0, 2.0, 100.0])
+    assert stats["median_ms"] == 3.0 and stats["min_ms"] == 1.0 and stats["max_ms"] == 100.0
+    assert stats["p25_ms"] == 2.0 and stats["p75_ms"] == 4.0 and stats["trials"] == 5
+    assert summarize([2.5])["std_ms"] == 0.0
+
+
+# ---------------------------------------------------------------------------------- compiler messages
+
+
+def test_compiler_output_parsing() -> None:
+    log = textwrap.dedent("""\
+        Error building extension 'x': [1/3] /usr/local/cuda/bin/nvcc ... -c /c/x/cuda.cu -o cuda.cuda.o
+        FAILED: cuda.cuda.o
+        /c/x/cuda.cu(15): error: identifier "totl" is undefined
+              for (int64_t idx = 0; idx < totl; ++idx) {
+                                          ^
+        /c/x/cuda.cu(9): warning #177-D: variable "unused" was declared but never referenced
+        /c/x/main.cpp:7:12: error: expected ';' before '}' token
+        ptxas error   : Entry function '_Z1kPf' uses too much shared data (0x10000 bytes, 0xc000 max)
+        ImportError: /c/x/x.so: undefined symbol: _Z4fooN2at6TensorE
+        1 error detected in the compilation of "/c/x/cuda.cu".
+        """)
+    messages = diagnostics.parse_compiler_output(log)
+    assert [(m.severity, os.path.basename(m.file or ""), m.line) for m in messages] == [
+        ("error", "cuda.cu", 15), ("error", "main.cpp", 7), ("error", "", None), ("error", "", None),
+        ("warning", "cuda.cu", 9)]
+    assert messages[0].message == 'identifier "totl" is undefined'
+    assert messages[1].column == 12
+    assert "too much shared data" in messages[2].message
+    assert "undefined symbol _Z4fooN2at6TensorE" in messages[3].message
+
+
+def test_compile_error_mapped_back_to_the_py_line(tmp_path: Path) -> None:
+    """A line of the cuda.cu torch wrote maps to the line of the .py file that holds it."""
+    solution = RUN / "level_1_problem_12_sample_1_kernel.py"
+    text = solution.read_text()
+    from cudalint.sources import load_document
+
+    cuda = next(u.text for u in load_document(str(solution), text).units if u.language == "cuda")
+    written = tmp_path / "cuda.cu"
+    written.write_text("#include <torch/types.h>\n#include <cuda.h>\n#include <cuda_runtime.h>\n" + cuda)
+    line_in_cu = 3 + next(i for i, line in enumerate(cuda.splitlines(), 1) if "totl" in line)
+    extension = {"name": "x", "ok": False, "sources": {"cuda.cu": {
+        "path": str(written), "kind": "cuda", "parts": source_offsets(written.read_text(), [cuda])}},
+        "error": f'{written}({line_in_cu}): error: identifier "totl" is undefined\n'}
+    source_map = diagnostics.SourceMap(str(solution), text, [extension])
+    [message] = diagnostics.compile_messages([extension], source_map)
+    py_line = next(i for i, line in enumerate(text.splitlines(), 1) if "totl" in line)
+    assert (message.source, message.py_line) == ("cuda_sources", py_line)
+    assert message.describe() == f'line {py_line}: error: identifier "totl" is undefined'
+
+
+# -------------------------------------------------------------------------------- sanitizer reports
+
+MEMCHECK_LOG = """\
+========= COMPUTE-SANITIZER
+========= Invalid __global__ write of size 4 bytes
+=========     at relu_kernel(const float *, float *, long)+0x80 in /cache/ext/relu-1/cuda.cu:{line}
+=========     by thread (127,0,0) in block (1023,0,0)
+=========     Address 0x7f1e3e1ffffc is out of bounds
+=========     and is 4 bytes after the nearest allocation at 0x7f1e3e100000 of size 1048512 bytes
+=========     Saved host backtrace up to driver entry point at kernel launch time
+=========         Host Frame: [0x2d3bcf] in libcuda.so.1
+=========         Host Frame: relu_cuda(at::Tensor) [0x1234] in relu.so
+=========
+========= Invalid __global__ write of size 4 bytes
+=========     at relu_kernel(const float *, float *, long)+0x80 in /cache/ext/relu-1/cuda.cu:{line}
+=========     by thread (128,0,0) in block (1023,0,0)
+=========     Access to 0x7f1e3e200000 is out of bounds
+=========
+========= Invalid __global__ read of size 4 bytes
+=========     at void at::native::vectorized_elementwise_kernel<4>(int, T2, T3)+0x900
+=========     by thread (0,0,0) in block (0,0,0)
+=========
+========= Program hit cudaErrorLaunchFailure (error 719) due to "unspecified launch failure" on CUDA API call to cudaStreamSynchronize.
+=========     Saved host backtrace up to driver entry point at error
+=========
+========= ERROR SUMMARY: 4 errors
+"""
+
+
+def test_memcheck_reports_folded_filtered_and_mapped(tmp_path: Path) -> None:
+    solution = RUN / "level_1_problem_19_sample_1_kernel.py"
+    text = solution.read_text()
+    from cudalint.sources import load_document
+
+    cuda = next(u.text for u in load_document(str(solution), text).units if u.language == "cuda")
+    line_in_source = next(i for i, line in enumerate(cuda.splitlines(), 1) if "y[i] = " in line)
+    reports, summary = diagnostics.parse_sanitizer_output(MEMCHECK_LOG.format(line=line_in_source + 3), "memcheck")
+    assert summary["errors"] == 4
+    kinds = [(r.kind, r.count) for r in reports]
+    assert kinds == [("invalid_global_write", 2), ("invalid_global_read", 1), ("api_error", 1)]
+    write = reports[0]
+    assert (write.kernel_name, os.path.basename(write.file), write.thread, write.block) == (
+        "relu_kernel", "cuda.cu", "127,0,0", "1023,0,0")
+    assert any("4 bytes after the nearest allocation" in d for d in write.details)
+    assert not any("Host Frame" in d for d in write.details)
+
+    extension = {"name": "relu", "ok": True, "sources": {"cuda.cu": {
+        "path": "/cache/ext/relu-1/cuda.cu", "kind": "cuda", "parts": [{"start_line": 4, "text": cuda}]}}}
+    source_map = diagnostics.SourceMap(str(solution), text, [extension])
+    kept, other = diagnostics.candidate_reports(reports, source_map, diagnostics.kernel_names(text, str(solution)))
+    assert [r.kind for r in kept] == ["invalid_global_write", "api_error"] and other == 1  # PyTorch's own kernel
+    py_line = next(i for i, line in enumerate(text.splitlines(), 1) if "y[i] = " in line)
+    assert kept[0].py_line == py_line
+    assert kept[0].describe().startswith(f"memcheck: Invalid __global__ write of size 4 bytes in relu_kernel at "
+                                         f"line {py_line} by thread (127,0,0) in block (1023,0,0) (x2)")
+
+
+@pytest.mark.parametrize("log", [
+    # analysis report, two lines (CUDA 12)
+    """========= Error: Race reported between Write access at sum_dim1_kernel(const float *, float *, int, int)+0x1a0 in /c/cuda.cu:25
+=========     and Read access at sum_dim1_kernel(const float *, float *, int, int)+0x220 in /c/cuda.cu:27 [4096 hazards]
+=========
+========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)""",
+    # the locations on lines of their own
+    """========= Error: Race reported between Write access at
+=========     sum_dim1_kernel(const float *, float *, int, int)+0x1a0 in /c/cuda.cu:25
+=========     and Read access at
+=========     sum_dim1_kernel(const float *, float *, int, int)+0x220 in /c/cuda.cu:27
+=========     [4096 hazards]
+========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)""",
+    # CUDA 11 style: "at 0xOFFSET in FILE:LINE:KERNEL"
+    """========= ERROR: Race reported between Write access at 0x000001a0 in /c/cuda.cu:25:sum_dim1_kernel(float const *, float*, int, int)
+=========     and Read access at 0x00000220 in /c/cuda.cu:27:sum_dim1_kernel(float const *, float*, int, int) [4096 hazards]
+========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)""",
+    # both accesses on one line
+    """========= Error: Race reported between Write access at sum_dim1_kernel(int)+0x1a0 in /c/cuda.cu:25 and Read access at sum_dim1_kernel(int)+0x220 in /c/cuda.cu:27 [4096 hazards]""",
+])
+def test_racecheck_report_formats(log: str) -> None:
+    [report], _ = diagnostics.parse_sanitizer_output(log, "racecheck")
+    assert (report.kind, report.severity, report.kernel_name) == ("race_write_read", "error", "sum_dim1_kernel")
+    assert (report.line, report.second_line, report.hazards) == (25, 27, 4096)
+
+
+def test_racecheck_mapping_points_at_both_lines() -> None:
+    solution = RUN / "level_1_problem_47_sample_1_kernel.py"
+    text = solution.read_text()
+    from cudalint.sources import load_document
+
+    cuda = next(u.text for u in load_document(str(solution), text).units if u.language == "cuda")
+    lines = cuda.splitlines()
+    write = next(i for i, line in enumerate(lines, 1) if "partial[ty][tx] = acc;" in line)
+    read = next(i for i, line in enumerate(lines, 1) if "partial[ty][tx] += partial[ty + s][tx]" in line)
+    log = (f"========= Error: Race reported between Write access at sum_dim1_kernel(int)+0x1 in /b/cuda.cu:{write + 3}\n"
+           f"=========     and Read access at sum_dim1_kernel(int)+0x2 in /b/cuda.cu:{read + 3} [64 hazards]\n")
+    reports, _ = diagnostics.parse_sanitizer_output(log, "racecheck")
+    extension = {"sources": {"cuda.cu": {"path": "/b/cuda.cu", "kind": "cuda",
+                                         "parts": [{"start_line": 4, "text": cuda}]}}}
+    kept, _ = diagnostics.candidate_reports(reports, diagnostics.SourceMap(str(solution), text, [extension]), set())
+    py_lines = text.splitlines()
+    assert "partial[ty][tx] = acc;" in py_lines[kept[0].py_line - 1]
+    assert "partial[ty + s][tx]" in py_lines[kept[0].second_py_line - 1]
+
+
+def test_initcheck_and_synccheck_headers() -> None:
+    log = """========= Uninitialized __global__ memory read of size 4 bytes
+=========     at k(float *)+0x30 in /c/cuda.cu:9
+=========     by thread (0,0,0) in block (0,0,0)
+========= Barrier error detected. Divergent thread(s) in block
+=========     at k2(float *)+0x40 in /c/cuda.cu:12
+========= ERROR SUMMARY: 2 errors"""
+    init, _ = diagnostics.parse_sanitizer_output(log.split("========= Barrier")[0], "initcheck")
+    sync, _ = diagnostics.parse_sanitizer_output("========= Barrier" + log.split("========= Barrier")[1], "synccheck")
+    assert [(r.kind, r.line) for r in init] == [("uninitialized_global_read", 9)]
+    assert [(r.kind, r.kernel_name, r.line) for r in sync] == [("barrier_error", "k2", 12)]
+
+
+def test_sanitizer_command_and_tools() -> None:
+    assert diagnostics.sanitizer_command("racecheck", "/tmp/l.log")[:3] == ["compute-sanitizer", "--tool", "racecheck"]
+    with pytest.raises(ValueError):
+        diagnostics.sanitizer_command("leakcheck", "/tmp/l.log")
+    with pytest.raises(ValueError):
+        VerifyOptions(sanitize=("memcheck", "nope")).validate()
+
+
+def test_kernel_names_of_a_solution() -> None:
+    text = (RUN / "level_1_problem_23_sample_0_kernel.py").read_text()
+    assert diagnostics.kernel_names(text) == {"softmax_kernel"}
+
+
+# ---------------------------------------------------------------------------------------------- GPUs
+
+
+def test_gpu_selection() -> None:
+    assert parse_visible_devices(None) is None
+    assert parse_visible_devices("") == []
+    assert parse_visible_devices("1, 0") == ["1", "0"]
+    assert parse_visible_devices("2,-1,3") == ["2"]
+    smi = "0, GPU-aaa, NVIDIA H200, 9.0\n1, GPU-bbb, NVIDIA H200, 9.0\n"
+    assert [g.id for g in parse_nvidia_smi(smi)] == ["0", "GPU-aaa", "1", "GPU-bbb"]
+    assert arch_list([Gpu("0", "", "9.0"), Gpu("1", "", "8.0"), Gpu("2", "", "9.0")], {}) == "8.0;9.0"
+    assert arch_list([Gpu("0", "", "9.0")], {"TORCH_CUDA_ARCH_LIST": "9.0a"}) == "9.0a"
+    assert detect_gpus(None, {"CUDA_VISIBLE_DEVICES": ""}) == []
+
+
+# ---------------------------------------------------------------------------------------- candidates
+
+
+def test_run_directory_candidates_find_their_references() -> None:
+    candidates = collect_candidates(str(RUN), problems=str(PROBLEMS))
+    assert len(candidates) == 20
+    assert all(c.reference and os.path.isfile(c.reference) for c in candidates)
+    first = candidates[0]
+    assert (first.level, first.problem, first.sample) == (1, 7, 0)
+    assert first.reference.endswith("level1/7_Matmul_with_small_K_dimension_.py")
+    assert collect_candidates(str(RUN / "level_1_problem_19_sample_0_kernel.py"), reference=str(RELU_REF))[
+        0].reference == str(RELU_REF)
+    with pytest.raises(ValueError):
+        collect_candidates(str(RUN), reference=str(RELU_REF))
+
+
+def test_every_correct_fixture_passes_lint_and_the_gate_catches_four_broken_ones() -> None:
+    from cudalint.engine import lint_paths
+    from cudalint.findings import Severity
+
+    rejected = {Path(r.path).name for r in lint_paths([str(RUN)]) if any(
+        f.severity == Severity.ERROR for f in r.findings)}
+    assert rejected == {"level_1_problem_12_sample_1_kernel.py", "level_1_problem_19_sample_1_kernel.py",
+                        "level_1_problem_23_sample_1_kernel.py", "level_1_problem_47_sample_1_kernel.py"}
+
+
+# ----------------------------------------------------------------------------------------- lint gate
+
+
+def test_lint_gate_rejects_without_building(tmp_path: Path, monkeypatch) -> None:
+    log = tmp_path / "log.jsonl"
+    monkeypatch.setenv("STANDIN_LOG", str(log))
+    broken = str(RUN / "level_1_problem_19_sample_1_kernel.py")
+    [record] = verify_batch([Candidate(broken, str(RELU_REF), 1, 19, 1)], _options(tmp_path, lint=True))
+    assert record["status"] == "rejected" and not record["passed"]
+    assert record["lint"]["errors"] == 2 and record["lint"]["findings"][0]["code"] == "CL201"
+    assert "never built" in record["message"]
+    assert _log(log) == []  # no worker ever started
+    reports = results.gpu_reports(record)
+    assert [r.kind for r in reports] == ["lint", "lint"] and "CL201" in reports[0].text
+
+    [record] = verify_batch([Candidate(broken, str(RELU_REF), 1, 19, 1)], _options(tmp_path, lint=False))
+    assert record["status"] == "correct"  # the stand-in's verdict: it was built and run
+    assert [entry["mode"] for entry in _log(log)] == ["build", "run"]
+
+
+# ---------------------------------------------------------------------------------------- isolation
+
+
+def test_isolation_statuses_and_the_batch_goes_on(tmp_path: Path, monkeypatch) -> None:
+    pids = tmp_path / "pids"
+    monkeypatch.setenv("STANDIN_PIDS", str(pids))
+    names = ["ok", "crash", "hang", "illegal", "oom", "incorrect", "compile"]
+    candidates = [Candidate(_solution(tmp_path, f"{n}.py", n, "__global__ void k(float* y) {\n  y[0] = BROKEN;\n}\n"
+                                      if n == "compile" else ""), str(RELU_REF)) for n in names]
+    started = time.monotonic()
+    records = verify_batch(candidates, _options(tmp_path, run_timeout=10.0))
+    elapsed = time.monotonic() - started
+    statuses = {Path(r["solution"]).stem: r["status"] for r in records}
+    assert statuses == {"ok": "correct", "crash": "crash", "hang": "timeout", "illegal": "illegal_address",
+                        "oom": "oom", "incorrect": "incorrect", "compile": "compile_error"}
+    by_name = {Path(r["solution"]).stem: r for r in records}
+    assert "SIGSEGV" in by_name["crash"]["message"] and "correctness trial 1/5: candidate" in by_name["crash"]["message"]
+    assert by_name["crash"]["worker"]["run"]["signal"] == "SIGSEGV"
+    assert "no result after 4 s" in by_name["hang"]["message"] and "correctness trial 1/5" in by_name["hang"]["message"]
+    assert by_name["ok"]["timing"]["speedup"] == 2.0 and by_name["ok"]["passed"]
+    compile_record = by_name["compile"]
+    assert compile_record["compile_errors"][0]["py_line"] == 7  # `y[0] = BROKEN;` in the generated file
+    assert compile_record["message"] == 'build failed: line 7: error: identifier "BROKEN" is undefined'
+    assert elapsed < 25
+    # the hang's whole process group was killed, its child included
+    time.sleep(0.5)
+    for pid in pids.read_text().split():
+        with pytest.raises(ProcessLookupError):
+            os.kill(int(pid), 0)
+
+
+def test_run_worker_reports_missing_interpreter(tmp_path: Path) -> None:
+    outcome = run_worker([str(tmp_path / "no-such-python")], {"mode": "run"}, 5.0)
+    assert outcome.status == "worker_error" and "cannot start" in outcome.message
+
+
+def test_one_worker_per_gpu_and_builds_see_no_gpu(tmp_path: Path, monkeypatch) -> None:
+    log = tmp_path / "log.jsonl"
+    monkeypatch.setenv("STANDIN_LOG", str(log))
+    candidates = [Candidate(_solution(tmp_path, f"s{i}.py", "ok"), str(RELU_REF)) for i in range(6)]
+    records = verify_batch(candidates, _options(tmp_path, gpus=["0", "1"], build_jobs=3))
+    assert all(r["status"] == "correct" for r in records)
+    entries = _log(log)
+    builds = [e for e in entries if e["mode"] == "build"]
+    runs = [e for e in entries if e["mode"] == "run"]
+    assert len(builds) == 6 and len(runs) == 6
+    assert all(e["visible"] == "" for e in builds)  # builds never touch a GPU
+    assert max(e["end"] for e in builds) <= min(e["start"] for e in runs)  # no build runs while timing
+    assert {e["visible"] for e in runs} == {"0", "1"}
+    for gpu in ("0", "1"):
+        spans = sorted((e["start"], e["end"]) for e in runs if e["visible"] == gpu)
+        assert all(a_end <= b_start for (_, a_end), (b_start, _) in zip(spans, spans[1:]))
+    assert {r["gpu"]["id"] for r in records} == {"0", "1"}
+
+
+def test_build_only_fills_the_cache_and_runs_nothing(tmp_path: Path, monkeypatch) -> None:
+    log = tmp_path / "log.jsonl"
+    monkeypatch.setenv("STANDIN_LOG", str(log))
+    candidates = [Candidate(_solution(tmp_path, "a.py", "ok"), str(RELU_REF)),
+                  Candidate(_solution(tmp_path, "b.py", "compile", "__global__ void k() {\n  BROKEN;\n}\n"),
+                            str(RELU_REF))]
+    records = verify_batch(candidates, _options(tmp_path, build_only=True, sanitize=("memcheck",)))
+    assert [r["status"] for r in records] == ["built", "compile_error"]
+    assert [e["mode"] for e in _log(log)] == ["build", "build"]
+
+
+def test_sanitizer_phase_parses_and_maps_the_log(tmp_path: Path, monkeypatch) -> None:
+    log = tmp_path / "log.jsonl"
+    monkeypatch.setenv("STANDIN_LOG", str(log))
+    canned = tmp_path / "canned.log"
+    fake = tmp_path / "fake-sanitizer"
+    fake.write_text(f"""#!{sys.executable}
+import os, shutil, sys
+args = sys.argv[1:]
+log = args[args.index("--log-file") + 1]
+shutil.copy({str(canned)!r}, log)
+rest = args[args.index("--print-limit") + 2:]
+os.execv(rest[0], rest)
+""")
+    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
+    path = _solution(tmp_path, "unguarded.py", "ok", "__global__ void relu_kernel(const float* x, float* y) {\n"
+                     "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  y[i] = x[i];\n}\n")
+    # the source string starts with a newline: `y[i] = x[i];` is its line 4, line 7 of cuda.cu
+    canned.write_text(MEMCHECK_LOG.format(line=7))
+    py_line = next(i for i, line in enumerate(Path(path).read_text().splitlines(), 1) if "y[i] = x[i];" in line)
+    [record] = verify_batch([Candidate(path, str(RELU_REF))],
+                            _options(tmp_path, sanitize=("memcheck",), sanitizer=str(fake)))
+    memcheck = record["sanitizer"]["memcheck"]
+    assert memcheck["ran"] and memcheck["errors"] == 3 and memcheck["other_reports"] == 1
+    assert memcheck["reports"][0]["py_line"] == py_line
+    assert record["status"] == "sanitizer_error" and not record["passed"]
+    assert [e["no_caching"] for e in _log(log) if e["mode"] == "sanitize"] == ["1"]
+    kinds = [r.kind for r in results.gpu_reports(record)]
+    assert kinds == ["memcheck", "memcheck"]
+
+
+def test_no_gpu_and_no_reference(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
+    good = str(RUN / "level_1_problem_19_sample_0_kernel.py")
+    records = verify_batch([Candidate(good, str(RELU_REF)), Candidate(good, None)],
+                           VerifyOptions(lint=False, cache_dir=str(tmp_path)))
+    assert [r["status"] for r in records] == ["no_gpu", "no_reference"]
+
+
+# ------------------------------------------------------------------------------------------- results
+
+
+def _record(name: str, status: str, speedup: float | None = None, level=1, problem=1) -> dict:
+    from cudalint.verify.runner import new_record
+
+    record = new_record(Candidate(f"/r/{name}.py", "/p/ref.py", level, problem, 0))
+    record["status"], record["passed"] = status, status == "correct"
+    if speedup is not None:
+        record["timing"] = {"speedup": speedup, "candidate": {"median_ms": 1.0}, "reference": {"median_ms": speedup}}
+    return record
+
+
+def test_fast_p_and_table(tmp_path: Path) -> None:
+    records = [_record("a", "correct", 2.0, problem=1), _record("b", "correct", 0.5, problem=2),
+               _record("c", "incorrect", problem=3), _record("d", "timeout", problem=3)]
+    info = results.summary(records, p=1.0)
+    assert (info["fast_0"], info["fast_p"], info["problems"], info["fast_p_by_problem"]) == (0.5, 0.25, 3, 1 / 3)
+    assert info["geomean_speedup"] == pytest.approx(1.0)
+    assert results.summary(records, p=0.4)["fast_p"] == 0.5
+    text = results.render_table(records)
+    assert text.splitlines()[0].split() == ["kernel", "status", "build", "max", "err", "ms", "ref", "ms", "speedup",
+                                            "vs", "compile", "sanitizer"]
+    assert "4 candidates: 2 correct, 1 incorrect, 1 timeout; fast_0 0.50, fast_1 0.25" in text
+    assert results.render_table(records, markdown=True).startswith("| kernel | status |")
+    results.write_json(records, str(tmp_path / "batch.json"))
+    payload = json.loads((tmp_path / "batch.json").read_text())
+    assert payload["summary"]["fast_p"] == 0.25 and len(payload["results"]) == 4
+    written = results.write_per_kernel(records, str(tmp_path / "per"))
+    assert sorted(os.path.basename(p) for p in written) == ["a.json", "b.json", "c.json", "d.json"]
+
+
+def test_gpu_reports_feed_the_repair_loop() -> None:
+    assert results.gpu_reports(_record("a", "correct", 2.0)) == []
+    hang = _record("h", "timeout")
+    hang["message"] = "no result after 20 s (killed) during correctness trial 1/5: candidate"
+    [report] = results.gpu_reports(hang)
+    assert (report.kind, report.text) == ("timeout", hang["message"])
+    from cudalint.repairing.prompts import GpuReport
+
+    assert isinstance(report, GpuReport)
+
+
+def test_make_gpu_check_matches_the_repair_loops_signature(tmp_path: Path) -> None:
+    check = results.make_gpu_check(str(RELU_REF), _options(tmp_path))
+    text = (RUN / "level_1_problem_19_sample_0_kernel.py").read_text()
+    assert check("level_1_problem_19_sample_0_kernel.py", "# standin: ok\n" + text) == []
+    [report] = check("x.py", "# standin: incorrect\n" + text)
+    assert report.kind == "mismatch" and "trial 1 (seed 42)" in report.text
+
+
+# ------------------------------------------------------------------------------------------------ CLI
+
+
+def _app() -> typer.Typer:
+    app = typer.Typer()
+    register(app)
+
+    @app.callback()
+    def _root() -> None:
+        """cudalint (test app)"""
+
+    return app
+
+
+def test_cli_usage_errors(tmp_path: Path) -> None:
+    runner = CliRunner()
+    done = runner.invoke(_app(), ["verify", str(tmp_path / "missing.py"), "--ref", str(RELU_REF)])
+    assert done.exit_code == 2 and "no such file or directory" in done.output
+    done = runner.invoke(_app(), ["verify", str(RUN / "level_1_problem_19_sample_0_kernel.py")])
+    assert done.exit_code == 2 and "give the reference" in done.output
+    done = runner.invoke(_app(), ["verify", str(RUN), "--problems", str(PROBLEMS), "--sanitize", "leakcheck"])
+    assert done.exit_code == 2 and "unknown sanitizer tool" in done.output
+    assert parse_tolerances(["float32=1e-3", "float16=2e-2:1e-2"])["float16"] == (2e-2, 1e-2)
+    assert parse_tolerances(["float32=1e-3"])["float32"] == (1e-3, 1e-3)
+    with pytest.raises(ValueError):
+        parse_tolerances(["float32"])
+
+
+def test_cli_batch_without_gpu(tmp_path: Path, monkeypatch) -> None:
+    """No GPU: the lint gate still rejects the four broken files; the others are reported as no_gpu."""
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
+    runner = CliRunner()
+    done = runner.invoke(_app(), ["verify", str(RUN), "--problems", str(PROBLEMS), "--quiet", "--cache",
+                                  str(tmp_path / "cache"), "--json", str(tmp_path / "b.json"), "--output-dir",
+                                  str(tmp_path / "per")])
+    assert done.exit_code == 1, done.output
+    assert "20 candidates: 16 no_gpu, 4 rejected" in done.output
+    payload = json.loads((tmp_path / "b.json").read_text())
+    assert payload["summary"]["by_status"] == {"rejected": 4, "no_gpu": 16}
+    assert len(os.listdir(tmp_path / "per")) == 20
+    json_run = runner.invoke(_app(), ["verify", str(RUN / "level_1_problem_47_sample_1_kernel.py"), "--ref",
+                                      str(PROBLEMS / "level1" / "47_Sum_reduction_over_a_dimension.py"), "--format",
+                                      "json", "--quiet"])
+    assert json_run.exit_code == 1
+    record = json.loads(json_run.stdout)["results"][0]
+    assert record["status"] == "rejected" and record["lint"]["findings"][0]["code"] == "CL101"
+
+
+def test_import_needs_no_torch() -> None:
+    """`import cudalint.verify` (and its CLI) must not import torch: only the workers do."""
+    import subprocess
+
+    code = ("import sys, cudalint, cudalint.verify, cudalint.verify.cli, cudalint.verify.worker; "
+            "print('torch' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"
+
+
+# ------------------------------------------------------------------- the real worker, on the CPU (torch)
+
+
+def test_compare_catches_poison_nan_mismatch_and_shapes() -> None:
+    torch = pytest.importorskip("torch")
+    from cudalint.verify.worker import POISON_BYTE, compare
+
+    tolerances = {"float32": (1e-4, 1e-4)}
+    reference = torch.randn(4, 8)
+    assert compare([reference.clone()], [reference], tolerances, True, torch)["ok"]
+    unwritten = reference.clone()
+    unwritten.view(torch.uint8)[:, 16:].fill_(POISON_BYTE)  # the last 4 floats of each row never written
+    report = compare([unwritten], [reference], tolerances, True, torch)
+    assert [f["kind"] for f in report["failures"]] == ["unwritten_output"]
+    assert report["failures"][0]["unwritten"] == 16 and report["failures"][0]["first_index"] == [0, 4]
+    computed_nan = reference.clone()
+    computed_nan[1, 1] = float("nan")
+    assert [f["kind"] for f in compare([computed_nan], [reference], tolerances, True, torch)["failures"]] == [
+        "nonfinite"]
+    wrong = reference.clone()
+    wrong[2, 3] += 1.0
+    report = compare([wrong], [reference], tolerances, True, torch)
+    assert report["failures"][0]["kind"] == "mismatch" and report["failures"][0]["worst_index"] == [2, 3]
+    assert report["max_abs_error"] == pytest.approx(1.0, rel=1e-6)
+    assert compare([reference.t()], [reference], tolerances, True, torch)["failures"][0]["kind"] == "shape_mismatch"
+    assert compare([reference.double()], [reference], tolerances, True, torch)["failures"][0]["kind"] == (
+        "dtype_mismatch")
+    ints = torch.arange(6)
+    assert compare([ints + 1], [ints], tolerances, True, torch)["failures"][0]["message"].endswith("(exact compare)")
+    assert compare(None, [reference], tolerances, True, torch)["failures"][0]["kind"] == "output_structure"
+
+
+def test_real_worker_on_the_cpu(tmp_path: Path) -> None:
+    """The real worker end to end on pure-PyTorch solutions (device cpu): trials, inputs check, timing."""
+    pytest.importorskip("torch")
+    reference = tmp_path / "ref.py"
+    reference.write_text(textwrap.dedent("""\
+        import torch
+        import torch.nn as nn
+        class Model(nn.Module):
+            def __init__(self, scale):
+                super().__init__()
+                self.lin = nn.Linear(32, 16)
+                self.scale = scale
+            def forward(self, x):
+                return torch.relu(self.lin(x)) * self.scale
+        def get_inputs():
+            return [torch.randn(8, 32)]
+        def get_init_inputs():
+            return [2.0]
+        """))
+    bodies = {
+        "good": "return torch.clamp(self.lin(x), min=0) * self.scale",
+        "inplace": "x.mul_(1.5)\nreturn torch.relu(self.lin(x / 1.5)) * self.scale",
+        "shape": "return (torch.relu(self.lin(x)) * self.scale).t()",
+        "wrong": "return torch.relu(self.lin(x)) * (self.scale + 1e-2)",
+        "raises": "raise ValueError('unsupported shape')",
+    }
+    candidates = []
+    for name, body in bodies.items():
+        path = tmp_path / f"{name}.py"
+        lines = ["import torch", "import torch.nn as nn", "class ModelNew(nn.Module):",
+                 "    def __init__(self, scale):", "        super().__init__()", "        self.lin = nn.Linear(32, 16)",
+                 "        self.scale = scale", "    def forward(self, x):"]
+        path.write_text("\n".join(lines + ["        " + line for line in body.splitlines()]) + "\n")
+        candidates.append(Candidate(str(path), str(reference)))
+    options = VerifyOptions(device="cpu", lint=False, cache_dir=str(tmp_path / "cache"), timing_trials=5,
+                            run_timeout=120, build_timeout=120)
+    records = {Path(r["solution"]).stem: r for r in verify_batch(candidates, options)}
+    assert {k: r["status"] for k, r in records.items()} == {
+        "good": "correct", "inplace": "incorrect", "shape": "incorrect", "wrong": "incorrect",
+        "raises": "runtime_error"}
+    good = records["good"]
+    assert good["correctness"]["passed"] == 5 and good["correctness"]["max_abs_error"] < 1e-5
+    assert good["timing"]["candidate"]["trials"] == 5 and good["timing"]["speedup"] > 0
+    assert "modified its input(s) [0]" in records["inplace"]["message"]
+    assert "shape (16, 8), the reference (8, 16)" in records["shape"]["message"]
+    assert records["wrong"]["correctness"]["trial_results"][0]["failures"][0]["kind"] == "mismatch"
+    assert "ValueError: unsupported shape" in records["raises"]["message"]
+
+
+@pytest.mark.skipif(not os.environ.get("CUDALINT_BUILD_TESTS"), reason="slow (a C++ build, about 2 minutes on "
+                    "2 cores): set CUDALINT_BUILD_TESTS=1")
+def test_build_cache_on_the_cpu(tmp_path: Path) -> None:
+    """A C++-only load_inline extension through the real worker: cold build, warm reuse, and a compile error
+    mapped back to its .py line (and cached: not rebuilt the second time)."""
+    pytest.importorskip("torch")
+    reference = tmp_path / "ref.py"
+    reference.write_text("import torch\nclass Model(torch.nn.Module):\n    def forward(self, x):\n        return x * 2\n"
+                         "def get_inputs():\n    return [torch.randn(8, 100)]\ndef get_init_inputs():\n    return []\n")
+    template = ('import torch\nfrom torch.utils.cpp_extension import load_inline\n\nsource = """\n'
+                'torch::Tensor twice(torch::Tensor x) {{\n    return x * {factor};\n}}\n"""\n\n'
+                'mod = load_inline(name="{name}", cpp_sources=source, functions=["twice"])\n\n\n'
+                'class ModelNew(torch.nn.Module):\n    def forward(self, x):\n        return mod.twice(x)\n')
+    good, bad = tmp_path / "good.py", tmp_path / "bad.py"
+    good.write_text(template.format(factor="2", name="twice_ok"))
+    bad.write_text(template.format(factor="two", name="twice_bad"))
+    options = VerifyOptions(device="cpu", lint=False, cache_dir=str(tmp_path / "cache"), timing_trials=3,
+                            build_jobs=2, build_timeout=900)
+    cold = {Path(r["solution"]).stem: r for r in verify_batch(
+        [Candidate(str(good), str(reference)), Candidate(str(bad), str(reference))], options)}
+    assert cold["good"]["status"] == "correct" and cold["good"]["build"]["cache_hit"] is False
+    assert cold["bad"]["status"] == "compile_error"
+    assert cold["bad"]["compile_errors"][0]["py_line"] == 6  # `return x * two;`
+    warm = {Path(r["solution"]).stem: r for r in verify_batch(
+        [Candidate(str(good), str(reference)), Candidate(str(bad), str(reference))], options)}
+    assert warm["good"]["build"]["cache_hit"] is True and warm["good"]["build"]["extensions"][0]["seconds"] < 5
+    assert warm["bad"]["status"] == "compile_error" and warm["bad"]["build"]["cache_hit"] is True
+    assert warm["bad"]["compile_errors"][0]["py_line"] == 6

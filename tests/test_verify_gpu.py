@@ -1,0 +1,103 @@
+"""GPU tests of `cudalint verify` on the fixtures of tests/fixtures/verify (KernelBench-style problems with a
+correct and deliberately broken solutions). Marked `gpu`; skipped without torch or without a CUDA GPU.
+
+Run: python -m pytest -m gpu tests/test_verify_gpu.py. Builds go to $CUDALINT_CACHE (or
+~/.cache/cudalint/verify): the first run compiles each extension (about a minute each), later runs reuse
+them. benchmarks/verify_gpu_demo.py runs these after its batch, with a warm cache.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+pytestmark = [
+    pytest.mark.gpu,
+    pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU"),
+]
+
+from cudalint.verify import Candidate, VerifyOptions, gpu_reports, verify_batch  # noqa: E402
+
+FIXTURES = Path(__file__).parent / "fixtures" / "verify"
+RUN = FIXTURES / "run"
+PROBLEMS = FIXTURES / "problems"
+
+
+def _candidate(level: int, problem: int, sample: int) -> Candidate:
+    reference = next((PROBLEMS / f"level{level}").glob(f"{problem}_*.py"))
+    return Candidate(str(RUN / f"level_{level}_problem_{problem}_sample_{sample}_kernel.py"), str(reference),
+                     level, problem, sample)
+
+
+def _options(**changes) -> VerifyOptions:
+    base = dict(lint=False, timing_trials=20, run_timeout=120.0, build_timeout=600.0, sanitize_timeout=300.0)
+    base.update(changes)
+    return VerifyOptions(**base)
+
+
+@pytest.fixture(scope="module")
+def batch() -> dict:
+    """One batch of five candidates: correct, wrong result, unwritten output, host crash, illegal address."""
+    candidates = [_candidate(1, 19, 0), _candidate(1, 21, 1), _candidate(2, 76, 1), _candidate(1, 26, 1),
+                  _candidate(1, 36, 1)]
+    records = verify_batch(candidates, _options())
+    return {Path(r["solution"]).stem.replace("_kernel", "").replace("level_", "L"): r for r in records}
+
+
+def test_correct_kernel_is_checked_and_timed(batch: dict) -> None:
+    record = batch["L1_problem_19_sample_0"]
+    assert record["status"] == "correct", record["message"]
+    correctness = record["correctness"]
+    assert correctness["passed"] == 5 and correctness["poisoned"] and correctness["max_abs_error"] == 0.0
+    timing = record["timing"]
+    assert timing["method"] == "cuda-events" and not timing["side_streams"]
+    assert timing["candidate"]["trials"] == 20 and timing["candidate"]["median_ms"] > 0
+    assert timing["reference"]["median_ms"] > 0 and timing["speedup"] > 0
+    assert record["build"]["extensions"][0]["ok"]
+    assert "H200" in record["gpu"]["name"] or record["gpu"]["name"]
+    assert gpu_reports(record) == []
+
+
+def test_wrong_result_is_a_mismatch(batch: dict) -> None:
+    record = batch["L1_problem_21_sample_1"]
+    assert record["status"] == "incorrect"
+    failure = record["correctness"]["trial_results"][0]["failures"][0]
+    assert failure["kind"] == "mismatch" and failure["mismatched"] > 0.9 * failure["numel"]
+    assert [r.kind for r in gpu_reports(record)] == ["mismatch"]
+
+
+def test_unwritten_output_holds_the_poison(batch: dict) -> None:
+    record = batch["L2_problem_76_sample_1"]
+    assert record["status"] == "incorrect"
+    kinds = [f["kind"] for f in record["correctness"]["trial_results"][0]["failures"]]
+    assert kinds[0] == "unwritten_output"
+    failure = record["correctness"]["trial_results"][0]["failures"][0]
+    assert failure["unwritten"] == failure["numel"] // 2  # the grid covers half of the columns
+
+
+def test_host_crash_ends_only_that_candidate(batch: dict) -> None:
+    record = batch["L1_problem_26_sample_1"]
+    assert record["status"] == "crash"
+    assert record["worker"]["run"]["signal"] == "SIGSEGV"
+    assert "correctness trial 1/5" in record["message"]
+
+
+def test_illegal_address_is_reported(batch: dict) -> None:
+    record = batch["L1_problem_36_sample_1"]
+    assert record["status"] == "illegal_address", record["message"]
+
+
+def test_memcheck_finds_the_unguarded_index() -> None:
+    if shutil.which("compute-sanitizer") is None:
+        pytest.skip("compute-sanitizer is not installed")
+    [record] = verify_batch([_candidate(1, 19, 1)], _options(sanitize=("memcheck",), timing=False))
+    memcheck = record["sanitizer"]["memcheck"]
+    assert memcheck["ran"] and memcheck["errors"] > 0, memcheck
+    text = (RUN / "level_1_problem_19_sample_1_kernel.py").read_text().splitlines()
+    lines = {r["py_line"] for r in memcheck["reports"] if r["kind"].startswith("invalid_global")}
+    assert lines and all("x[i]" in text[line - 1] or "y[i]" in text[line - 1] for line in lines)
+    assert not record["passed"]
