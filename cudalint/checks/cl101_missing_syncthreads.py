@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from cudalint.analysis.barriers import ATOMIC, READ, UPDATE, Race, sync_analysis
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
-from cudalint.findings import Finding
+from cudalint.findings import Edit, Finding, Fix
 
 
 def short_text(text: str, limit: int = 70) -> str:
@@ -66,4 +66,18 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
             reported.add((statement.line, -statement.column))
             message, label = describe(race, lambda s: ctx.location(s).line)
             related = [] if race.first is race.second else [(race.first.expr.span, label)]
-            yield ctx.finding(span, message, related=related)
+            yield ctx.finding(span, message, related=related, fix=_barrier_fix(ctx, race.second.node.span))
+
+
+def _barrier_fix(ctx: RuleContext, statement: ir.Span) -> Fix | None:
+    """A `__syncthreads();` on its own line before the statement of the second access. The fix is kept
+    only when the re-lint shows the race gone and no new finding (a barrier that lands under a
+    thread-dependent branch would be CL102), so the placement can stay simple."""
+    line = ctx.location(statement).line
+    lines = ctx.document.text.splitlines()
+    if not 0 < line <= len(lines):
+        return None
+    text = lines[line - 1]
+    indent = text[: len(text) - len(text.lstrip())]
+    return Fix("insert __syncthreads() before the second access",
+               (Edit(line, 1, line, 1, f"{indent}__syncthreads();\n"),))

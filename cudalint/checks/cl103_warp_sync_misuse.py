@@ -8,7 +8,7 @@ from cudalint.analysis.barriers import LEGACY_WARP_INTRINSICS, sync_analysis
 from cudalint.checks.cl101_missing_syncthreads import short_text
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
-from cudalint.findings import Finding
+from cudalint.findings import Edit, Finding, Fix
 from cudalint.model import ir
 
 
@@ -39,7 +39,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
                                   f"`{node.callee}` is the legacy warp intrinsic without a mask: it assumes the warp "
                                   f"runs in lockstep, which Volta and later GPUs do not guarantee, and it is not "
                                   f"available for sm_70+; use `{replacement}(0xffffffff, ...)` with the mask of the "
-                                  f"lanes that take part")
+                                  f"lanes that take part", fix=_sync_variant_fix(ctx, node, replacement))
 
     for function in analysis.roots:
         # a full mask under a condition that splits a warp
@@ -75,3 +75,15 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
                               f"ordering them; since Volta the lanes of a warp do not run in lockstep, so this is a "
                               f"race: put __syncwarp() between the steps, or use __shfl_down_sync",
                               related=[(race.first.expr.span, "the other lane's access")])
+
+
+def _sync_variant_fix(ctx: RuleContext, call: ir.Call, replacement: str) -> Fix | None:
+    """`__shfl_down(v, 1)` -> `__shfl_down_sync(0xffffffff, v, 1)`. Unsafe: the full mask is right only
+    where every lane of the warp makes the call (the checker reports the cases it can see)."""
+    head = call.text.split("(", 1)[0]
+    if "\n" in head or not call.text.startswith(call.callee):
+        return None
+    start = ctx.location(call.span)
+    end_column = start.column + len(head) + 1  # through the opening parenthesis
+    return Fix(f"use `{replacement}` with a full-warp mask",
+               (Edit(start.line, start.column, start.line, end_column, f"{replacement}(0xffffffff, "),), safe=False)
