@@ -388,12 +388,12 @@ def test_isolation_statuses_and_the_batch_goes_on(tmp_path: Path, monkeypatch) -
     by_name = {Path(r["solution"]).stem: r for r in records}
     assert "SIGSEGV" in by_name["crash"]["message"] and "correctness trial 1/5: candidate" in by_name["crash"]["message"]
     assert by_name["crash"]["worker"]["run"]["signal"] == "SIGSEGV"
-    assert "no result after 4 s" in by_name["hang"]["message"] and "correctness trial 1/5" in by_name["hang"]["message"]
+    assert "no result after 10 s" in by_name["hang"]["message"] and "correctness trial 1/5" in by_name["hang"]["message"]
     assert by_name["ok"]["timing"]["speedup"] == 2.0 and by_name["ok"]["passed"]
     compile_record = by_name["compile"]
     assert compile_record["compile_errors"][0]["py_line"] == 7  # `y[0] = BROKEN;` in the generated file
     assert compile_record["message"] == 'build failed: line 7: error: identifier "BROKEN" is undefined'
-    assert elapsed < 25
+    assert elapsed < 40
     # the hang's whole process group was killed, its child included
     time.sleep(0.5)
     for pid in pids.read_text().split():
