@@ -34,6 +34,7 @@ class Lowering:
         self.macros = _integer_macros(parsed.unit.text)
         self._line_starts = [0] + [i + 1 for i, byte in enumerate(self.data) if byte == 0x0A]
         self._usr_of: dict[int, str] = {}  # declaration cursor hash -> USR (one USR lookup per declaration)
+        self._type_spellings: dict[tuple[int, int, int], str] = {}
         self._depth = 0
 
     # ------------------------------------------------------------------------------------- top level
@@ -241,13 +242,15 @@ class Lowering:
                     inner.span, inner.text = self._span_and_text(cursor)
                 return inner
             span, text = self._span_and_text(cursor)
-            return ir.Opaque(span, text, cursor.type.spelling, [self._expr(c) for c in kids])
+            return ir.Opaque(span, text, self._type_spelling(cursor), [self._expr(c) for c in kids])
         span, text = self._span_and_text(cursor)
-        type_ = cursor.type.spelling
+        type_ = self._type_spelling(cursor)
         if kind == K.DECL_REF_EXPR:
             return self._name(cursor, span, text, type_)
         if kind in _LITERAL_KINDS:
-            value = evaluate(cursor)
+            value = _literal_value(text) if kind != K.CXX_BOOL_LITERAL_EXPR else None
+            if value is None:
+                value = evaluate(cursor)
             if kind == K.CXX_BOOL_LITERAL_EXPR and value is not None:
                 value = bool(value)
             return ir.Const(span, text, type_, value)
@@ -399,6 +402,15 @@ class Lowering:
         line = bisect.bisect_right(self._line_starts, offset)
         return line, offset - self._line_starts[line - 1] + 1
 
+    def _type_spelling(self, cursor: ci.Cursor) -> str:
+        # most expressions share a handful of types (int, float, float *): spell each type once
+        type_ = cursor.type
+        key = (type_._kind_id, type_.data[0] or 0, type_.data[1] or 0)
+        spelling = self._type_spellings.get(key)
+        if spelling is None:
+            spelling = self._type_spellings[key] = type_.spelling
+        return spelling
+
     def _usr(self, declaration: ci.Cursor) -> str | None:
         key = cursor_hash(declaration)
         if key not in self._usr_of:
@@ -407,6 +419,24 @@ class Lowering:
 
     def _text_between(self, start: int, end: int) -> str:
         return self.data[start:end].decode("utf-8", errors="replace")
+
+
+_INTEGER_LITERAL = re.compile(r"(0[xX][0-9a-fA-F]+|0[bB][01]+|\d+)[uUlL]*")
+_FLOAT_LITERAL = re.compile(r"((?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?)[fFlL]?")
+
+
+def _literal_value(text: str) -> int | float | None:
+    """The value of a plain numeric literal from its text (cheaper than asking clang); None otherwise."""
+    match = _INTEGER_LITERAL.fullmatch(text)
+    if match:
+        digits = match.group(1)
+        if len(digits) > 1 and digits[0] == "0" and digits[1].isdigit():
+            return int(digits, 8)
+        return int(digits, 0)
+    match = _FLOAT_LITERAL.fullmatch(text)
+    if match and any(c in text for c in ".eEfF"):
+        return float(match.group(1))
+    return None
 
 
 def _strip_implicit(cursor: ci.Cursor) -> ci.Cursor:
