@@ -1,6 +1,9 @@
 /* cudalint stub: <cuda_runtime.h>. nvcc pre-includes this in every .cu file, so every other stub header includes it
- * first. Besides the runtime API it pulls in what the real one does transitively (C math, stdio, stdlib, string,
- * time, assert, <cmath>, <cstdlib>, <limits>, <type_traits>, <utility>, <new>, <initializer_list>). */
+ * first. Besides the runtime API, the built-in variables, vector types, device intrinsics and the CUDA math library
+ * it makes visible what the real one brings in transitively: the commonly used C library functions (printf, malloc,
+ * memcpy, clock, ... in __cudalint/libc.h), assert, INFINITY/NAN/M_PI, and the core of <limits>, <type_traits>,
+ * <utility>, <initializer_list> and <new> (std::min/max, numeric_limits, move/forward, placement new).
+ * Deliberately small: libclang parses these declarations on every run. */
 #pragma clang system_header
 #ifndef __CUDALINT_CUDA_RUNTIME_H
 #define __CUDALINT_CUDA_RUNTIME_H

@@ -258,6 +258,19 @@ template <class T> class OptionalArrayRef {
 typedef OptionalArrayRef<int64_t> OptionalIntArrayRef;
 typedef ArrayRef<int64_t> SymIntArrayRef;
 typedef int64_t SymInt;
+template <class I> struct integer_range {
+  struct iterator {
+    I value;
+    I operator*() const { return value; }
+    iterator& operator++() { ++value; return *this; }
+    bool operator!=(const iterator& o) const { return value != o.value; }
+  };
+  iterator begin_, end_;
+  iterator begin() const { return begin_; }
+  iterator end() const { return end_; }
+};
+template <class I> integer_range<I> irange(I end);
+template <class I1, class I2> integer_range<I2> irange(I1 begin, I2 end);
 namespace detail {
 [[noreturn]] void torchCheckFail(const char* func, const char* file, uint32_t line, const std::string& msg);
 [[noreturn]] void torchCheckFail(const char* func, const char* file, uint32_t line, const char* msg);
@@ -392,6 +405,12 @@ struct CUDAStreamGuard {
   CUDAStream original_stream() const;
   CUDAStream current_stream() const;
 };
+namespace CUDACachingAllocator {
+void* raw_alloc(size_t nbytes);
+void* raw_alloc_with_stream(size_t nbytes, cudaStream_t stream);
+void raw_delete(void* ptr);
+void emptyCache();
+}  // namespace CUDACachingAllocator
 void c10_cuda_check_implementation(const int32_t err, const char* filename, const char* function_name, const int line_number,
                                    const bool include_device_assertions);
 }  // namespace cuda
@@ -457,6 +476,28 @@ template <class T, size_t N, template <class U> class PtrTraits = DefaultPtrTrai
 using PackedTensorAccessor64 = GenericPackedTensorAccessor<T, N, PtrTraits, int64_t>;
 template <class T, size_t N, template <class U> class PtrTraits = DefaultPtrTraits, class index_t = int64_t>
 using PackedTensorAccessor = GenericPackedTensorAccessor<T, N, PtrTraits, index_t>;
+namespace indexing {
+struct EllipsisIndexType { EllipsisIndexType() = default; };
+extern const EllipsisIndexType Ellipsis;
+constexpr nullopt_t None = nullopt;
+struct Slice {
+  Slice(optional<int64_t> start_index = {}, optional<int64_t> stop_index = {}, optional<int64_t> step_index = {});
+  int64_t start() const;
+  int64_t stop() const;
+  int64_t step() const;
+};
+class TensorIndex {
+ public:
+  TensorIndex(nullopt_t);
+  TensorIndex(EllipsisIndexType);
+  TensorIndex(const char* str);
+  TensorIndex(int64_t integer);
+  TensorIndex(int integer);
+  TensorIndex(bool boolean);
+  TensorIndex(Slice slice);
+  TensorIndex(const Tensor& tensor);
+};
+}  // namespace indexing
 class DeprecatedTypeProperties {
  public:
   ScalarType scalarType() const;
@@ -489,6 +530,7 @@ class Tensor {
   int64_t element_size() const;
   size_t itemsize() const;
   bool is_contiguous(MemoryFormat memory_format = MemoryFormat::Contiguous) const;
+  MemoryFormat suggest_memory_format(bool channels_last_strides_exact_match = false) const;
   bool is_cuda() const;
   bool is_cpu() const;
   bool is_floating_point() const;
@@ -632,6 +674,12 @@ class Tensor {
   std::string toString() const;
   void print() const;
   Tensor operator[](int64_t index) const;
+  Tensor index(ArrayRef<indexing::TensorIndex> indices) const;
+  Tensor index(std::initializer_list<indexing::TensorIndex> indices) const;
+  Tensor& index_put_(ArrayRef<indexing::TensorIndex> indices, const Tensor& rhs);
+  Tensor& index_put_(ArrayRef<indexing::TensorIndex> indices, const Scalar& v);
+  Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, const Tensor& rhs);
+  Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, const Scalar& v);
   Tensor operator[](const Tensor& index) const;
   Tensor operator-() const;
   Tensor operator~() const;

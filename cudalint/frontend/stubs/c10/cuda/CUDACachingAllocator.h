@@ -1,0 +1,3 @@
+/* cudalint stub: <c10/cuda/CUDACachingAllocator.h> (see __cudalint/torch.h) */
+#pragma clang system_header
+#include <__cudalint/torch.h>
