@@ -630,7 +630,7 @@ static double as_double(const void* p, size_t i, int kind) {
             w(f"          if (run == 0) {{ cnt = count_sentinel<{UINT[es]}>(r_{v}, n_{v}, ({UINT[es]}){SENTINEL[es]}, &first);")
             w(f'            if (cnt) printf("@@GT unwritten {v} %zu %zu %zu\\n", cnt, n_{v}, first); }}')
         if b["compare"]:
-            w(f"          if (run == 1) {{ size_t diff = 0; double maxrel = 0;")
+            w("          if (run == 1) { size_t diff = 0; double maxrel = 0;")
             w(f"            for (size_t i = 0; i < n_{v}; ++i) {{ if (memcmp((char*)r_{v} + i * {es}, (char*)h_{v} + i * {es}, {es}) == 0) continue;")
             w(f"              ++diff; double x = as_double(r_{v}, i, {kinds[t]}), y = as_double(h_{v}, i, {kinds[t]});")
             w("              double rel = fabs(x - y) / fmax(fmax(fabs(x), fabs(y)), 1e-30); if (!(rel <= maxrel)) maxrel = rel; }")

@@ -8,6 +8,7 @@ from cudalint.analysis.barriers import ATOMIC, READ, UPDATE, Race, sync_analysis
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
 from cudalint.findings import Edit, Finding, Fix
+from cudalint.model import ir
 
 
 def short_text(text: str, limit: int = 70) -> str:
