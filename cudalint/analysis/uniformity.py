@@ -29,11 +29,23 @@ class ThreadDependence:
     function: ir.Function
     dependent_refs: set[str] = field(default_factory=set)  # variables (by declaration ref) that may differ
     dependent_params: set[str] = field(default_factory=set)
+    # answers of is_dependent, valid while dependent_refs keeps the size it had (it only grows)
+    _answers: dict[int, bool] = field(default_factory=dict, repr=False)
+    _answers_size: int = field(default=0, repr=False)
 
     def is_dependent(self, expr: ir.Expr | None) -> bool:
         """Whether `expr` may evaluate differently in two threads of one block."""
         if expr is None:
             return False
+        if self._answers_size != len(self.dependent_refs):
+            self._answers.clear()
+            self._answers_size = len(self.dependent_refs)
+        answer = self._answers.get(id(expr))
+        if answer is None:
+            answer = self._answers[id(expr)] = self._depends(expr)
+        return answer
+
+    def _depends(self, expr: ir.Expr) -> bool:
         for node in expr.walk():
             if isinstance(node, ir.Name):
                 if node.name in _THREAD_BUILTINS or (node.ref and node.ref in self.dependent_refs):
@@ -51,13 +63,14 @@ class Uniformity:
 
     @cached_property
     def _results(self) -> dict[int, ThreadDependence]:
-        results = {id(f): ThreadDependence(f) for f in self.program.functions if f.body is not None}
+        # host code has no threads to tell apart (and device functions are called from device code only),
+        # so only device code is analysed; a host function gets the empty answer
+        device = [f for f in self.program.functions if f.body is not None and f.is_device_code]
+        results = {id(f): ThreadDependence(f) for f in device}
         # iterate to a fixpoint across functions: device-function parameters depend on call sites
         for _ in range(10):
             changed = False
-            for function in self.program.functions:
-                if function.body is None:
-                    continue
+            for function in device:
                 facts = results[id(function)]
                 changed |= _propagate(function, facts)
                 changed |= self._mark_callee_params(function, facts, results)
@@ -75,7 +88,7 @@ class Uniformity:
             if not isinstance(node, ir.Call) or node.receiver is not None:
                 continue
             for callee in self.program.functions_by_name.get(node.callee, []):
-                if callee.body is None or callee.is_kernel or len(callee.params) != len(node.args):
+                if id(callee) not in results or callee.is_kernel or len(callee.params) != len(node.args):
                     continue
                 callee_facts = results[id(callee)]
                 for param, arg in zip(callee.params, node.args):
