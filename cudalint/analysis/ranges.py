@@ -20,7 +20,7 @@ from cudalint.analysis.guards import AXES, Access, FunctionGuards, GuardAnalysis
 from cudalint.analysis.launch_link import LaunchLinks
 from cudalint.analysis.symbolic import BLOCK_DIM, THREAD_IDX, Poly, Symbolizer
 from cudalint.model import ir
-from cudalint.model.constants import ConstantEnv, Dim3
+from cudalint.model.constants import ConstantEnv, Dim3, is_integer_type
 
 Value = int | float | bool | None  # None: unknown
 Point = dict[str, int]
@@ -84,7 +84,7 @@ class Evaluator:
             definition = self.env.definition(expr.ref)
             if definition is not None:
                 inner = self.compile(definition, depth + 1)
-                if _is_integer_type(expr.type):
+                if is_integer_type(expr.type):
                     return lambda p: _to_int(inner(p))
                 return inner
             return _unknown
@@ -96,7 +96,7 @@ class Evaluator:
             return _unknown
         if isinstance(expr, ir.Cast):
             inner = self.compile(expr.operand, depth + 1)
-            if _is_integer_type(expr.type):
+            if is_integer_type(expr.type):
                 return lambda p: _to_int(inner(p))
             return inner
         if isinstance(expr, ir.Unary):
@@ -224,12 +224,6 @@ def _apply(function: Callable, a: Value, b: Value) -> Value:
     if a is None or b is None:
         return None
     return function(a, b)
-
-
-def _is_integer_type(type_: str) -> bool:
-    if not type_ or "float" in type_ or "double" in type_ or "half" in type_ or "*" in type_:
-        return False
-    return any(word in type_ for word in ("int", "long", "short", "size_t", "char", "unsigned", "bool"))
 
 
 # short-circuit operators: the right operand only when the left does not decide
@@ -661,7 +655,7 @@ class _Intervals:
                 return self.ranges.get("bdim." + expr.field)
             return None
         if isinstance(expr, ir.Cast):
-            if not _is_integer_type(expr.type):
+            if not is_integer_type(expr.type):
                 return None
             return self.of(expr.operand, depth + 1)
         if isinstance(expr, ir.Unary) and expr.op == "-":

@@ -11,6 +11,7 @@ from cudalint.analysis.guards import strip
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
 from cudalint.findings import Finding
+from cudalint.harness.kernelbench import extension_call_arguments
 from cudalint.model import ir
 
 # element types by C++ spelling (namespaces and qualifiers removed)
@@ -62,26 +63,7 @@ _PY_DTYPES = {"float16": "float16", "half": "float16", "bfloat16": "bfloat16", "
 def _python_argument_dtypes(module: ast.Module) -> dict[str, dict[int, str]]:
     """For each called function name: the dtype of arguments the Python code converts explicitly
     (`ext.fn(x.half())`, `fn(x.to(torch.float16))`, or a local assigned such a value)."""
-    found: dict[str, dict[int, str]] = {}
-    for function in ast.walk(module):
-        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            continue
-        assignments: dict[str, list[ast.expr]] = {}
-        for node in ast.walk(function):
-            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-                assignments.setdefault(node.targets[0].id, []).append(node.value)
-        for node in ast.walk(function):
-            if not isinstance(node, ast.Call):
-                continue
-            name = node.func.attr if isinstance(node.func, ast.Attribute) else (
-                node.func.id if isinstance(node.func, ast.Name) else None)
-            if name is None or _library_call(node.func):
-                continue
-            for index, arg in enumerate(node.args):
-                dtype = _python_dtype(arg, assignments, 0)
-                if dtype is not None:
-                    found.setdefault(name, {})[index] = dtype
-    return found
+    return extension_call_arguments(module, lambda arg, assignments: _python_dtype(arg, assignments, 0))
 
 
 def _python_dtype(expr: ast.expr, assignments: dict[str, list[ast.expr]], depth: int) -> str | None:
@@ -241,10 +223,3 @@ def _checked_dtype(function: ir.Function, name: str) -> str | None:
                     if tokens:
                         return _DTYPE_TOKEN[tokens[-1]]
     return None
-
-
-def _library_call(func: ast.expr) -> bool:
-    """`torch.matmul(...)`, `F.relu(...)`: a library function, not the extension's."""
-    while isinstance(func, ast.Attribute):
-        func = func.value
-    return isinstance(func, ast.Name) and func.id in ("torch", "F", "nn", "np", "numpy", "math", "triton")

@@ -12,6 +12,7 @@ from cudalint.analysis.guards import strip
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
 from cudalint.findings import Finding
+from cudalint.harness.kernelbench import extension_call_arguments
 from cudalint.model import ir
 
 # operations whose result is in general a non-contiguous view
@@ -119,25 +120,8 @@ def _cpp_view(expr: ir.Expr, function: ir.Function, contiguous_refs: set[str], d
 
 def _python_view_arguments(module: ast.Module) -> dict[str, dict[int, str]]:
     """For each called function name: the positions of arguments that are non-contiguous views."""
-    found: dict[str, dict[int, str]] = {}
-    for function in ast.walk(module):
-        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            continue
-        assignments: dict[str, list[ast.expr]] = {}
-        for node in ast.walk(function):
-            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-                assignments.setdefault(node.targets[0].id, []).append(node.value)
-        for node in ast.walk(function):
-            if not isinstance(node, ast.Call):
-                continue
-            name = node.func.attr if isinstance(node.func, ast.Attribute) else (
-                node.func.id if isinstance(node.func, ast.Name) else None)
-            if name is None or _library_call(node.func):
-                continue
-            for index, arg in enumerate(node.args):
-                if _python_view(arg, assignments, 0):
-                    found.setdefault(name, {})[index] = ast.unparse(arg)
-    return found
+    return extension_call_arguments(
+        module, lambda arg, assignments: ast.unparse(arg) if _python_view(arg, assignments, 0) else None)
 
 
 def _python_view(expr: ast.expr, assignments: dict[str, list[ast.expr]], depth: int) -> bool:
@@ -174,10 +158,3 @@ def _strided_slice(node: ast.expr) -> bool:
             if position > 0 and (part.lower is not None or part.upper is not None):
                 return True
     return False
-
-
-def _library_call(func: ast.expr) -> bool:
-    """`torch.matmul(...)`, `F.relu(...)`: a library function, not the extension's."""
-    while isinstance(func, ast.Attribute):
-        func = func.value
-    return isinstance(func, ast.Name) and func.id in ("torch", "F", "nn", "np", "numpy", "math", "triton")

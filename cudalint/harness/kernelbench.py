@@ -652,3 +652,40 @@ def _input_spec(call: ast.Call, constants: dict[str, int], imports: ImportMap) -
         if values and None not in values:
             shape = tuple(values)  # type: ignore[arg-type]
     return InputSpec(shape, dtype, call.lineno)
+
+
+_LIBRARY_MODULES = ("torch", "F", "nn", "np", "numpy", "math", "triton")
+
+
+def library_call(func: ast.expr) -> bool:
+    """`torch.matmul(...)`, `F.relu(...)`: a library function, not the extension's."""
+    while isinstance(func, ast.Attribute):
+        func = func.value
+    return isinstance(func, ast.Name) and func.id in _LIBRARY_MODULES
+
+
+def extension_call_arguments(module: ast.Module, classify) -> dict[str, dict[int, object]]:
+    """For each function the Python code calls (by name; library calls excluded): the positions of
+    arguments for which `classify(arg, assignments)` says something, with what it says. `assignments`
+    maps each local of the enclosing function to the values assigned to it, so `y = x.half(); f(y)` is
+    seen through."""
+    found: dict[str, dict[int, object]] = {}
+    for function in ast.walk(module):
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        assignments: dict[str, list[ast.expr]] = {}
+        for node in ast.walk(function):
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                assignments.setdefault(node.targets[0].id, []).append(node.value)
+        for node in ast.walk(function):
+            if not isinstance(node, ast.Call):
+                continue
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else (
+                node.func.id if isinstance(node.func, ast.Name) else None)
+            if name is None or library_call(node.func):
+                continue
+            for index, arg in enumerate(node.args):
+                verdict = classify(arg, assignments)
+                if verdict is not None:
+                    found.setdefault(name, {})[index] = verdict
+    return found

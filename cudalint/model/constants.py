@@ -70,7 +70,7 @@ class ConstantEnv:
             return self.value(definition, depth + 1) if definition is not None else None
         if isinstance(expr, ir.Cast):
             value = self.value(expr.operand, depth + 1)
-            if value is not None and _is_integer_type(expr.type):
+            if value is not None and is_integer_type(expr.type):
                 return int(value)
             return value
         if isinstance(expr, ir.Unary):
@@ -151,5 +151,8 @@ def _root_name(expr: ir.Expr) -> ir.Name | None:
             return None
 
 
-def _is_integer_type(type_: str) -> bool:
-    return any(word in type_ for word in ("int", "long", "short", "size_t", "char", "unsigned"))
+def is_integer_type(type_: str) -> bool:
+    """Whether clang's spelling of a type names an integer type (not a pointer, not floating point)."""
+    if not type_ or "float" in type_ or "double" in type_ or "half" in type_ or "*" in type_:
+        return False
+    return any(word in type_ for word in ("int", "long", "short", "size_t", "char", "unsigned", "bool"))
