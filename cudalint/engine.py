@@ -15,8 +15,7 @@ from cudalint.checks.context import RuleContext, UnitFacts
 from cudalint.checks.registry import Rule, all_rules, find_rule, matches
 from cudalint.config import ConfigError, LintOptions, find_config, load_config
 from cudalint.findings import Finding, Location, Severity
-from cudalint.frontend.lower import Lowering
-from cudalint.frontend.parse import parse_unit
+from cudalint.frontend import lower_unit
 from cudalint.model.program import build_program
 from cudalint.sources import SUFFIXES, SourceDocument, load_document
 from cudalint.suppressions import apply_suppressions, parse_suppressions, unused
@@ -158,15 +157,10 @@ def _lint_document(document: SourceDocument, options: LintOptions, directory: st
 
 
 def _unit_facts(document: SourceDocument, directory: str | None, findings: list[Finding]) -> Iterator[UnitFacts]:
-    for index, unit in enumerate(document.units):
-        if unit.origin == "file" and directory and os.path.isfile(document.path):
-            main_file = os.path.abspath(document.path)
-        else:
-            main_file = f"{document.path}.{index}.{'cu' if unit.language == 'cuda' else 'cpp'}"
+    for unit in document.units:
         try:
-            parsed = parse_unit(unit, main_file, directory)
-            functions, globals_ = Lowering(parsed).lower()
-            yield UnitFacts(unit, parsed, build_program(unit, functions, globals_))
+            lowered = lower_unit(unit, directory)
+            yield UnitFacts(unit, lowered, build_program(unit, lowered.functions, lowered.globals))
         except Exception as error:  # noqa: BLE001 - a frontend bug must not stop the other files
             findings.append(_internal_error(document, error))
 

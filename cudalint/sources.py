@@ -12,14 +12,14 @@ import io
 import re
 import tokenize
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 CUDA_SUFFIXES = (".cu", ".cuh")
 PYTHON_SUFFIXES = (".py",)
 SUFFIXES = CUDA_SUFFIXES + PYTHON_SUFFIXES
 
 
-@dataclass(frozen=True)
-class Position:
+class Position(NamedTuple):  # a tuple: a .py file's embedded CUDA has one per character
     line: int  # 1-based
     column: int  # 1-based
 
@@ -37,11 +37,7 @@ class CudaUnit:
     _line_starts: list[int] = field(default_factory=list, repr=False)
 
     def __post_init__(self) -> None:
-        starts = [0]
-        for i, ch in enumerate(self.text):
-            if ch == "\n":
-                starts.append(i + 1)
-        self._line_starts = starts
+        self._line_starts = [0] + [match.end() for match in re.finditer("\n", self.text)]
 
     def to_file(self, line: int, column: int) -> Position:
         """Map a 1-based (line, byte column) of this unit to the 1-based position in the input file."""
@@ -246,6 +242,7 @@ def _fallback_literal(node: ast.expr) -> _Mapped | None:
 
 
 _PREFIX = re.compile(r"^([rRbBuUfF]*)('''|\"\"\"|'|\")")
+_ESCAPE = re.compile(r"x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[0-7]{1,3}|N\{[^}]*\}")
 _SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "a": "\a", "b": "\b",
                    "f": "\f", "v": "\v", "0": "\0"}
 
@@ -270,6 +267,8 @@ def _decode_string_token(token: str, line: int, column0: int) -> _Mapped | None:
             cur_line, cur_col = cur_line + 1, 0
         else:
             cur_col += 1
+    if (raw or "\\" not in body) and not (fstring and ("{{" in body or "}}" in body)):
+        return body, source_positions  # nothing to decode: every character stands for itself
     out: list[str] = []
     out_positions: list[Position] = []
     i = 0
@@ -290,7 +289,7 @@ def _decode_string_token(token: str, line: int, column0: int) -> _Mapped | None:
                 out_positions.append(source_positions[i])
                 i += 2
                 continue
-            escaped = re.match(r"x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[0-7]{1,3}|N\{[^}]*\}", body[i + 1 :])
+            escaped = _ESCAPE.match(body, i + 1)
             if escaped:
                 out.append(_decode_escape(escaped.group(0)))
                 out_positions.append(source_positions[i])

@@ -33,8 +33,7 @@ from dataclasses import asdict, dataclass, field
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from cudalint.frontend.lower import Lowering  # noqa: E402
-from cudalint.frontend.parse import parse_unit  # noqa: E402
+from cudalint.frontend import lower_unit  # noqa: E402
 from cudalint.model import ir  # noqa: E402
 from cudalint.sources import load_document  # noqa: E402
 
@@ -299,9 +298,7 @@ def element_type(t: str) -> tuple[str, bool]:
 def lower_file(path: str):
     text = open(path).read()
     doc = load_document(path, text)
-    parsed = parse_unit(doc.units[0], path, os.path.dirname(path))
-    functions, _ = Lowering(parsed).lower()
-    return text, functions
+    return text, lower_unit(doc.units[0], os.path.dirname(path)).functions
 
 
 def _host_calls(fn: ir.Function):

@@ -13,8 +13,7 @@ from cudalint.analysis.guards import GuardAnalysis, comparisons_of, global_axis
 from cudalint.analysis.launch_link import CAPPED, CEIL, EXACT, FLOOR, UNKNOWN, LaunchLinks
 from cudalint.analysis.ranges import Evaluator, RangeAnalysis
 from cudalint.analysis.symbolic import Atom, Poly
-from cudalint.frontend.lower import Lowering
-from cudalint.frontend.parse import parse_unit
+from cudalint.frontend import lower_unit
 from cudalint.model import ir
 from cudalint.model.program import Program, build_program
 from cudalint.sources import load_document
@@ -25,9 +24,8 @@ FIXTURES = Path(__file__).parent / "fixtures" / "rules"
 def program_of(source: str, filename: str = "kernel.cu") -> Program:
     document = load_document(filename, source)
     unit = next(u for u in document.units if u.language == "cuda")
-    parsed = parse_unit(unit, f"{filename}.0.cu")
-    functions, globals_ = Lowering(parsed).lower()
-    return build_program(unit, functions, globals_)
+    lowered = lower_unit(unit)
+    return build_program(unit, lowered.functions, lowered.globals)
 
 
 def function(program: Program, name: str) -> ir.Function:

@@ -9,8 +9,7 @@ import pytest
 from cudalint.analysis.barriers import KernelSync, SyncAnalysis, sync_analysis
 from cudalint.analysis.cfg import BLOCK, GRID, WARP
 from cudalint.analysis.conflicts import CONFLICT, NONE, UNKNOWN, Lin, eq, feasible, ge, less
-from cudalint.frontend.lower import Lowering
-from cudalint.frontend.parse import parse_unit
+from cudalint.frontend import lower_unit
 from cudalint.model import ir
 from cudalint.model.program import Program, build_program
 from cudalint.sources import load_document
@@ -19,11 +18,10 @@ from cudalint.sources import load_document
 def program_of(source: str) -> Program:
     document = load_document("test.cu", source)
     unit = document.units[0]
-    parsed = parse_unit(unit, "test.cu.0.cu")
-    errors = [d for d in parsed.diagnostics if d.severity == "error"]
+    lowered = lower_unit(unit)
+    errors = [d for d in lowered.diagnostics if d.severity == "error"]
     assert not errors, errors
-    functions, globals_ = Lowering(parsed).lower()
-    return build_program(unit, functions, globals_)
+    return build_program(unit, lowered.functions, lowered.globals)
 
 
 def kernel_of(source: str, name: str | None = None) -> tuple[SyncAnalysis, ir.Function]:

@@ -1133,7 +1133,7 @@ def _global_store_races(analysis: SyncAnalysis, function: ir.Function) -> list[G
     single_block = kernel.shape.grid == (1, 1, 1)
     # code that takes a lock (atomicCAS/atomicExch) orders its stores itself: stay silent
     locked = any(isinstance(n, ir.Call) and n.callee in ("atomicCAS", "atomicExch")
-                 for f in analysis.reachable(function) for n in analysis.nodes(f))
+                 for f in analysis.reachable(function) for n in f.nodes)
     if locked:
         return []
     out = []
@@ -1350,7 +1350,7 @@ def _find_spin_loops(analysis: SyncAnalysis) -> list[SpinLoop]:
             continue
         env = program.env(function)
         params = {p.ref: p for p in function.params if p.ref}
-        for node in analysis.nodes(function):
+        for node in function.nodes:
             if not isinstance(node, ir.While) and not (isinstance(node, ir.For) and node.init is None
                                                        and node.step is None):
                 continue
@@ -1498,15 +1498,8 @@ class SyncAnalysis:
         self._shapes: dict[int, BlockShape] = {}
         self._value_dependent: dict[int, set[str]] = {}
         self._results: dict[str, dict[int, object]] = {}
-        self._nodes: dict[int, list[ir.Node]] = {}
         self._reachable: dict[int, list[ir.Function]] = {}
 
-    def nodes(self, function: ir.Function) -> list[ir.Node]:
-        """Every IR node of `function`'s body, walked once."""
-        found = self._nodes.get(id(function))
-        if found is None:
-            found = self._nodes[id(function)] = list(function.body.walk()) if function.body is not None else []
-        return found
 
     def cfg(self, function: ir.Function) -> FunctionCFG:
         found = self._cfgs.get(id(function))
@@ -1599,7 +1592,7 @@ class SyncAnalysis:
         sites = [s for s in self.program.launches if s.kernel_name == function.name] if function.is_kernel else []
         used_threads, used_blocks = set(), set()
         for reached in self.reachable(function):
-            for node in self.nodes(reached):
+            for node in reached.nodes:
                 if isinstance(node, ir.Member) and isinstance(node.base, ir.Name):
                     if node.base.name in ("threadIdx", "blockDim"):
                         used_threads.add(node.field)
@@ -1638,7 +1631,7 @@ class SyncAnalysis:
             if function.body is not None and function.is_device_code:
                 key = function.ref or function.name
                 induction[key], counters[key], bounds[key] = _loop_variables(function, self.program.env(function),
-                                                                             self.nodes(function))
+                                                                             function.nodes)
         return induction, counters, bounds
 
     @property

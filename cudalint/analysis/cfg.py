@@ -628,7 +628,7 @@ def _assigned_refs(function: ir.Function) -> frozenset[str]:
         return cached[1]
     refs = set()
     if function.body is not None:
-        for node in function.body.walk():
+        for node in function.nodes:
             target = None
             if isinstance(node, ir.Binary) and node.is_assignment:
                 target = node.lhs

@@ -983,7 +983,7 @@ def _assigned_values(function: ir.Function) -> dict[str, list]:
         return cached[1]
     found: dict[str, list] = {}
     if function.body is not None:
-        for node in function.body.walk():
+        for node in function.nodes:
             if isinstance(node, ir.VarDecl) and node.ref and node.init is not None:
                 found.setdefault(node.ref, []).append(node.init)
             elif isinstance(node, ir.Binary) and node.is_assignment and isinstance(node.lhs, ir.Name) and node.lhs.ref:

@@ -331,7 +331,7 @@ def shared_parameters(program: Program) -> dict[str, SharedArray]:
         for caller in program.functions:
             if caller.body is None:
                 continue
-            for node in caller.body.walk():
+            for node in caller.nodes:
                 if not isinstance(node, ir.Call) or node.receiver is not None:
                     continue
                 for callee in program.functions_by_name.get(node.callee, []):
@@ -366,7 +366,7 @@ class _AccessCollector:
         self.globals = {g.ref: g for g in program.globals if g.ref}
         self.locals: dict[str, ir.VarDecl] = {}
         if function.body is not None:
-            for node in function.body.walk():
+            for node in function.nodes:
                 if isinstance(node, ir.VarDecl) and node.ref:
                     self.locals[node.ref] = node
         self.found: list[Access] = []

@@ -24,35 +24,53 @@ _PER_THREAD_CALL = re.compile(
 )
 
 
+@dataclass(frozen=True)
+class _Reads:
+    """What an expression reads, as far as thread dependence goes."""
+
+    per_thread: bool  # threadIdx or a per-thread call
+    refs: frozenset[str]  # variables, by declaration ref
+
+
+def _reads_in(expr: ir.Expr) -> _Reads:
+    per_thread, refs = False, set()
+    for node in expr.walk():
+        if isinstance(node, ir.Name):
+            if node.name in _THREAD_BUILTINS:
+                per_thread = True
+            elif node.ref:
+                refs.add(node.ref)
+        elif isinstance(node, ir.Call) and _PER_THREAD_CALL.match(node.callee):
+            per_thread = True
+    return _Reads(per_thread, frozenset(refs))
+
+
 @dataclass
 class ThreadDependence:
     function: ir.Function
     dependent_refs: set[str] = field(default_factory=set)  # variables (by declaration ref) that may differ
     dependent_params: set[str] = field(default_factory=set)
-    # answers of is_dependent, valid while dependent_refs keeps the size it had (it only grows)
-    _answers: dict[int, bool] = field(default_factory=dict, repr=False)
-    _answers_size: int = field(default=0, repr=False)
+    _reads: dict[int, _Reads] = field(default_factory=dict, repr=False)  # id(expression) -> what it reads
+    _writes: dict[int, tuple[ir.Expr, ...]] = field(default_factory=dict, repr=False)  # its assignments
+
+    def assignments_in(self, expr: ir.Expr) -> tuple[ir.Expr, ...]:
+        """The assignments and increments inside `expr` (most expressions have none)."""
+        found = self._writes.get(id(expr))
+        if found is None:
+            found = self._writes[id(expr)] = tuple(
+                node for node in expr.walk()
+                if (isinstance(node, ir.Binary) and node.is_assignment)
+                or (isinstance(node, ir.Unary) and node.op in ("++", "--", "post++", "post--")))
+        return found
 
     def is_dependent(self, expr: ir.Expr | None) -> bool:
         """Whether `expr` may evaluate differently in two threads of one block."""
         if expr is None:
             return False
-        if self._answers_size != len(self.dependent_refs):
-            self._answers.clear()
-            self._answers_size = len(self.dependent_refs)
-        answer = self._answers.get(id(expr))
-        if answer is None:
-            answer = self._answers[id(expr)] = self._depends(expr)
-        return answer
-
-    def _depends(self, expr: ir.Expr) -> bool:
-        for node in expr.walk():
-            if isinstance(node, ir.Name):
-                if node.name in _THREAD_BUILTINS or (node.ref and node.ref in self.dependent_refs):
-                    return True
-            elif isinstance(node, ir.Call) and _PER_THREAD_CALL.match(node.callee):
-                return True
-        return False
+        reads = self._reads.get(id(expr))
+        if reads is None:
+            reads = self._reads[id(expr)] = _reads_in(expr)
+        return reads.per_thread or not reads.refs.isdisjoint(self.dependent_refs)
 
 
 class Uniformity:
@@ -84,7 +102,7 @@ class Uniformity:
     def _mark_callee_params(self, function: ir.Function, facts: ThreadDependence,
                             results: dict[int, ThreadDependence]) -> bool:
         changed = False
-        for node in function.body.walk():
+        for node in function.nodes:
             if not isinstance(node, ir.Call) or node.receiver is not None:
                 continue
             for callee in self.program.functions_by_name.get(node.callee, []):
@@ -152,13 +170,13 @@ def _visit(stmt: ir.Stmt | None, facts: ThreadDependence, divergent: bool) -> No
 
 
 def _assignments(expr: ir.Expr, facts: ThreadDependence, divergent: bool) -> None:
-    for node in expr.walk():
-        if isinstance(node, ir.Binary) and node.is_assignment:
+    for node in facts.assignments_in(expr):
+        if isinstance(node, ir.Binary):
             target = _assigned_variable(node.lhs)
             if target is not None and target.ref and (divergent or facts.is_dependent(node.rhs)
                                                       or (node.op != "=" and facts.is_dependent(node.lhs))):
                 facts.dependent_refs.add(target.ref)
-        elif isinstance(node, ir.Unary) and node.op in ("++", "--", "post++", "post--") and divergent:
+        elif divergent:
             target = _assigned_variable(node.operand)
             if target is not None and target.ref:
                 facts.dependent_refs.add(target.ref)
@@ -201,7 +219,7 @@ def value_dependent_refs(function: ir.Function, facts: ThreadDependence,
     params = {p.ref for p in function.params if p.ref}
     dependent = {ref for ref in facts.dependent_refs if ref in params}
     sites: list[tuple[str, ir.Expr | None, bool]] = []  # (variable, assigned value, reads the old value)
-    for node in function.body.walk():
+    for node in function.nodes:
         if isinstance(node, ir.VarDecl) and node.ref and node.init is not None and not node.shared:
             sites.append((node.ref, node.init, False))
         elif isinstance(node, ir.Binary) and node.is_assignment:

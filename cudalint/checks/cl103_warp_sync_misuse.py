@@ -31,7 +31,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
     for function in program.functions:
         if function.body is None or not function.is_device_code:
             continue
-        for node in function.body.walk():
+        for node in function.nodes:
             if isinstance(node, ir.Call) and node.receiver is None and node.callee in LEGACY_WARP_INTRINSICS \
                     and once(node.span):
                 replacement = LEGACY_WARP_INTRINSICS[node.callee]

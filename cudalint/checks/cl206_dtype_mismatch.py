@@ -104,7 +104,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         passed = python_dtypes.get(function.name, {})
         param_dtypes = {p.ref: passed[i] for i, p in enumerate(function.params)
                         if i in passed and p.ref and "Tensor" in p.type}
-        for node in function.body.walk():
+        for node in function.nodes:
             if isinstance(node, ir.Launch):
                 kernel = program.kernel_named(node.kernel)
                 if kernel is None or kernel.templated or len(kernel.params) != len(node.args):
@@ -121,7 +121,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
                                           f"`{_squash(call.text)}` is a {written} pointer, but it is passed to "
                                           f"`{kernel.name}`'s parameter `{param.name}` of type `{param.type}`: "
                                           f"the kernel reinterprets the tensor's bytes as {expected}")
-        for node in function.body.walk():
+        for node in function.nodes:
             if not _is_data_ptr(node) or id(node) in reported or not node.template_args:
                 continue
             written = element_type(node.template_args)
@@ -200,7 +200,7 @@ def _definitions(function: ir.Function, ref: str | None) -> list[ir.Expr]:
     found: list[ir.Expr] = []
     if ref is None or function.body is None:
         return found
-    for node in function.body.walk():
+    for node in function.nodes:
         if isinstance(node, ir.VarDecl) and node.ref == ref and node.init is not None:
             found.append(node.init)
         elif isinstance(node, ir.Binary) and node.op == "=" and isinstance(strip(node.lhs), ir.Name) \
@@ -213,7 +213,7 @@ def _checked_dtype(function: ir.Function, name: str) -> str | None:
     """`TORCH_CHECK(x.scalar_type() == torch::kHalf)` and the like in the function's text."""
     if function.body is None:
         return None
-    for node in function.body.walk():
+    for node in function.nodes:
         if isinstance(node, ir.Binary) and node.op == "==":
             for side, other in ((node.lhs, node.rhs), (node.rhs, node.lhs)):
                 side = strip(side)

@@ -17,7 +17,6 @@ from collections.abc import Iterator
 from cudalint.checks.context import RuleContext, UnitFacts
 from cudalint.checks.registry import rule
 from cudalint.findings import Finding
-from cudalint.frontend.lower import Lowering
 from cudalint.harness.forward import node_location, record_unit
 from cudalint.model import ir
 
@@ -63,13 +62,6 @@ def _user_headers(facts: UnitFacts) -> list[str]:
             if "." in h.rsplit("/", 1)[-1] and not h.startswith(_LIBRARY_PREFIXES)]
 
 
-def _declarations(state, facts: UnitFacts) -> list[ir.Function]:
-    key = ("declarations", id(facts))
-    if key not in state.cache:
-        state.cache[key] = Lowering(facts.parsed).declarations()
-    return state.cache[key]
-
-
 def _check_load_inline(ctx: RuleContext, state, call) -> Iterator[Finding]:
     if not call.functions or call.cpp.text is None or (call.cuda.given and call.cuda.text is None):
         return
@@ -80,7 +72,7 @@ def _check_load_inline(ctx: RuleContext, state, call) -> Iterator[Finding]:
         return  # the C++ did not parse: nothing to compare with
     if call.cuda.text and call.cuda.text.strip() and cuda_facts is None:
         return
-    cpp_declared = _declarations(state, cpp_facts) if cpp_facts else []
+    cpp_declared = cpp_facts.parsed.prototypes if cpp_facts else []
     cpp_defined = [f for f in cpp_facts.program.functions if not f.is_kernel] if cpp_facts else []
     cuda_defined = [f for f in cuda_facts.program.functions if f.space != "device"] if cuda_facts else []
     visible = {f.name for f in cpp_declared + cpp_defined}

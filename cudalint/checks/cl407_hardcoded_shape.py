@@ -57,7 +57,7 @@ def _cuda_literals(ctx: RuleContext, sizes: set[int]) -> Iterator[Finding]:
     for function in program.functions:
         if function.body is None:
             continue
-        for node in function.body.walk():
+        for node in function.nodes:
             if isinstance(node, ir.Launch):
                 for part in (node.block, node.shared_bytes, node.stream):
                     if part is not None:
@@ -69,7 +69,7 @@ def _cuda_literals(ctx: RuleContext, sizes: set[int]) -> Iterator[Finding]:
     for function in program.functions:
         if function.body is None:
             continue
-        for node in function.body.walk():
+        for node in function.nodes:
             if not isinstance(node, ir.Const) or id(node) in excluded or isinstance(node.value, (bool, float)):
                 continue
             if node.value not in sizes:

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from cudalint.archs import Architecture
 from cudalint.findings import Finding, Fix, Location, RelatedLocation
-from cudalint.frontend.parse import ParsedUnit
+from cudalint.frontend import LoweredUnit
 from cudalint.model import ir
 from cudalint.model.program import Program
 from cudalint.sources import CudaUnit, SourceDocument
@@ -22,7 +22,7 @@ class UnitFacts:
     """Everything known about one parsed unit, built once and shared by all rules."""
 
     unit: CudaUnit
-    parsed: ParsedUnit
+    parsed: LoweredUnit
     program: Program
 
 

@@ -5,15 +5,25 @@ from __future__ import annotations
 import ast
 import bisect
 import re
+from dataclasses import dataclass, field
 
 import clang.cindex as ci
 
-from cudalint.frontend.clang_api import (binary_operator, children, cursor_hash, evaluate, extent_offsets, in_main_file,
-                                         unary_operator)
-from cudalint.frontend.parse import ParsedUnit
+from cudalint.frontend.clang_api import (MainFileOffsets, binary_operator, children, cursor_type, evaluate, in_main_file,
+                                         referenced, spelling, unary_operator, usr)
+from cudalint.frontend.parse import Diagnostic, ParsedUnit, parse_unit
 from cudalint.model import ir
+from cudalint.sources import CudaUnit
 
 K = ci.CursorKind
+# cursor kinds by id: cindex's `cursor.kind` builds the same answer through two Python calls
+_KIND = {kind.value: kind for kind in K.get_all_kinds()}
+_EXPRESSION_KINDS = frozenset(kind for kind in _KIND.values() if kind.is_expression())
+
+
+def _kind(cursor: ci.Cursor) -> ci.CursorKind:
+    return _KIND[cursor._kind_id]
+
 
 _CAST_KINDS = {K.CSTYLE_CAST_EXPR, K.CXX_STATIC_CAST_EXPR, K.CXX_FUNCTIONAL_CAST_EXPR,
                K.CXX_REINTERPRET_CAST_EXPR, K.CXX_CONST_CAST_EXPR, K.CXX_DYNAMIC_CAST_EXPR}
@@ -24,6 +34,49 @@ _CONFIG_CALLEES = {"cudaConfigureCall", "__cudaPushCallConfiguration"}
 _MAX_DEPTH = 120
 
 
+@dataclass
+class LoweredUnit:
+    """What the frontend knows of one unit: clang's diagnostics and the unit's code in cudalint's IR."""
+
+    unit: CudaUnit
+    diagnostics: list[Diagnostic]
+    unknown_headers: list[tuple[str, int]]  # (header, unit line): included, neither stubbed nor on disk
+    functions: list[ir.Function] = field(default_factory=list)  # definitions
+    globals: list[ir.VarDecl] = field(default_factory=list)
+    prototypes: list[ir.Function] = field(default_factory=list)  # declarations without a body (`body` None)
+
+
+def lower_unit(unit: CudaUnit, directory: str | None = None) -> LoweredUnit:
+    """Parse and lower `unit`; `directory` is where its file lives, for relative includes."""
+    return Lowering(parse_unit(unit, directory)).lower()
+
+
+_NAME_KINDS = {K.PARM_DECL: "param", K.VAR_DECL: "var", K.FUNCTION_DECL: "function", K.ENUM_CONSTANT_DECL: "enum",
+               K.FIELD_DECL: "field", K.TEMPLATE_NON_TYPE_PARAMETER: "template_param"}
+
+
+@dataclass(frozen=True)
+class _Declaration:
+    kind: ci.CursorKind
+    spelling: str
+    usr: str  # "" when clang gives none
+    ref: str  # the USR, else the declaration's line:column
+    name_kind: str  # ir.Name.decl_kind
+    constant: int | float | None  # the value of an enumerator or const variable
+    is_kernel: bool
+
+    @staticmethod
+    def of(cursor: ci.Cursor) -> _Declaration:
+        kind = _kind(cursor)
+        usr_ = usr(cursor)
+        ref = usr_ or f"{cursor.location.line}:{cursor.location.column}"
+        constant = None
+        if kind == K.ENUM_CONSTANT_DECL or (kind == K.VAR_DECL and cursor.type.is_const_qualified()):
+            constant = evaluate(cursor)
+        is_kernel = any(_kind(c) == K.CUDAGLOBAL_ATTR for c in children(cursor))
+        return _Declaration(kind, spelling(cursor), usr_, ref, _NAME_KINDS.get(kind, ""), constant, is_kernel)
+
+
 class Lowering:
     """Lowers the definitions of one parsed unit. Only code in the unit itself is lowered."""
 
@@ -32,68 +85,51 @@ class Lowering:
         self.main_file = parsed.main_file
         self.data = parsed.unit.text.encode("utf-8")
         self.macros = _integer_macros(parsed.unit.text)
-        self._line_starts = [0] + [i + 1 for i, byte in enumerate(self.data) if byte == 0x0A]
-        self._usr_of: dict[int, str] = {}  # declaration cursor hash -> USR (one USR lookup per declaration)
+        self.ascii_text = parsed.unit.text if parsed.unit.text.isascii() else None
+        self._line_starts = [0] + [match.end() for match in re.finditer(b"\n", self.data)]
+        self._line_columns: dict[int, tuple[int, int]] = {}  # byte offset -> (line, column)
+        self._offsets = MainFileOffsets(parsed.translation_unit, parsed.main_file, len(self.data))
+        self._declarations: dict[tuple[int, int], _Declaration] = {}  # by (kind, clang's Decl pointer)
         self._type_spellings: dict[tuple[int, int, int], str] = {}
         self._depth = 0
 
     # ------------------------------------------------------------------------------------- top level
 
-    def lower(self) -> tuple[list[ir.Function], list[ir.VarDecl]]:
-        functions: list[ir.Function] = []
-        globals_: list[ir.VarDecl] = []
-        self._top_level(self.parsed.translation_unit.cursor, functions, globals_)
-        return functions, globals_
+    def lower(self) -> LoweredUnit:
+        lowered = LoweredUnit(self.parsed.unit, self.parsed.diagnostics, self.parsed.unknown_headers)
+        self._top_level(self.parsed.translation_unit.cursor, lowered)
+        return lowered
 
-    def _top_level(self, cursor: ci.Cursor, functions: list, globals_: list) -> None:
+    def _top_level(self, cursor: ci.Cursor, lowered: LoweredUnit) -> None:
         for child in children(cursor):
             if not in_main_file(child):
                 continue
-            if child.kind in (K.NAMESPACE, K.LINKAGE_SPEC, K.UNEXPOSED_DECL, K.CLASS_DECL, K.STRUCT_DECL,
+            if _kind(child) in (K.NAMESPACE, K.LINKAGE_SPEC, K.UNEXPOSED_DECL, K.CLASS_DECL, K.STRUCT_DECL,
                               K.CLASS_TEMPLATE):
-                self._top_level(child, functions, globals_)
-            elif child.kind in _FUNCTION_KINDS and child.is_definition():
-                functions.append(self._function(child))
-            elif child.kind == K.VAR_DECL:
-                globals_.append(self._var_decl(child))
-
-    def declarations(self) -> list[ir.Function]:
-        """The unit's function declarations without a body (prototypes such as a load_inline's
-        cpp_sources hold), lowered with `body` None; `lower()` keeps definitions only. Found through
-        the unit's own tokens, so the (large) stub headers are not walked again."""
-        tu = self.parsed.translation_unit
-        extent = tu.get_extent(self.main_file, (0, len(self.data)))
-        found: list[ir.Function] = []
-        seen: set[tuple[int, int]] = set()
-        for token in tu.get_tokens(extent=extent):
-            if token.kind != ci.TokenKind.IDENTIFIER:
-                continue
-            cursor = token.cursor
-            if cursor.kind not in (K.FUNCTION_DECL, K.FUNCTION_TEMPLATE) or cursor.is_definition():
-                continue
-            location = cursor.location
-            key = (location.line, location.column)
-            if location.file is None or location.file.name != self.main_file or key in seen:
-                continue
-            seen.add(key)
-            found.append(self._function(cursor))
-        return found
+                self._top_level(child, lowered)
+            elif _kind(child) in _FUNCTION_KINDS:
+                if child.is_definition():
+                    lowered.functions.append(self._function(child))
+                elif _kind(child) != K.CXX_METHOD:
+                    lowered.prototypes.append(self._function(child))
+            elif _kind(child) == K.VAR_DECL:
+                lowered.globals.append(self._var_decl(child))
 
     def _function(self, cursor: ci.Cursor) -> ir.Function:
-        spaces = {_SPACE_ATTRS[c.kind] for c in children(cursor) if c.kind in _SPACE_ATTRS}
+        spaces = {_SPACE_ATTRS[_kind(c)] for c in children(cursor) if _kind(c) in _SPACE_ATTRS}
         space = "global" if "global" in spaces else (
             "host_device" if spaces == {"host", "device"} else ("device" if "device" in spaces else "host"))
         params = [ir.Param(p.spelling, p.get_usr() or None, p.type.spelling, self._span(p),
                            p.type.get_canonical().spelling)
-                  for p in children(cursor) if p.kind == K.PARM_DECL]
-        body_cursor = next((c for c in children(cursor) if c.kind == K.COMPOUND_STMT), None)
+                  for p in children(cursor) if _kind(p) == K.PARM_DECL]
+        body_cursor = next((c for c in children(cursor) if _kind(c) == K.COMPOUND_STMT), None)
         body = self._block(body_cursor) if body_cursor is not None else None
         name_location = cursor.location
         name_span = ir.Span(name_location.line, name_location.column, name_location.line,
                             name_location.column + len(cursor.spelling))
         return ir.Function(
             name=cursor.spelling, space=space, params=params, body=body, span=self._span(cursor),
-            name_span=name_span, ref=cursor.get_usr() or None, templated=cursor.kind == K.FUNCTION_TEMPLATE,
+            name_span=name_span, ref=cursor.get_usr() or None, templated=_kind(cursor) == K.FUNCTION_TEMPLATE,
             max_threads_per_block=self._launch_bounds(cursor), return_type=cursor.result_type.spelling,
         )
 
@@ -119,17 +155,17 @@ class Lowering:
             self._depth -= 1
 
     def _stmt_at_depth(self, cursor: ci.Cursor) -> ir.Stmt | None:
-        kind = cursor.kind
+        kind = _kind(cursor)
         span = self._span(cursor)
         if kind == K.COMPOUND_STMT:
             return self._block(cursor)
         if kind == K.DECL_STMT:
-            return ir.DeclStmt(span, [self._var_decl(c) for c in children(cursor) if c.kind == K.VAR_DECL])
+            return ir.DeclStmt(span, [self._var_decl(c) for c in children(cursor) if _kind(c) == K.VAR_DECL])
         if kind == K.NULL_STMT:
             return None
         kids = children(cursor)
         if kind == K.IF_STMT:
-            parts = [c for c in kids if c.kind != K.DECL_STMT] or kids
+            parts = [c for c in kids if _kind(c) != K.DECL_STMT] or kids
             cond = self._expr(parts[0]) if parts else ir.Opaque(span)
             then = self._stmt_or_empty(parts[1], span) if len(parts) > 1 else ir.Block(span)
             otherwise = self._stmt_or_empty(parts[2], span) if len(parts) > 2 else None
@@ -151,7 +187,7 @@ class Lowering:
             return ir.Break(span)
         if kind == K.CONTINUE_STMT:
             return ir.Continue(span)
-        if kind.is_expression():
+        if kind in _EXPRESSION_KINDS:
             return ir.ExprStmt(span, self._expr(cursor))
         return ir.OpaqueStmt(span, [s for s in map(self._stmt, kids) if s is not None])
 
@@ -164,19 +200,20 @@ class Lowering:
         first_semi, second_semi = self._for_semicolons(cursor, body)
         init = cond = step = None
         for child in kids[:-1]:
-            offset = child.extent.start.offset
+            offset = self._offsets(child)[0]
             if first_semi is not None and offset < first_semi:
                 init = self._stmt(child)
             elif second_semi is not None and offset < second_semi:
-                if child.kind != K.DECL_STMT:
+                if _kind(child) != K.DECL_STMT:
                     cond = self._expr(child)
             else:
                 step = self._expr(child)
         return ir.For(span, init, cond, step, self._stmt_or_empty(body, span) if body is not None else ir.Block(span))
 
     def _for_semicolons(self, cursor: ci.Cursor, body: ci.Cursor | None) -> tuple[int | None, int | None]:
-        start = cursor.extent.start.offset
-        end = body.extent.start.offset if body is not None else cursor.extent.end.offset
+        start, end = self._offsets(cursor)
+        if body is not None:
+            end = self._offsets(body)[0]
         header = self.data[start:end]
         depth = 0
         semis = []
@@ -192,10 +229,10 @@ class Lowering:
         return None, None
 
     def _var_decl(self, cursor: ci.Cursor) -> ir.VarDecl:
-        attrs = {c.kind for c in children(cursor)}
+        attrs = {_kind(c) for c in children(cursor)}
         init = None
         for child in children(cursor):
-            if child.kind.is_expression():
+            if _kind(child) in _EXPRESSION_KINDS:
                 init = child
         type_ = cursor.type
         dims: list[int | None] = []
@@ -215,7 +252,7 @@ class Lowering:
             dims=dims, size_bytes=size if size > 0 and None not in dims else None,
             element_type=element.spelling,
         )
-        if init is not None and not (init.kind == K.CALL_EXPR and not children(init) and dims):
+        if init is not None and not (_kind(init) == K.CALL_EXPR and not children(init) and dims):
             decl.init = self._expr(init)
         return decl
 
@@ -233,7 +270,7 @@ class Lowering:
             self._depth -= 1
 
     def _expr_at_depth(self, cursor: ci.Cursor) -> ir.Expr:
-        kind = cursor.kind
+        kind = _kind(cursor)
         if kind in (K.UNEXPOSED_EXPR, K.PAREN_EXPR):
             kids = children(cursor)
             if len(kids) == 1:  # implicit conversions and parentheses are transparent
@@ -257,7 +294,7 @@ class Lowering:
         if kind == K.MEMBER_REF_EXPR:
             kids = children(cursor)
             base = self._expr(kids[0]) if kids else None
-            return ir.Member(span, text, type_, base, cursor.spelling)
+            return ir.Member(span, text, type_, base, spelling(cursor))
         if kind == K.ARRAY_SUBSCRIPT_EXPR:
             base, index = (self._expr(c) for c in children(cursor))
             return ir.Index(span, text, type_, base, index)
@@ -276,10 +313,10 @@ class Lowering:
         if kind == K.CALL_EXPR:
             return self._call(cursor, span, text, type_)
         if kind in _CAST_KINDS:
-            kids = [c for c in children(cursor) if c.kind.is_expression()]
+            kids = [c for c in children(cursor) if _kind(c) in _EXPRESSION_KINDS]
             if not kids:
                 return ir.Opaque(span, text, type_)
-            if kind == K.CXX_FUNCTIONAL_CAST_EXPR and kids[-1].kind == K.INIT_LIST_EXPR:
+            if kind == K.CXX_FUNCTIONAL_CAST_EXPR and _kind(kids[-1]) == K.INIT_LIST_EXPR:
                 return ir.Construct(span, text, type_, [self._expr(c) for c in children(kids[-1])])
             return ir.Cast(span, text, type_, self._expr(kids[-1]))
         if kind == K.CXX_UNARY_EXPR:  # sizeof, alignof
@@ -288,53 +325,59 @@ class Lowering:
         if kind == K.INIT_LIST_EXPR:
             return ir.InitList(span, text, type_, [self._expr(c) for c in children(cursor)])
         if kind == K.LAMBDA_EXPR:
-            body = next((c for c in children(cursor) if c.kind == K.COMPOUND_STMT), None)
+            body = next((c for c in children(cursor) if _kind(c) == K.COMPOUND_STMT), None)
             return ir.Lambda(span, text, type_, self._block(body) if body is not None else ir.Block(span))
         if kind == K.CXX_NULL_PTR_LITERAL_EXPR:
             return ir.Const(span, text, type_, 0)
-        return ir.Opaque(span, text, type_, [self._expr(c) for c in children(cursor) if c.kind.is_expression()])
+        return ir.Opaque(span, text, type_, [self._expr(c) for c in children(cursor) if _kind(c) in _EXPRESSION_KINDS])
+
+    def _declaration(self, cursor: ci.Cursor) -> _Declaration | None:
+        """The declaration `cursor` refers to, looked up once per declaration."""
+        found = referenced(cursor)
+        if found is None:
+            return None
+        key = (found._kind_id, found.data[0])
+        declaration = self._declarations.get(key)
+        if declaration is None:
+            declaration = self._declarations[key] = _Declaration.of(found)
+        return declaration
 
     def _name(self, cursor: ci.Cursor, span: ir.Span, text: str, type_: str) -> ir.Name:
-        referenced = cursor.referenced
-        decl_kind, ref, constant = "", None, None
-        if referenced is not None:
-            rk = referenced.kind
-            decl_kind = {K.PARM_DECL: "param", K.VAR_DECL: "var", K.FUNCTION_DECL: "function",
-                         K.ENUM_CONSTANT_DECL: "enum", K.FIELD_DECL: "field",
-                         K.TEMPLATE_NON_TYPE_PARAMETER: "template_param"}.get(rk, "")
-            ref = self._usr(referenced) or f"{referenced.location.line}:{referenced.location.column}"
-            if rk == K.ENUM_CONSTANT_DECL or (rk == K.VAR_DECL and referenced.type.is_const_qualified()):
-                constant = evaluate(referenced)
-        return ir.Name(span, text, type_, cursor.spelling, ref, decl_kind, constant)
+        declaration = self._declaration(cursor)
+        if declaration is None:
+            return ir.Name(span, text, type_, spelling(cursor))
+        return ir.Name(span, text, type_, spelling(cursor), declaration.ref, declaration.name_kind,
+                       declaration.constant)
 
     def _call(self, cursor: ci.Cursor, span: ir.Span, text: str, type_: str) -> ir.Expr:
         kids = children(cursor)
-        referenced = cursor.referenced
-        if referenced is not None and referenced.kind == K.CONSTRUCTOR:
-            args = [self._expr(c) for c in kids if c.kind.is_expression() and not _is_default_argument(c)]
-            if len(args) == 1 and not text.strip().startswith(referenced.spelling):
+        declaration = self._declaration(cursor)
+        if declaration is not None and declaration.kind == K.CONSTRUCTOR:
+            args = [self._expr(c) for c in kids if _kind(c) in _EXPRESSION_KINDS and not _is_default_argument(c)]
+            if len(args) == 1 and not text.strip().startswith(declaration.spelling):
                 return args[0]  # an implicit conversion or copy, not a construction the user wrote
             return ir.Construct(span, text, type_, args)
-        config = next((c for c in kids[1:2] if c.kind == K.CALL_EXPR and c.spelling in _CONFIG_CALLEES), None)
-        if config is not None or (referenced is not None and any(
-                c.kind == K.CUDAGLOBAL_ATTR for c in children(referenced))):
+        config = next((c for c in kids[1:2] if _kind(c) == K.CALL_EXPR and spelling(c) in _CONFIG_CALLEES), None)
+        if config is not None or (declaration is not None and declaration.is_kernel):
             return self._launch(cursor, kids, config, span, text, type_)
-        if cursor.spelling.startswith("operator") and len(kids) >= 2:
-            lowered = self._operator_call(cursor, kids, span, text, type_)
+        name = spelling(cursor)
+        if name.startswith("operator") and len(kids) >= 2:
+            lowered = self._operator_call(cursor, name, kids, span, text, type_)
             if lowered is not None:
                 return lowered
         callee_cursor = kids[0] if kids else None
-        receiver, callee, callee_ref, template_args = None, cursor.spelling, None, ""
+        receiver, callee, callee_ref, template_args = None, name, None, ""
         target = _strip_implicit(callee_cursor) if callee_cursor is not None else None
         if target is not None:
-            if target.kind == K.MEMBER_REF_EXPR:
+            if _kind(target) == K.MEMBER_REF_EXPR:
                 members = children(target)
                 receiver = self._expr(members[0]) if members else None
-                callee = target.spelling or callee
-            elif target.kind in (K.DECL_REF_EXPR, K.OVERLOADED_DECL_REF):
-                callee = target.spelling or callee
-            if target.referenced is not None:
-                callee_ref = self._usr(target.referenced)
+                callee = spelling(target) or callee
+            elif _kind(target) in (K.DECL_REF_EXPR, K.OVERLOADED_DECL_REF):
+                callee = spelling(target) or callee
+            target_declaration = self._declaration(target)
+            if target_declaration is not None:
+                callee_ref = target_declaration.usr or None
             callee_text = self._text(target)
             angle = re.search(r"<(.*)>\s*$", callee_text, re.DOTALL)
             if angle:
@@ -342,15 +385,16 @@ class Lowering:
         args = [self._expr(c) for c in kids[1:] if not _is_default_argument(c)]
         return ir.Call(span, text, type_, callee, args, receiver, template_args, callee_ref)
 
-    def _operator_call(self, cursor: ci.Cursor, kids: list, span: ir.Span, text: str, type_: str) -> ir.Expr | None:
+    def _operator_call(self, cursor: ci.Cursor, name: str, kids: list, span: ir.Span, text: str,
+                       type_: str) -> ir.Expr | None:
         """An overloaded operator written as an operator (`h[i] = x` on __half, `f4[i] = make_float4(...)`):
         lowered like the built-in one. libclang lists its children in source order (lhs, operator, rhs),
         so the callee is not the first child."""
-        op = cursor.spelling[len("operator"):].strip()
+        op = name[len("operator"):].strip()
 
         def is_operator_ref(child: ci.Cursor) -> bool:
             inner = _strip_implicit(child)
-            return inner.kind == K.DECL_REF_EXPR and inner.spelling == cursor.spelling
+            return _kind(inner) == K.DECL_REF_EXPR and spelling(inner) == name
 
         operands = [c for c in kids if not is_operator_ref(c) and not _is_default_argument(c)]
         if len(operands) == len(kids):  # an explicit call `a.operator=(b)`: keep it a call
@@ -371,8 +415,9 @@ class Lowering:
 
     def _launch(self, cursor, kids, config, span, text, type_) -> ir.Launch:
         target = _strip_implicit(kids[0]) if kids else None
-        kernel = (target.spelling if target is not None else "") or cursor.spelling
-        kernel_ref = target.referenced.get_usr() if target is not None and target.referenced else None
+        kernel = (spelling(target) if target is not None else "") or spelling(cursor)
+        declaration = self._declaration(target) if target is not None else None
+        kernel_ref = declaration.usr if declaration is not None else None
         parts: list[ir.Expr | None] = [None, None, None, None]
         if config is not None:
             config_args = children(config)[1:]
@@ -390,11 +435,19 @@ class Lowering:
         return self._span_and_text(cursor)[1]
 
     def _span_and_text(self, cursor: ci.Cursor) -> tuple[ir.Span, str]:
-        start, end = extent_offsets(cursor)
-        span = ir.Span(*self._line_column(start), *self._line_column(end))
+        start, end = self._offsets(cursor)
+        line_column = self._line_columns
+        first, last = line_column.get(start), line_column.get(end)
+        if first is None:
+            first = line_column[start] = self._line_column(start)
+        if last is None:
+            last = line_column[end] = self._line_column(end)
+        span = ir.Span(first[0], first[1], last[0], last[1])
         if end <= start or end > len(self.data):
             # inside a macro expansion every node sits on the macro's name: fall back to the spelling
-            return span, cursor.spelling
+            return span, spelling(cursor)
+        if self.ascii_text is not None:  # byte offsets are character offsets
+            return span, self.ascii_text[start:end]
         return span, self._text_between(start, end)
 
     def _line_column(self, offset: int) -> tuple[int, int]:
@@ -404,18 +457,12 @@ class Lowering:
 
     def _type_spelling(self, cursor: ci.Cursor) -> str:
         # most expressions share a handful of types (int, float, float *): spell each type once
-        type_ = cursor.type
-        key = (type_._kind_id, type_.data[0] or 0, type_.data[1] or 0)
+        type_ = cursor_type(cursor)
+        key = (type_._kind_id, type_.data[0], type_.data[1])
         spelling = self._type_spellings.get(key)
         if spelling is None:
             spelling = self._type_spellings[key] = type_.spelling
         return spelling
-
-    def _usr(self, declaration: ci.Cursor) -> str | None:
-        key = cursor_hash(declaration)
-        if key not in self._usr_of:
-            self._usr_of[key] = declaration.get_usr()
-        return self._usr_of[key] or None
 
     def _text_between(self, start: int, end: int) -> str:
         return self.data[start:end].decode("utf-8", errors="replace")
@@ -440,7 +487,7 @@ def _literal_value(text: str) -> int | float | None:
 
 
 def _strip_implicit(cursor: ci.Cursor) -> ci.Cursor:
-    while cursor.kind == K.UNEXPOSED_EXPR:
+    while _kind(cursor) == K.UNEXPOSED_EXPR:
         kids = children(cursor)
         if len(kids) != 1:
             break
@@ -450,7 +497,7 @@ def _strip_implicit(cursor: ci.Cursor) -> ci.Cursor:
 
 def _is_default_argument(cursor: ci.Cursor) -> bool:
     # CXXDefaultArgExpr surfaces as a childless UNEXPOSED_EXPR with an empty extent
-    if cursor.kind != K.UNEXPOSED_EXPR:
+    if _kind(cursor) != K.UNEXPOSED_EXPR:
         return False
     if any(True for _ in children(cursor)):
         return False

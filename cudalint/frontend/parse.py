@@ -19,6 +19,7 @@ from cudalint.sources import CudaUnit
 
 VIRTUAL_INCLUDE_DIR = "/__cudalint__/include"
 _VIRTUAL_UNKNOWN_DIR = "/__cudalint__/unknown"
+_VIRTUAL_MAIN_DIR = "/__cudalint__/main"
 
 _BASE_ARGS = ["-std=c++17", "-nostdinc", "-nostdinc++", "-ferror-limit=0", "-Wno-unknown-cuda-version"]
 # One device-side parse covers kernels and host wrappers: host bodies and their <<<>>> launches stay
@@ -52,6 +53,9 @@ class Diagnostic:
 
 @dataclass
 class ParsedUnit:
+    """A parsed unit. Its translation unit is borrowed: valid until the next parse in this thread with the
+    same language, prelude and directory (see `_TranslationUnitPool`)."""
+
     unit: CudaUnit
     translation_unit: ci.TranslationUnit
     main_file: str
@@ -165,9 +169,37 @@ def _in_memory_headers(include: str | None) -> tuple[tuple[str, str], ...]:
     return () if include else stub_headers()
 
 
-def parse_unit(unit: CudaUnit, main_file: str, directory: str | None = None) -> ParsedUnit:
-    """Parse `unit` as the file `main_file` (a real path when the unit is a whole file on disk, so
-    relative includes resolve)."""
+class _TranslationUnitPool:
+    """One translation unit per parse configuration and thread, reparsed with each new text: a reparse
+    skips clang's driver (toolchain and CUDA installation probing, 1 to 2 ms a parse). The main file has
+    a fixed name per configuration, in the unit's directory so that quoted includes resolve as they
+    would from the real file."""
+
+    def __init__(self) -> None:
+        self._pid = os.getpid()
+        self._local = threading.local()
+
+    def parse(self, args: tuple[str, ...], main_file: str, unsaved: list[tuple[str, str]]) -> ci.TranslationUnit:
+        if self._pid != os.getpid():  # a forked worker keeps its own units
+            self.__init__()
+        pool = self._local.__dict__.setdefault("units", {})
+        tu = pool.pop(args, None)
+        if tu is not None:
+            try:
+                tu.reparse(unsaved_files=unsaved, options=0)
+            except ci.TranslationUnitLoadError:
+                tu = None  # clang gives up on a unit after a failed reparse: start a new one
+        if tu is None:
+            tu = _index().parse(main_file, args=list(args), unsaved_files=unsaved, options=0)
+        pool[args] = tu
+        return tu
+
+
+_pool = _TranslationUnitPool()
+
+
+def parse_unit(unit: CudaUnit, directory: str | None = None) -> ParsedUnit:
+    """Parse `unit`; `directory` is where the file lives, for its relative includes."""
     args = list(_LANGUAGE_ARGS[unit.language])
     headers = _PRELUDES.get((unit.language, unit.origin), ("cuda_runtime.h",) if unit.language == "cuda" else ())
     if headers:
@@ -181,10 +213,12 @@ def parse_unit(unit: CudaUnit, main_file: str, directory: str | None = None) -> 
         args.append("-I" + directory)
     include = _workspace.include_dir()
     args += _search_args(include)
+    suffix = ".cu" if unit.language == "cuda" else ".cpp"
+    main_file = os.path.join(directory or _VIRTUAL_MAIN_DIR, "__cudalint_unit__" + suffix)
     unknown = _unknown_headers(unit.text, directory)
     unsaved = [(main_file, unit.text), *_in_memory_headers(include)]
     unsaved += [(f"{_VIRTUAL_UNKNOWN_DIR}/{name}", "") for name, _ in unknown]
-    tu = _index().parse(main_file, args=args, unsaved_files=unsaved, options=0)
+    tu = _pool.parse(tuple(args), main_file, unsaved)
     diagnostics = []
     for d in tu.diagnostics:
         if d.severity < ci.Diagnostic.Warning:

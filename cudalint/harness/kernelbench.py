@@ -670,22 +670,31 @@ def extension_call_arguments(module: ast.Module, classify) -> dict[str, dict[int
     maps each local of the enclosing function to the values assigned to it, so `y = x.half(); f(y)` is
     seen through."""
     found: dict[str, dict[int, object]] = {}
+    for name, call, assignments in _extension_calls(module):
+        for index, arg in enumerate(call.args):
+            verdict = classify(arg, assignments)
+            if verdict is not None:
+                found.setdefault(name, {})[index] = verdict
+    return found
+
+
+@lru_cache(maxsize=4)  # several rules ask about the module being linted
+def _extension_calls(module: ast.Module) -> list[tuple[str, ast.Call, dict[str, list[ast.expr]]]]:
+    """Calls of non-library functions by name, each with the assignments of its enclosing function."""
+    calls = []
     for function in ast.walk(module):
         if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
+        nodes = list(ast.walk(function))
         assignments: dict[str, list[ast.expr]] = {}
-        for node in ast.walk(function):
+        for node in nodes:
             if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
                 assignments.setdefault(node.targets[0].id, []).append(node.value)
-        for node in ast.walk(function):
+        for node in nodes:
             if not isinstance(node, ast.Call):
                 continue
             name = node.func.attr if isinstance(node.func, ast.Attribute) else (
                 node.func.id if isinstance(node.func, ast.Name) else None)
-            if name is None or library_call(node.func):
-                continue
-            for index, arg in enumerate(node.args):
-                verdict = classify(arg, assignments)
-                if verdict is not None:
-                    found.setdefault(name, {})[index] = verdict
-    return found
+            if name is not None and not library_call(node.func):
+                calls.append((name, node, assignments))
+    return calls

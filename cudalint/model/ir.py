@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class Span:
+class Span(NamedTuple):
+    # a tuple: the frontend makes one per node, and a frozen dataclass costs four times as much to build
     line: int
     column: int
     end_line: int
@@ -355,6 +357,12 @@ class Function:
     templated: bool = False
     max_threads_per_block: int | None = None  # from __launch_bounds__, when constant
     return_type: str = ""
+
+    @cached_property
+    def nodes(self) -> tuple[Node, ...]:
+        """Every node of the body, in pre-order. Built once: analyses walk bodies many times, and the IR is
+        not changed after lowering."""
+        return tuple(self.body.walk()) if self.body is not None else ()
 
     @property
     def is_kernel(self) -> bool:

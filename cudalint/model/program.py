@@ -93,7 +93,7 @@ class Program:
                 continue
             seen.append(current)
             if current.body is not None:
-                for node in current.body.walk():
+                for node in current.nodes:
                     if isinstance(node, ir.Call) and node.receiver is None:
                         stack.extend(self.functions_by_name.get(node.callee, []))
         return seen
@@ -122,7 +122,7 @@ def build_program(unit: CudaUnit, functions: list[ir.Function], globals_: list[i
         if function.body is None:
             continue
         env = program.env(function)
-        for node in function.body.walk():
+        for node in function.nodes:
             if isinstance(node, ir.VarDecl) and node.shared:
                 program.shared_arrays.append(SharedArray(node, function))
             elif isinstance(node, ir.Launch):
