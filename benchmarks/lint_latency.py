@@ -18,6 +18,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from cudalint import lint_source  # noqa: E402
+from cudalint.engine import tune_garbage_collector  # noqa: E402
 from cudalint.evaluation.corpus import load_corpus  # noqa: E402
 from cudalint.evaluation.run import percentile, time_nvcc  # noqa: E402
 
@@ -30,6 +31,7 @@ def main() -> None:
     args = parser.parse_args()
 
     cases = load_corpus(args.corpus)
+    tune_garbage_collector()  # as the CLI does
     lint_source("__global__ void warm() {}", "warm.cu")
     per_file: dict[str, float] = {}
     for case in cases:

@@ -19,7 +19,7 @@ import cudalint
 from cudalint.checks.registry import all_rules, find_rule, matches
 from cudalint.config import ConfigError, LintOptions, find_config, load_config
 from cudalint.engine import (FileResult, InputError, default_jobs, exceeds, expand_paths, iter_lint_files,
-                             selected_rules)
+                             selected_rules, tune_garbage_collector)
 from cudalint.report import all_findings, load_sources
 
 _DUNDER = re.compile(r"(?<![`\w])(__\w+__)(?![`\w])")  # __launch_bounds__ would render as bold
@@ -355,6 +355,7 @@ _register_subsystem_commands()
 
 def main() -> None:
     """The console script `cudalint`."""
+    tune_garbage_collector()
     app(prog_name="cudalint")
 
 

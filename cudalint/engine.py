@@ -5,6 +5,7 @@ The library API lives here. It returns data; it never prints or exits.
 
 from __future__ import annotations
 
+import gc
 import os
 import traceback
 from collections.abc import Iterable, Iterator
@@ -113,11 +114,20 @@ def iter_lint_files(files: list[str], options: LintOptions, jobs: int = 1) -> It
         from concurrent.futures import ProcessPoolExecutor
 
         chunk = max(1, min(16, len(files) // (4 * jobs)))
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
+        with ProcessPoolExecutor(max_workers=jobs, initializer=tune_garbage_collector) as pool:
             yield from pool.map(lint_file, files, [options] * len(files), chunksize=chunk)
     else:
         for path in files:
             yield lint_file(path, options)
+
+
+def tune_garbage_collector() -> None:
+    """Set up this process's garbage collector for linting: linting makes many short-lived objects, and
+    with the default thresholds Python's collector takes 5 to 10% of the time, mostly re-walking what
+    was loaded at start-up. The CLI and the worker processes call this; it changes process-wide
+    settings, so a library caller decides for itself."""
+    gc.freeze()  # what is alive now (modules, stub tables) is never garbage
+    gc.set_threshold(50_000, 20, 100)
 
 
 def default_jobs(file_count: int) -> int:
@@ -197,4 +207,5 @@ def exceeds(findings: Iterable[Finding], fail_on: str) -> bool:
 
 
 __all__ = ["ConfigError", "FileResult", "InputError", "LintOptions", "default_jobs", "exceeds", "expand_paths",
-           "iter_lint_files", "lint_file", "lint_paths", "lint_source", "read_source", "selected_rules"]
+           "iter_lint_files", "lint_file", "lint_paths", "lint_source", "read_source", "selected_rules",
+           "tune_garbage_collector"]

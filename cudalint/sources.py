@@ -12,14 +12,17 @@ import io
 import re
 import tokenize
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import NamedTuple
+
+from cudalint import pyast
 
 CUDA_SUFFIXES = (".cu", ".cuh")
 PYTHON_SUFFIXES = (".py",)
 SUFFIXES = CUDA_SUFFIXES + PYTHON_SUFFIXES
 
 
-class Position(NamedTuple):  # a tuple: a .py file's embedded CUDA has one per character
+class Position(NamedTuple):
     line: int  # 1-based
     column: int  # 1-based
 
@@ -33,7 +36,7 @@ class CudaUnit:
     language: str  # "cuda" or "c++" (load_inline's cpp_sources are compiled as C++)
     origin: str  # "file", "load_inline", "cupy"
     # file position of each character of `text`; None for a file unit (identity mapping)
-    char_positions: list[Position] | None = None
+    char_positions: list[tuple[int, int]] | None = None
     _line_starts: list[int] = field(default_factory=list, repr=False)
 
     def __post_init__(self) -> None:
@@ -53,7 +56,7 @@ class CudaUnit:
         offset = min(start + char_index, len(self.char_positions) - 1)
         if offset < 0:
             return Position(1, 1)
-        return self.char_positions[offset]
+        return Position(*self.char_positions[offset])
 
 
 @dataclass
@@ -94,7 +97,7 @@ def _python_document(path: str, text: str) -> SourceDocument:
     resolver = _StringResolver(module, text)
     units: list[CudaUnit] = []
     name = path.rsplit("/", 1)[-1]
-    for call in ast.walk(module):
+    for call in pyast.walk(module):
         if not isinstance(call, ast.Call):
             continue
         callee = _callee_name(call)
@@ -132,7 +135,7 @@ def _argument(call: ast.Call, keyword: str, position: int) -> ast.expr | None:
     return None
 
 
-_Mapped = tuple[str, list[Position]]
+_Mapped = tuple[str, list[tuple[int, int]]]  # text, and the file (line, column) of each character
 
 
 class _StringResolver:
@@ -141,7 +144,7 @@ class _StringResolver:
     def __init__(self, module: ast.Module, text: str) -> None:
         self._text_lines = text.splitlines(keepends=True)
         self._assignments: dict[str, list[ast.expr]] = {}
-        for node in ast.walk(module):
+        for node in pyast.walk(module):
             if isinstance(node, ast.Assign):
                 for target in node.targets:
                     if isinstance(target, ast.Name):
@@ -170,7 +173,7 @@ class _StringResolver:
                 return None
             text, positions = parts[0]
             for part_text, part_positions in parts[1:]:
-                glue = positions[-1] if positions else Position(node.lineno, node.col_offset + 1)
+                glue = positions[-1] if positions else (node.lineno, node.col_offset + 1)
                 text, positions = text + "\n" + part_text, positions + [glue] + part_positions
             return text, positions
         if isinstance(node, ast.Name):
@@ -187,7 +190,7 @@ class _StringResolver:
         if segment is None:
             return None
         text_parts: list[str] = []
-        positions: list[Position] = []
+        positions: list[tuple[int, int]] = []
         try:
             tokens = list(tokenize.generate_tokens(io.StringIO(segment).readline))
         except (tokenize.TokenError, SyntaxError):
@@ -230,15 +233,18 @@ def _fallback_literal(node: ast.expr) -> _Mapped | None:
         value = node.value
     else:
         return None
-    positions: list[Position] = []
-    line, column = node.lineno, node.col_offset + 1
-    for ch in value:
-        positions.append(Position(line, column))
-        if ch == "\n":
-            line, column = line + 1, 1
-        else:
-            column += 1
-    return value, positions
+    return value, _run_positions(value, node.lineno, node.col_offset)
+
+
+def _run_positions(text: str, line: int, column0: int) -> list[tuple[int, int]]:
+    """The file (line, column) of each character of `text`, which stands in the file as it is from
+    (line, 0-based column0) on. Plain tuples, built a line at a time: a kernel string has thousands."""
+    positions: list[tuple[int, int]] = []
+    for piece in text.split("\n"):
+        positions.extend(zip(repeat(line), range(column0 + 1, column0 + len(piece) + 2)))  # its newline too
+        line, column0 = line + 1, 0
+    del positions[len(text):]  # the last piece has no newline
+    return positions
 
 
 _PREFIX = re.compile(r"^([rRbBuUfF]*)('''|\"\"\"|'|\")")
@@ -258,19 +264,11 @@ def _decode_string_token(token: str, line: int, column0: int) -> _Mapped | None:
     raw, fstring = "r" in prefix, "f" in prefix
     body_start = len(prefix) + len(quote)
     body = token[body_start : len(token) - len(quote)]
-    # walk the token text to know the file position of every body character
-    cur_line, cur_col = line, column0 + body_start
-    source_positions: list[Position] = []
-    for ch in body:
-        source_positions.append(Position(cur_line, cur_col + 1))
-        if ch == "\n":
-            cur_line, cur_col = cur_line + 1, 0
-        else:
-            cur_col += 1
+    source_positions = _run_positions(body, line, column0 + body_start)
     if (raw or "\\" not in body) and not (fstring and ("{{" in body or "}}" in body)):
         return body, source_positions  # nothing to decode: every character stands for itself
     out: list[str] = []
-    out_positions: list[Position] = []
+    out_positions: list[tuple[int, int]] = []
     i = 0
     while i < len(body):
         ch = body[i]

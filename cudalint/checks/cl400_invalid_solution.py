@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from cudalint import pyast
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
 from cudalint.findings import Finding, Location
@@ -103,7 +104,7 @@ def _reads_at_import(solution, node: ast.expr, depth: int = 0) -> bool:
     module-level variables): `open(path).read()`, `Path(p).read_text()`, `os.environ[...]`."""
     if depth > 5:
         return False
-    for sub in ast.walk(node):
+    for sub in pyast.walk(node):
         if isinstance(sub, ast.Call) and (callee_name(sub) or "") in _READERS:
             return True
         if isinstance(sub, ast.Attribute) and sub.attr == "environ":
@@ -117,7 +118,7 @@ def _reads_at_import(solution, node: ast.expr, depth: int = 0) -> bool:
 
 def _assigned_values(module: ast.Module, name: str) -> list[ast.expr]:
     values = []
-    for statement in ast.walk(module):
+    for statement in pyast.walk(module):
         if isinstance(statement, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name
                                                       for t in statement.targets):
             values.append(statement.value)

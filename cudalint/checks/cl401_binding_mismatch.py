@@ -14,6 +14,7 @@ import ast
 import re
 from collections.abc import Iterator
 
+from cudalint import pyast
 from cudalint.checks.context import RuleContext, UnitFacts
 from cudalint.checks.registry import rule
 from cudalint.findings import Finding
@@ -136,7 +137,7 @@ def _check_cupy(ctx: RuleContext, state, solution) -> Iterator[Finding]:
             if isinstance(node, ast.Constant) and isinstance(node.value, str):
                 names.append((node.value, node))
         elif raw.target and flow is not None:
-            for sub in ast.walk(solution.module):
+            for sub in pyast.walk(solution.module):
                 if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) \
                         and sub.func.attr == "get_function" and sub.args \
                         and isinstance(sub.args[0], ast.Constant) and isinstance(sub.args[0].value, str) \

@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from cudalint import pyast
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
 from cudalint.findings import Finding
@@ -48,7 +49,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
     # a try/except around a kernel call that computes with torch in the handler
     for info in flow.functions:
         typing = flow.typing(info)
-        for node in ast.walk(info.node):
+        for node in pyast.walk(info.node):
             if not isinstance(node, ast.Try) or not _invokes(flow, info, node.body):
                 continue
             for handler in node.handlers:
@@ -100,7 +101,7 @@ def _torch_on_inputs(ctx: RuleContext, flow: ForwardFlow, report) -> Iterator[Fi
 def _update(statement: ast.stmt, typing, inputs: set[str], tainted: set[str]) -> None:
     from cudalint.harness.forward import _names_in_target, _targets_and_value
 
-    for call in (n for n in ast.walk(statement) if isinstance(n, ast.Call)):
+    for call in (n for n in pyast.walk(statement) if isinstance(n, ast.Call)):
         if typing.runs_kernel(call):
             tainted.update(typing.output_buffers(call))
     targets, value = _targets_and_value(statement)
@@ -119,12 +120,12 @@ def _update(statement: ast.stmt, typing, inputs: set[str], tainted: set[str]) ->
 
 
 def _uses(node: ast.AST, names: set[str]) -> bool:
-    return any(isinstance(sub, ast.Name) and sub.id in names for sub in ast.walk(node))
+    return any(isinstance(sub, ast.Name) and sub.id in names for sub in pyast.walk(node))
 
 
 def _uses_kernel(node: ast.AST, typing, tainted: set[str]) -> bool:
     return any((isinstance(sub, ast.Name) and sub.id in tainted)
-               or (isinstance(sub, ast.Call) and typing.runs_kernel(sub)) for sub in ast.walk(node))
+               or (isinstance(sub, ast.Call) and typing.runs_kernel(sub)) for sub in pyast.walk(node))
 
 
 def _is_parameter(function: ast.FunctionDef, name: str) -> bool:
@@ -137,16 +138,16 @@ def _kernel_try_handlers(flow: ForwardFlow, info) -> set[int]:
     """ids of the statements inside except handlers of a try around a kernel call (reported once, on
     the except line)."""
     found: set[int] = set()
-    for node in ast.walk(info.node):
+    for node in pyast.walk(info.node):
         if isinstance(node, ast.Try) and _invokes(flow, info, node.body):
             for handler in node.handlers:
                 for statement in handler.body:
-                    found.update(id(sub) for sub in ast.walk(statement) if isinstance(sub, ast.stmt))
+                    found.update(id(sub) for sub in pyast.walk(statement) if isinstance(sub, ast.stmt))
     return found
 
 
 def _fallback_calls(flow: ForwardFlow, info, node: ast.AST) -> list[ast.Call]:
-    return [c for c in ast.walk(node) if isinstance(c, ast.Call) and _calls_fallback(flow, info, c)]
+    return [c for c in pyast.walk(node) if isinstance(c, ast.Call) and _calls_fallback(flow, info, c)]
 
 
 def _short(node: ast.AST) -> str:
@@ -180,7 +181,7 @@ def _catches_only_imports(handler: ast.ExceptHandler) -> bool:
 def _calls_fallback(flow: ForwardFlow, info, node: ast.AST) -> bool:
     """A call to a forward-path helper that computes with torch and runs no kernel
     (`self._reference(x)`, `super().forward(x)`)."""
-    for call in (n for n in ast.walk(node) if isinstance(n, ast.Call)):
+    for call in (n for n in pyast.walk(node) if isinstance(n, ast.Call)):
         for target, _ in flow._call_targets(call, info):
             helper = flow.info(target)
             if helper is None or helper.invokes:
@@ -194,10 +195,10 @@ def _calls_fallback(flow: ForwardFlow, info, node: ast.AST) -> bool:
 def _swallowed_build(ctx: RuleContext, flow: ForwardFlow, report) -> Iterator[Finding]:
     solution = flow.solution
     builds = {id(c.call) for c in solution.load_inline_calls} | {id(r.call) for r in solution.raw_kernels}
-    for node in ast.walk(solution.module):
+    for node in pyast.walk(solution.module):
         if not isinstance(node, ast.Try):
             continue
-        if not any(id(sub) in builds for statement in node.body for sub in ast.walk(statement)):
+        if not any(id(sub) in builds for statement in node.body for sub in pyast.walk(statement)):
             continue
         for handler in node.handlers:
             if _raises(handler.body):
@@ -206,9 +207,9 @@ def _swallowed_build(ctx: RuleContext, flow: ForwardFlow, report) -> Iterator[Fi
             if not flags:
                 continue
             derived = set(flags)
-            for sub in ast.walk(solution.module):  # self.use_cuda = EXT_OK
+            for sub in pyast.walk(solution.module):  # self.use_cuda = EXT_OK
                 if isinstance(sub, ast.Assign) and any(isinstance(n, ast.Name) and n.id in flags
-                                                       for n in ast.walk(sub.value)):
+                                                       for n in pyast.walk(sub.value)):
                     derived.update(_assigned_names([sub]))
             if _forward_branches_on(flow, derived):
                 yield from report(handler.lineno, (
@@ -219,7 +220,7 @@ def _swallowed_build(ctx: RuleContext, flow: ForwardFlow, report) -> Iterator[Fi
 def _assigned_names(body: list[ast.stmt]) -> set[str]:
     names: set[str] = set()
     for statement in body:
-        for sub in ast.walk(statement):
+        for sub in pyast.walk(statement):
             if isinstance(sub, ast.Assign):
                 for target in sub.targets:
                     if isinstance(target, ast.Name):
@@ -231,9 +232,9 @@ def _assigned_names(body: list[ast.stmt]) -> set[str]:
 
 def _forward_branches_on(flow: ForwardFlow, names: set[str]) -> bool:
     for info in flow.functions:
-        for node in ast.walk(info.node):
+        for node in pyast.walk(info.node):
             if isinstance(node, (ast.If, ast.IfExp, ast.While)):
-                for sub in ast.walk(node.test):
+                for sub in pyast.walk(node.test):
                     if isinstance(sub, ast.Name) and sub.id in names:
                         return True
                     if isinstance(sub, ast.Attribute) and f".{sub.attr}" in names:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from cudalint import pyast
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
 from cudalint.findings import Finding
@@ -58,7 +59,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
             seen.add(line)
             yield ctx.finding_at(line_location(ctx.document, line), message)
 
-    for node in ast.walk(solution.module):
+    for node in pyast.walk(solution.module):
         targets: list[tuple[str | None, ast.AST]] = []
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
             raw = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
@@ -96,7 +97,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
                         f"what the harness times"))
     flow = state.flow
     if flow is not None:
-        created = {ast.unparse(target) for node in ast.walk(solution.module) if isinstance(node, ast.Assign)
+        created = {ast.unparse(target) for node in pyast.walk(solution.module) if isinstance(node, ast.Assign)
                    and _creates_stream(node.value, imports) for target in node.targets}
         for info in flow.functions:
             yield from _side_streams(info.node, imports, created, report)
@@ -121,8 +122,8 @@ def _tampering_target(qualified: str, imports) -> bool:
 def _side_streams(function: ast.FunctionDef, imports, created: set[str], report) -> Iterator[Finding]:
     """`created`: the names and self attributes (as written) that hold a stream the solution created."""
     waits = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in _WAITS
-                for n in ast.walk(function))
-    for node in ast.walk(function):
+                for n in pyast.walk(function))
+    for node in pyast.walk(function):
         if not isinstance(node, ast.With):
             continue
         for item in node.items:

@@ -15,6 +15,7 @@ import ast
 import re
 from collections.abc import Iterator
 
+from cudalint import pyast
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
 from cudalint.findings import Finding
@@ -84,7 +85,7 @@ def _python_conversions(ctx: RuleContext, state) -> Iterator[Finding]:
     imports = solution.imports
     seen: set[int] = set()
     for function in functions:
-        for node in ast.walk(function):
+        for node in pyast.walk(function):
             if not isinstance(node, ast.Call) or id(node) in seen:
                 continue
             seen.add(id(node))

@@ -15,6 +15,7 @@ import ast
 import re
 from collections.abc import Iterator
 
+from cudalint import pyast
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
 from cudalint.findings import Finding
@@ -116,7 +117,7 @@ def _python_literals(ctx: RuleContext, state, sizes: set[int]) -> Iterator[Findi
         return
     seen: set[int] = set()
     for info in flow.functions:
-        for node in ast.walk(info.node):
+        for node in pyast.walk(info.node):
             if isinstance(node, ast.Constant) and type(node.value) is int and node.value in sizes \
                     and node.lineno not in seen:
                 seen.add(node.lineno)

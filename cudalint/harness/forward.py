@@ -21,6 +21,7 @@ import threading
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from cudalint import pyast
 from cudalint.harness.kernelbench import ImportMap, Solution, callee_name, parse_solution
 
 _FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
@@ -166,7 +167,7 @@ class ForwardFlow:
         assigns: list[tuple[ast.expr, ast.expr, bool]] = []  # (target, value, in a class body)
         class_bodies = {id(s) for c in self.solution.classes.values() for s in c.body}
         returns: list[tuple[str, ast.expr]] = []
-        for node in ast.walk(module):
+        for node in pyast.walk(module):
             if isinstance(node, ast.Assign):
                 for target in node.targets:
                     assigns.append((target, node.value, id(node) in class_bodies))
@@ -215,7 +216,7 @@ class ForwardFlow:
                         self.attr_torch_modules[target.attr] = last
                 elif qualified.startswith("torch.") and not qualified.startswith(_NONCOMPUTE_NAMESPACES):
                     self.attr_tensors.add(target.attr)
-        for node in ast.walk(module):
+        for node in pyast.walk(module):
             if isinstance(node, ast.Call) and callee_name(node) == "register_buffer" and node.args and \
                     isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
                 self.attr_tensors.add(node.args[0].value)
@@ -321,7 +322,7 @@ class ForwardFlow:
     def invoking_calls(self, node: ast.AST, info: FunctionInfo) -> list[ast.Call]:
         """Calls under `node` that run compiled code, directly or through a forward-path callee."""
         found = []
-        for call in (n for n in ast.walk(node) if isinstance(n, ast.Call)):
+        for call in (n for n in pyast.walk(node) if isinstance(n, ast.Call)):
             if self.is_invocation(call):
                 found.append(call)
             elif any(self.info(t) is not None and self.info(t).invokes for t, _ in self._call_targets(call, info)):
@@ -337,8 +338,8 @@ class ForwardFlow:
         solution = self.solution
         unresolved = []
         for info in self.functions:
-            local_functions = {n.name for n in ast.walk(info.node) if isinstance(n, ast.FunctionDef)}
-            for node in ast.walk(info.node):
+            local_functions = {n.name for n in pyast.walk(info.node) if isinstance(n, ast.FunctionDef)}
+            for node in pyast.walk(info.node):
                 if not isinstance(node, ast.Call) or self.is_invocation(node):
                     continue
                 func = node.func
@@ -434,7 +435,7 @@ class Typing:
 
     def output_buffers(self, call: ast.Call) -> set[str]:
         """The allocated buffers passed to a kernel call: it may write them in place."""
-        return {sub.id for arg in list(call.args) + [k.value for k in call.keywords] for sub in ast.walk(arg)
+        return {sub.id for arg in list(call.args) + [k.value for k in call.keywords] for sub in pyast.walk(arg)
                 if isinstance(sub, ast.Name) and sub.id in self.allocated}
 
     def _invoking_helpers(self) -> list[ast.Call]:
@@ -443,7 +444,7 @@ class Typing:
         return self._helpers
 
     def is_tainted(self, expr: ast.expr) -> bool:
-        for sub in ast.walk(expr):
+        for sub in pyast.walk(expr):
             if isinstance(sub, ast.Name) and sub.id in self.tainted:
                 return True
             if isinstance(sub, ast.Call) and self.runs_kernel(sub):
@@ -501,7 +502,7 @@ class Typing:
     def compute_nodes(self, expr: ast.AST) -> list[ast.AST]:
         """The sub-expressions of `expr` that compute with PyTorch."""
         found: list[ast.AST] = []
-        for sub in ast.walk(expr):
+        for sub in pyast.walk(expr):
             if isinstance(sub, (ast.Lambda, ast.FunctionDef)):
                 continue
             if isinstance(sub, ast.BinOp) and not isinstance(sub.op, ast.Mod) and (
@@ -604,7 +605,7 @@ def _owner(solution: Solution, cls: ast.ClassDef, method: _FunctionNode) -> ast.
 
 
 def _nested_function(function: _FunctionNode, name: str) -> _FunctionNode | None:
-    for node in ast.walk(function):
+    for node in pyast.walk(function):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node is not function and node.name == name:
             return node
     return None
@@ -613,7 +614,7 @@ def _nested_function(function: _FunctionNode, name: str) -> _FunctionNode | None
 def _own_nodes(function: _FunctionNode):
     """Every node of `function`, nested functions included (closures run as part of it)."""
     for statement in function.body:
-        yield from ast.walk(statement)
+        yield from pyast.walk(statement)
 
 
 def _calls(function: _FunctionNode) -> list[ast.Call]:

@@ -28,6 +28,8 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from cudalint import pyast
+
 RUN_NAME = re.compile(r"level_(\d+)_problem_(\d+)_sample_(\d+)_kernel\.py$")
 
 # callees that compile CUDA from strings the file holds
@@ -98,7 +100,7 @@ class ImportMap:
     def __init__(self, module: ast.Module, nodes: list[ast.AST] | None = None) -> None:
         self.aliases: dict[str, str] = {}
         self.modules: set[str] = set()  # every module imported, top-level packages included
-        for node in (nodes if nodes is not None else ast.walk(module)):
+        for node in (nodes if nodes is not None else pyast.walk(module)):
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     self.modules.add(alias.name)
@@ -270,7 +272,7 @@ def _module_level_statements(body: list[ast.stmt]):
 
 def parse_solution(module: ast.Module, text: str, path: str = "<solution>.py") -> Solution:
     """Read a (possible) solution module: its classes, functions, builds and KernelBench functions."""
-    nodes = list(ast.walk(module))
+    nodes = list(pyast.walk(module))
     imports = ImportMap(module, nodes)
     classes: dict[str, ast.ClassDef] = {}
     functions: dict[str, ast.FunctionDef] = {}
@@ -379,7 +381,7 @@ def _bound_names(nodes: list[ast.AST], imports: ImportMap) -> set[str]:
 def _source_argument(node: ast.expr | None, resolver, bound: set[str]) -> SourceArgument:
     if node is None:
         return SourceArgument(None, None)
-    undefined = [n for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+    undefined = [n for n in pyast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
                  and n.id not in bound]
     return SourceArgument(node, resolver.resolve(node), undefined)
 
@@ -522,7 +524,7 @@ def reference_from_module(module: ast.Module, path: str) -> Reference | None:
     inputs = [_input_spec(call, constants, imports) for call in _returned_calls(get_inputs)]
     init_values: list[int] = []
     if "get_init_inputs" in functions:
-        for node in ast.walk(functions["get_init_inputs"]):
+        for node in pyast.walk(functions["get_init_inputs"]):
             if isinstance(node, ast.Return) and isinstance(node.value, (ast.List, ast.Tuple)):
                 for element in node.value.elts:
                     value = _int_value(element, constants)
@@ -599,11 +601,11 @@ def _int_value(node: ast.expr, constants: dict[str, int], depth: int = 0) -> int
 def _returned_calls(function: ast.FunctionDef) -> list[ast.Call]:
     """The tensor-creating calls of the list get_inputs returns (following simple local variables)."""
     local: dict[str, ast.expr] = {}
-    for node in ast.walk(function):
+    for node in pyast.walk(function):
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             local[node.targets[0].id] = node.value
     calls: list[ast.Call] = []
-    for node in ast.walk(function):
+    for node in pyast.walk(function):
         if isinstance(node, ast.Return) and isinstance(node.value, (ast.List, ast.Tuple)):
             for element in node.value.elts:
                 value = local.get(element.id, element) if isinstance(element, ast.Name) else element
@@ -682,10 +684,10 @@ def extension_call_arguments(module: ast.Module, classify) -> dict[str, dict[int
 def _extension_calls(module: ast.Module) -> list[tuple[str, ast.Call, dict[str, list[ast.expr]]]]:
     """Calls of non-library functions by name, each with the assignments of its enclosing function."""
     calls = []
-    for function in ast.walk(module):
+    for function in pyast.walk(module):
         if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
-        nodes = list(ast.walk(function))
+        nodes = list(pyast.walk(function))
         assignments: dict[str, list[ast.expr]] = {}
         for node in nodes:
             if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
