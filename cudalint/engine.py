@@ -16,7 +16,7 @@ from cudalint.checks.context import RuleContext, UnitFacts
 from cudalint.checks.registry import Rule, all_rules, find_rule, matches
 from cudalint.config import ConfigError, LintOptions, find_config, load_config
 from cudalint.findings import Finding, Location, Severity
-from cudalint.frontend import lower_unit
+from cudalint.frontend import lower_unit, prepare_workspace
 from cudalint.model.program import build_program
 from cudalint.sources import SUFFIXES, SourceDocument, load_document
 from cudalint.suppressions import apply_suppressions, parse_suppressions, unused
@@ -114,6 +114,7 @@ def iter_lint_files(files: list[str], options: LintOptions, jobs: int = 1) -> It
         from concurrent.futures import ProcessPoolExecutor
 
         chunk = max(1, min(16, len(files) // (4 * jobs)))
+        prepare_workspace()  # the workers, forked below, share its headers and precompiled preludes
         with ProcessPoolExecutor(max_workers=jobs, initializer=tune_garbage_collector) as pool:
             yield from pool.map(lint_file, files, [options] * len(files), chunksize=chunk)
     else:

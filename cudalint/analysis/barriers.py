@@ -21,9 +21,9 @@ import weakref
 from dataclasses import dataclass, field
 from functools import cached_property
 
-import networkx as nx
 
-from cudalint.analysis.cfg import BLOCK_LEVEL, GRID, WARP, CfgNode, FunctionCFG, Guard, Scope, build_cfg
+from cudalint.analysis.cfg import (BLOCK_LEVEL, GRID, WARP, CfgNode, FunctionCFG, Graph, Guard, Scope, build_cfg,
+                                  immediate_dominators)
 from cudalint.analysis.conflicts import (
     CONFLICT, NONE, UNKNOWN, BlockShape, Constraint, LinearContext, Lin, Linearizer, Verdict, block_bounds,
     block_var, decide, distinct, eq, ge, less, linear_thread_id, thread_bounds, thread_var,
@@ -435,7 +435,7 @@ class KernelSync:
             return self._reaching[cache_key]
         self._reaching[cache_key] = None
         defs = self._def_nodes
-        pred = self.cfg.graph._pred
+        pred = self.cfg.graph.pred
         found: list[CfgNode] = []
         seen = {at}
         stack = list(pred[at])
@@ -790,49 +790,11 @@ class KernelSync:
         return (a, b) if (a.expr.span.line, a.expr.span.column) <= (b.expr.span.line, b.expr.span.column) else (b, a)
 
 
-def _dominators(graph: nx.DiGraph, start: CfgNode, region: set[CfgNode]) -> dict[CfgNode, CfgNode]:
+def _dominators(graph: Graph, start: CfgNode, region: set[CfgNode]) -> dict[CfgNode, CfgNode]:
     """Immediate dominators from `start` in the barrier-free part of the graph: `start`, and the nodes of
-    `region` that are not block barriers (Cooper, Harvey and Kennedy's iterative algorithm)."""
+    `region` that are not block barriers."""
     inside = {n for n in region if not (n.kind == "barrier" and n.barrier in BLOCK_LEVEL)} | {start}
-    succ, pred = graph._succ, graph._pred
-    order: list[CfgNode] = []  # postorder
-    seen = {start}
-    stack = [(start, iter(succ[start]))]
-    while stack:
-        node, children = stack[-1]
-        for child in children:
-            if child in inside and child not in seen:
-                seen.add(child)
-                stack.append((child, iter(succ[child])))
-                break
-        else:
-            stack.pop()
-            order.append(node)
-    number = {node: i for i, node in enumerate(order)}
-    idom = {start: start}
-    changed = True
-    while changed:
-        changed = False
-        for node in reversed(order):
-            if node is start:
-                continue
-            new = None
-            for p in pred[node]:
-                if p not in idom or p not in number:
-                    continue
-                if new is None:
-                    new = p
-                    continue
-                a, b = p, new
-                while a is not b:
-                    while number[a] < number[b]:
-                        a = idom[a]
-                    while number[b] < number[a]:
-                        b = idom[b]
-                new = a
-            if new is not None and idom.get(node) is not new:
-                idom[node] = new
-                changed = True
+    idom = immediate_dominators(graph.succ, graph.pred, start, inside)
     del idom[start]
     return idom
 

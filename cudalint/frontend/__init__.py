@@ -2,6 +2,6 @@
 cudalint's own IR (`cudalint.model.ir`). Everything downstream sees cudalint types only."""
 
 from cudalint.frontend.lower import LoweredUnit, lower_unit
-from cudalint.frontend.parse import Diagnostic
+from cudalint.frontend.parse import Diagnostic, prepare_workspace
 
-__all__ = ["Diagnostic", "LoweredUnit", "lower_unit"]
+__all__ = ["Diagnostic", "LoweredUnit", "lower_unit", "prepare_workspace"]

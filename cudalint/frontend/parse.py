@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import atexit
+import multiprocessing.util
 import os
 import re
 import shutil
@@ -98,17 +99,22 @@ def _index() -> ci.Index:
 
 
 class _Workspace:
-    """A private temporary directory of this process: the stub headers written out once (so a parse
-    reads only the headers it includes, instead of receiving all of them as in-memory files, 1 ms a
-    parse) and the precompiled preludes. Without a usable temporary directory, parsing falls back to
+    """A private temporary directory: the stub headers written out once (so a parse reads only the
+    headers it includes, instead of receiving all of them as in-memory files, 1 ms a parse) and the
+    precompiled preludes. Worker processes forked after it was made read it as it is; only the process
+    that made it removes it, at exit. Without a usable temporary directory, parsing falls back to
     in-memory headers and no precompiled prelude."""
 
     def __init__(self) -> None:
-        self._pid = os.getpid()
         self._directory: str | None = None
         self._include: str | None = None
         self._pch: dict[tuple[str, ...], str | None] = {}
         self._lock = threading.Lock()
+
+    def prepare_all(self) -> None:
+        """Make the directory and every prelude now (before forking workers, which then share them)."""
+        for language, origin in _PRELUDES:
+            self.prelude(language, _PRELUDES[(language, origin)])
 
     def include_dir(self) -> str | None:
         with self._lock:
@@ -124,13 +130,15 @@ class _Workspace:
             return self._pch[key]
 
     def _prepare(self) -> None:
-        if self._pid != os.getpid():  # a forked worker makes its own
-            self.__init__()
         if self._directory is not None:
             return
         try:
             self._directory = tempfile.mkdtemp(prefix="cudalint-")
-            atexit.register(shutil.rmtree, self._directory, True)
+            # atexit for this process; multiprocessing's finalizers for a worker process, which exits
+            # without running atexit
+            atexit.register(_remove_if_owner, self._directory, os.getpid())
+            multiprocessing.util.Finalize(None, _remove_if_owner, args=(self._directory, os.getpid()),
+                                          exitpriority=0)
             include = os.path.join(self._directory, "include")
             for virtual_path, text in stub_headers():
                 path = os.path.join(include, virtual_path[len(VIRTUAL_INCLUDE_DIR) + 1:])
@@ -144,21 +152,33 @@ class _Workspace:
     def _build(self, language: str, headers: tuple[str, ...], number: int) -> str | None:
         if not self._directory:
             return None
-        prelude = os.path.join(self._directory, f"prelude{number}.h")
+        # named by process: forked workers that share the directory may each build a missing one
+        prelude = os.path.join(self._directory, f"prelude{number}-{os.getpid()}.h")
         text = "".join(f"#include <{h}>\n" for h in headers)
         try:
             tu = _index().parse(prelude, args=_LANGUAGE_ARGS[language] + _search_args(self._include),
                                 unsaved_files=[(prelude, text), *_in_memory_headers(self._include)])
             if any(d.severity >= ci.Diagnostic.Error for d in tu.diagnostics):
                 return None  # a broken stub: fall back to parsing the prelude with every unit
-            path = os.path.join(self._directory, f"prelude{number}.pch")
+            path = prelude[:-2] + ".pch"
             tu.save(path)
             return path
         except (ci.TranslationUnitLoadError, ci.TranslationUnitSaveError):
             return None
 
 
+def _remove_if_owner(directory: str, owner: int) -> None:
+    if os.getpid() == owner:  # a forked child inherits exit handlers, not the directory
+        shutil.rmtree(directory, ignore_errors=True)
+
+
 _workspace = _Workspace()
+
+
+def prepare_workspace() -> None:
+    """Write the stub headers and precompile every prelude now; worker processes forked afterwards
+    share them instead of each building its own."""
+    _workspace.prepare_all()
 
 
 def _search_args(include: str | None) -> list[str]:
