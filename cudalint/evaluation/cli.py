@@ -7,9 +7,6 @@ import os
 
 import typer
 
-from cudalint.evaluation.run import evaluate, to_json
-from cudalint.evaluation.thresholds import load_thresholds, violations
-from cudalint.report.evaluation_table import format_table
 
 
 def eval_command(
@@ -30,6 +27,10 @@ def eval_command(
     if output_format not in ("table", "json"):
         typer.echo(f"cudalint: error: --format must be table or json, not {output_format!r}", err=True)
         raise typer.Exit(2)
+    from cudalint.evaluation.run import evaluate, to_json  # here: the CLI registers `eval` on every start
+    from cudalint.evaluation.thresholds import load_thresholds, violations
+    from cudalint.report.evaluation_table import format_table
+
     result = evaluate(corpus, per_operator=mutants_per_operator, nvcc_sample=nvcc)
     if output_format == "json":
         typer.echo(json.dumps(to_json(result), indent=2))

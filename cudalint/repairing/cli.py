@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
@@ -25,8 +25,12 @@ from cudalint.config import ConfigError, LintOptions, find_config, load_config
 from cudalint.engine import InputError, expand_paths, read_source
 from cudalint.findings import Finding, Severity
 from cudalint.repairing.client import DEFAULT_API_KEY_ENV, ChatClient, ClientSettings, ModelError
-from cudalint.repairing.loop import FixOutcome, OutputError, OutputPlan, RepairOutcome, fix_file, repair_file
-from cudalint.repairing.prompts import actionable, initial_messages
+
+if TYPE_CHECKING:
+    from cudalint.repairing.loop import FixOutcome, OutputPlan, RepairOutcome
+
+# The repair loop and its prompt templates (jinja2) are imported by the commands that use them: the CLI
+# registers these commands on every start, also when it only lints.
 
 MODEL_ENV = "CUDALINT_MODEL"
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -107,6 +111,7 @@ def prompt_command(
     except InputError as error:
         raise _fail(str(error)) from None
     from cudalint.fixes import default_linter
+    from cudalint.repairing.prompts import actionable, initial_messages
 
     findings = actionable(default_linter(options)(text, path))
     messages = initial_messages(path, text, findings) if findings else []
@@ -155,6 +160,8 @@ def repair_command(
         raise _fail("--diff writes nothing: it cannot be combined with --write or --out")
     if write and out is not None:
         raise _fail("--write replaces the inputs: it cannot be combined with --out")
+    from cudalint.repairing.loop import OutputError, OutputPlan
+
     options = _options(paths, config, no_config)
     plan = OutputPlan(out_dir=out, write=write, diff=diff)
     files, input_errors = [], []
@@ -198,6 +205,8 @@ def _read(path: str, errors: list[str]) -> str | None:
 
 def _with_model(files: list[str], client: ChatClient, options: LintOptions, rounds: int, plan: OutputPlan,
                 say: _Output, input_errors: list[str]) -> int:
+    from cudalint.repairing.loop import repair_file
+
     for message in input_errors:
         _error(message)
     outcomes: list[RepairOutcome] = []
@@ -294,6 +303,9 @@ def _report_repair(outcome: RepairOutcome, plan: OutputPlan, say: _Output) -> No
 
 
 def _builtin(files: list[str], options: LintOptions, plan: OutputPlan, say: _Output, input_errors: list[str]) -> int:
+    from cudalint.repairing.loop import fix_file
+    from cudalint.repairing.prompts import actionable
+
     for message in input_errors:
         _error(message)
     say(f"no model configured (--llm MODEL or ${MODEL_ENV}): applying built-in fixes only")
@@ -322,6 +334,8 @@ def _builtin(files: list[str], options: LintOptions, plan: OutputPlan, say: _Out
 
 
 def _report_fixes(outcome: FixOutcome, plan: OutputPlan, say: _Output) -> None:
+    from cudalint.repairing.prompts import actionable
+
     path, report = outcome.path, outcome.report
     before = actionable(report.findings_before)
     if not before:
