@@ -6,6 +6,7 @@ import ast
 import bisect
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import clang.cindex as ci
 
@@ -55,26 +56,36 @@ _NAME_KINDS = {K.PARM_DECL: "param", K.VAR_DECL: "var", K.FUNCTION_DECL: "functi
                K.FIELD_DECL: "field", K.TEMPLATE_NON_TYPE_PARAMETER: "template_param"}
 
 
-@dataclass(frozen=True)
 class _Declaration:
-    kind: ci.CursorKind
-    spelling: str
-    usr: str  # "" when clang gives none
-    ref: str  # the USR, else the declaration's line:column
-    name_kind: str  # ir.Name.decl_kind
-    constant: int | float | None  # the value of an enumerator or const variable
-    is_kernel: bool
+    """What lowering needs of a declaration that code refers to (valid while its unit is being lowered)."""
 
-    @staticmethod
-    def of(cursor: ci.Cursor) -> _Declaration:
-        kind = _kind(cursor)
-        usr_ = usr(cursor)
-        ref = usr_ or f"{cursor.location.line}:{cursor.location.column}"
-        constant = None
-        if kind == K.ENUM_CONSTANT_DECL or (kind == K.VAR_DECL and cursor.type.is_const_qualified()):
-            constant = evaluate(cursor)
-        is_kernel = any(_kind(c) == K.CUDAGLOBAL_ATTR for c in children(cursor))
-        return _Declaration(kind, spelling(cursor), usr_, ref, _NAME_KINDS.get(kind, ""), constant, is_kernel)
+    def __init__(self, cursor: ci.Cursor) -> None:
+        self.cursor = cursor
+        self.kind = _kind(cursor)
+        self.usr = usr(cursor)  # "" when clang gives none
+        self.name_kind = _NAME_KINDS.get(self.kind, "")  # ir.Name.decl_kind
+
+    @cached_property
+    def spelling(self) -> str:
+        return spelling(self.cursor)
+
+    @cached_property
+    def ref(self) -> str:
+        """The USR, else the declaration's line:column."""
+        location = self.cursor.location
+        return self.usr or f"{location.line}:{location.column}"
+
+    @cached_property
+    def constant(self) -> int | float | None:
+        """The value of an enumerator or const variable."""
+        if self.kind == K.ENUM_CONSTANT_DECL or (self.kind == K.VAR_DECL and self.cursor.type.is_const_qualified()):
+            return evaluate(self.cursor)
+        return None
+
+    @cached_property
+    def is_kernel(self) -> bool:
+        # asked of called functions only: visiting a declaration's children can deserialize its body
+        return any(_kind(c) == K.CUDAGLOBAL_ATTR for c in children(self.cursor))
 
 
 class Lowering:
@@ -339,7 +350,7 @@ class Lowering:
         key = (found._kind_id, found.data[0])
         declaration = self._declarations.get(key)
         if declaration is None:
-            declaration = self._declarations[key] = _Declaration.of(found)
+            declaration = self._declarations[key] = _Declaration(found)
         return declaration
 
     def _name(self, cursor: ci.Cursor, span: ir.Span, text: str, type_: str) -> ir.Name:
