@@ -1,10 +1,11 @@
 """Lint latency per corpus file, and the ratio to `nvcc -c` on the same .cu files, measured in one run.
 
-    python benchmarks/lint_latency.py [CORPUS] [--repeat 5] [--nvcc 20]
+    python benchmarks/lint_latency.py [CORPUS] [--repeat 5] [--nvcc 20] [--phases]
 
 Each file is linted `--repeat` times (the first run warms the stub headers and libclang) and its median
 kept; the table gives the median and p95 over files, by kind, and nvcc's median on the first `--nvcc`
-.cu files next to cudalint's median on those same files.
+.cu files next to cudalint's median on those same files. `--phases` adds where the time goes: each
+stage of the engine timed on its own (fastest of the repeats), median and mean over files.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import argparse
 import statistics
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -28,6 +30,7 @@ def main() -> None:
     parser.add_argument("corpus", nargs="?", default=str(Path(__file__).resolve().parents[1] / "corpus"))
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--nvcc", type=int, default=20, help=".cu files to compile with nvcc (0: skip)")
+    parser.add_argument("--phases", action="store_true", help="also time each stage of the engine")
     args = parser.parse_args()
 
     cases = load_corpus(args.corpus)
@@ -48,6 +51,9 @@ def main() -> None:
         if values:
             print(f"{label:<22} {len(values):>5} {statistics.median(values):>10.2f} {percentile(values, 0.95):>8.2f}")
 
+    if args.phases:
+        print_phases(cases, args.repeat)
+
     if args.nvcc:
         nvcc_times, paths = time_nvcc(args.corpus, cases, args.nvcc)
         if not nvcc_times:
@@ -57,6 +63,56 @@ def main() -> None:
         nvcc_median = statistics.median(nvcc_times)
         print(f"\nnvcc -c -arch=sm_90 on {len(paths)} .cu files: median {nvcc_median:.0f} ms; "
               f"cudalint on the same files: median {lint_same:.2f} ms; ratio {nvcc_median / lint_same:.0f}x")
+
+
+def print_phases(cases, repeat: int) -> None:
+    """The engine's stages one by one, as `engine._lint_document` runs them (without suppressions)."""
+    from cudalint.archs import architecture
+    from cudalint.checks.context import RuleContext, UnitFacts
+    from cudalint.config import LintOptions
+    from cudalint.engine import selected_rules
+    from cudalint.frontend.lower import Lowering
+    from cudalint.frontend.parse import parse_unit
+    from cudalint.model.program import build_program
+    from cudalint.sources import load_document
+
+    options = LintOptions().validate()
+    arch = architecture(options.arch)
+    per_phase: dict[str, list[float]] = {}
+    for case in cases:
+        best: Counter | None = None
+        for _ in range(repeat):
+            spent: Counter = Counter()
+
+            def timed(phase, work):
+                start = time.perf_counter()
+                result = work()
+                spent[phase] += (time.perf_counter() - start) * 1000
+                return result
+
+            document = timed("sources (read .py, find units)", lambda: load_document(case.path, case.text))
+            rules = selected_rules(options, case.path)
+            for rule in rules:
+                if rule.scope == "document":
+                    timed("Python-side rules (CL400, CL403, CL404)",
+                          lambda: list(rule.check(RuleContext(rule, document, arch, options=options))))
+            for unit in document.units:
+                parsed = timed("parse (libclang)", lambda: parse_unit(unit))
+                lowered = timed("lower to IR", lambda: Lowering(parsed).lower())
+                program = timed("unit rules", lambda: build_program(unit, lowered.functions, lowered.globals))
+                facts = UnitFacts(unit, lowered, program)
+                for rule in rules:
+                    if rule.scope == "unit":
+                        phase = f"unit rules: {rule.code}" if rule.code in ("CL101", "CL201") else "unit rules"
+                        timed(phase, lambda: list(rule.check(RuleContext(rule, document, arch, facts, options))))
+            if best is None or sum(spent.values()) < sum(best.values()):
+                best = spent
+        for phase in set(per_phase) | set(best):
+            per_phase.setdefault(phase, []).append(best.get(phase, 0.0))
+    print(f"\n{'stage (ms per file)':<42} {'median':>7} {'mean':>7}")
+    for phase, values in sorted(per_phase.items(), key=lambda item: -statistics.mean(item[1])):
+        values += [0.0] * (len(cases) - len(values))
+        print(f"{phase:<42} {statistics.median(values):>7.2f} {statistics.mean(values):>7.2f}")
 
 
 if __name__ == "__main__":

@@ -137,6 +137,8 @@ class _Accesses:
         self.found: list[SharedAccess] = []
 
     def collect(self) -> list[SharedAccess]:
+        if not self.by_ref:
+            return self.found  # every access this finds resolves to one of the unit's shared arrays
         reachable = self.cfg.reachable
         for node in self.cfg.nodes:
             if node not in reachable:

@@ -565,7 +565,9 @@ class Linearizer:
         if expr is None:
             self.exact = False
             return self._fresh("none")
-        key = (id(expr), scope.key, self.at.index if self.at is not None else -1)
+        # keyed by the expression itself, not its id: analyses pass short-lived expressions too (a loop
+        # step's negation), and a dead one's id can come back as another expression's
+        key = (expr, scope.key, self.at.index if self.at is not None else -1)
         cached = self._cache.get(key)
         if cached is not None:
             return cached

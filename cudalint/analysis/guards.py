@@ -578,7 +578,7 @@ class ProvenanceAnalysis:
         self.symbolizer = Symbolizer(self.env)
         self.guards = guards
         self.dependence = uniformity_of(program).of(function)
-        self._poly_memo: dict[int, Poly] = {}
+        self._poly_memo: dict[ir.Expr, Poly] = {}
         self._var_memo: dict[str, Provenance | None] = {}
         self._var_axes: dict[str, frozenset[str]] = {}
         self._classified: dict[Atom, tuple[str, str, int] | None] = {}
@@ -616,10 +616,9 @@ class ProvenanceAnalysis:
         self._multi &= declared
 
     def poly(self, expr: ir.Expr) -> Poly:
-        key = id(expr)
-        if key not in self._poly_memo:
-            self._poly_memo[key] = self.symbolizer.poly(expr)
-        return self._poly_memo[key]
+        if expr not in self._poly_memo:  # by the expression itself: short-lived ones come here too
+            self._poly_memo[expr] = self.symbolizer.poly(expr)
+        return self._poly_memo[expr]
 
     def of(self, expr: ir.Expr) -> Provenance:
         return self.of_poly(self.poly(expr))

@@ -53,15 +53,14 @@ class Evaluator:
     def __init__(self, env: ConstantEnv, loop_refs: dict[str, str]) -> None:
         self.env = env
         self.loop_refs = loop_refs  # ref -> the point key of a loop counter
-        self._cache: dict[int, Callable[[Point], Value]] = {}
+        self._cache: dict[ir.Expr, Callable[[Point], Value]] = {}
 
     def compile(self, expr: ir.Expr | None, depth: int = 0) -> Callable[[Point], Value]:
         if expr is None:
             return _unknown
-        key = id(expr)
-        if key not in self._cache:
-            self._cache[key] = self._compile(expr, depth)
-        return self._cache[key]
+        if expr not in self._cache:  # by the expression itself: a dead expression's id can be reused
+            self._cache[expr] = self._compile(expr, depth)
+        return self._cache[expr]
 
     def _compile(self, expr: ir.Expr, depth: int) -> Callable[[Point], Value]:
         if depth > 40:

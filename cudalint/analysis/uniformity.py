@@ -50,14 +50,15 @@ class ThreadDependence:
     function: ir.Function
     dependent_refs: set[str] = field(default_factory=set)  # variables (by declaration ref) that may differ
     dependent_params: set[str] = field(default_factory=set)
-    _reads: dict[int, _Reads] = field(default_factory=dict, repr=False)  # id(expression) -> what it reads
-    _writes: dict[int, tuple[ir.Expr, ...]] = field(default_factory=dict, repr=False)  # its assignments
+    # memos by expression (the object, not its id: callers pass short-lived expressions too)
+    _reads: dict[ir.Expr, _Reads] = field(default_factory=dict, repr=False)
+    _writes: dict[ir.Expr, tuple[ir.Expr, ...]] = field(default_factory=dict, repr=False)
 
     def assignments_in(self, expr: ir.Expr) -> tuple[ir.Expr, ...]:
         """The assignments and increments inside `expr` (most expressions have none)."""
-        found = self._writes.get(id(expr))
+        found = self._writes.get(expr)
         if found is None:
-            found = self._writes[id(expr)] = tuple(
+            found = self._writes[expr] = tuple(
                 node for node in expr.walk()
                 if (isinstance(node, ir.Binary) and node.is_assignment)
                 or (isinstance(node, ir.Unary) and node.op in ("++", "--", "post++", "post--")))
@@ -67,9 +68,9 @@ class ThreadDependence:
         """Whether `expr` may evaluate differently in two threads of one block."""
         if expr is None:
             return False
-        reads = self._reads.get(id(expr))
+        reads = self._reads.get(expr)
         if reads is None:
-            reads = self._reads[id(expr)] = _reads_in(expr)
+            reads = self._reads[expr] = _reads_in(expr)
         return reads.per_thread or not reads.refs.isdisjoint(self.dependent_refs)
 
 
