@@ -282,15 +282,26 @@ class Lowering:
 
     def _expr_at_depth(self, cursor: ci.Cursor) -> ir.Expr:
         kind = _kind(cursor)
-        if kind in (K.UNEXPOSED_EXPR, K.PAREN_EXPR):
+        # implicit conversions and parentheses are transparent: step through a chain of them in a loop
+        # (they are a third of all expression cursors); the outermost parentheses give the span and text
+        parentheses = None
+        while kind is K.UNEXPOSED_EXPR or kind is K.PAREN_EXPR:
             kids = children(cursor)
-            if len(kids) == 1:  # implicit conversions and parentheses are transparent
-                inner = self._expr(kids[0])
-                if kind == K.PAREN_EXPR:
-                    inner.span, inner.text = self._span_and_text(cursor)
-                return inner
-            span, text = self._span_and_text(cursor)
-            return ir.Opaque(span, text, self._type_spelling(cursor), [self._expr(c) for c in kids])
+            if len(kids) != 1:
+                span, text = self._span_and_text(cursor)
+                lowered = ir.Opaque(span, text, self._type_spelling(cursor), [self._expr(c) for c in kids])
+                break
+            if kind is K.PAREN_EXPR and parentheses is None:
+                parentheses = cursor
+            cursor = kids[0]
+            kind = _kind(cursor)
+        else:
+            lowered = self._expr_of_kind(cursor, kind)
+        if parentheses is not None:
+            lowered.span, lowered.text = self._span_and_text(parentheses)
+        return lowered
+
+    def _expr_of_kind(self, cursor: ci.Cursor, kind: ci.CursorKind) -> ir.Expr:
         span, text = self._span_and_text(cursor)
         type_ = self._type_spelling(cursor)
         if kind == K.DECL_REF_EXPR:
