@@ -6,6 +6,7 @@ The library API lives here. It returns data; it never prints or exits.
 from __future__ import annotations
 
 import gc
+import multiprocessing
 import os
 import traceback
 from collections.abc import Iterable, Iterator
@@ -114,7 +115,8 @@ def iter_lint_files(files: list[str], options: LintOptions, jobs: int = 1) -> It
         from concurrent.futures import ProcessPoolExecutor
 
         chunk = max(1, min(16, len(files) // (4 * jobs)))
-        prepare_workspace()  # the workers, forked below, share its headers and precompiled preludes
+        if multiprocessing.get_start_method() == "fork":
+            prepare_workspace()  # forked workers share its headers and precompiled preludes
         with ProcessPoolExecutor(max_workers=jobs, initializer=tune_garbage_collector) as pool:
             yield from pool.map(lint_file, files, [options] * len(files), chunksize=chunk)
     else:

@@ -75,3 +75,23 @@ def test_deeply_nested_statements() -> None:
     source = "__global__ void k(int* a) { " + "if (a[0]) " * 2000 + "a[0] = 1; }\n"
     findings = cudalint.lint_source(source, filename="nested.cu")
     assert all(f.code != "CL900" for f in findings), [f.message for f in findings]
+
+
+def test_a_failed_reparse_is_reported_never_silently_clean() -> None:
+    """The frontend reparses a pooled translation unit; when clang cannot (here: its precompiled prelude
+    vanished), the lint says so instead of returning no findings, and recovers once the cause is gone."""
+    import os
+
+    from cudalint.frontend import parse
+
+    source = "__global__ void k(float* a, int n) { a[blockIdx.x * blockDim.x + threadIdx.x] = 1.0f; }\n"
+    assert [f.code for f in cudalint.lint_source(source, filename="a.cu")] == ["CL201"]
+    prelude = parse._workspace.prelude("cuda", ("cuda_runtime.h",))
+    assert prelude is not None
+    os.rename(prelude, prelude + ".moved")
+    try:
+        broken = cudalint.lint_source(source, filename="a.cu")
+    finally:
+        os.rename(prelude + ".moved", prelude)
+    assert [f.code for f in broken] == ["CL900"], [f.message for f in broken]
+    assert [f.code for f in cudalint.lint_source(source, filename="a.cu")] == ["CL201"]

@@ -159,7 +159,7 @@ class FunctionGuards:
         self.env = env
         self._facts: dict[int, Facts] = {}
         self._loops: dict[int, tuple[ir.Stmt, ...]] = {}
-        self._comparisons: dict[int, list[Comparison]] = {}
+        self._comparisons: dict[Condition, list[Comparison]] = {}  # by the condition (short-lived ones too)
         if function.body is not None:
             self._stmt(function.body, (), ())
 
@@ -173,10 +173,9 @@ class FunctionGuards:
         return found
 
     def comparisons_of(self, condition: Condition) -> list[Comparison]:
-        key = id(condition)
-        if key not in self._comparisons:
-            self._comparisons[key] = comparisons_of(condition, self.env)
-        return self._comparisons[key]
+        if condition not in self._comparisons:
+            self._comparisons[condition] = comparisons_of(condition, self.env)
+        return self._comparisons[condition]
 
     def loops(self, node: ir.Node) -> tuple[ir.Stmt, ...]:
         """The loops enclosing `node`, outermost first."""

@@ -47,9 +47,9 @@ def _clean(facts: UnitFacts | None) -> bool:
     """Parsed without errors and without unknown headers: its declarations are complete."""
     if facts is None:
         return False
-    parsed = facts.parsed
-    return not parsed.unknown_headers and not any(
-        d.severity == "error" and d.in_main_file for d in parsed.diagnostics)
+    lowered = facts.lowered
+    return not lowered.unknown_headers and not any(
+        d.severity == "error" and d.in_main_file for d in lowered.diagnostics)
 
 
 _LIBRARY_PREFIXES = ("torch/", "ATen/", "c10/", "pybind11/", "cub/", "thrust/", "cutlass/", "cute/", "cuda/",
@@ -59,7 +59,7 @@ _LIBRARY_PREFIXES = ("torch/", "ATen/", "c10/", "pybind11/", "cub/", "thrust/", 
 
 def _user_headers(facts: UnitFacts) -> list[str]:
     """Unknown headers that may hold the solution's own declarations (not a library or system header)."""
-    return [h for h, _ in facts.parsed.unknown_headers
+    return [h for h, _ in facts.lowered.unknown_headers
             if "." in h.rsplit("/", 1)[-1] and not h.startswith(_LIBRARY_PREFIXES)]
 
 
@@ -73,7 +73,7 @@ def _check_load_inline(ctx: RuleContext, state, call) -> Iterator[Finding]:
         return  # the C++ did not parse: nothing to compare with
     if call.cuda.text and call.cuda.text.strip() and cuda_facts is None:
         return
-    cpp_declared = cpp_facts.parsed.prototypes if cpp_facts else []
+    cpp_declared = cpp_facts.lowered.prototypes if cpp_facts else []
     cpp_defined = [f for f in cpp_facts.program.functions if not f.is_kernel] if cpp_facts else []
     cuda_defined = [f for f in cuda_facts.program.functions if f.space != "device"] if cuda_facts else []
     visible = {f.name for f in cpp_declared + cpp_defined}

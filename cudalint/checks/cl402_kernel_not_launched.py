@@ -66,7 +66,7 @@ def _clean(facts) -> bool:
     launch of the unit is in the model."""
     from cudalint.checks.cl401_binding_mismatch import _user_headers
 
-    return not _user_headers(facts) and not any(d.severity == "error" for d in facts.parsed.diagnostics)
+    return not _user_headers(facts) and not any(d.severity == "error" for d in facts.lowered.diagnostics)
 
 
 def _launch_calls(facts) -> bool:

@@ -20,11 +20,11 @@ _LOOKUP_ERRORS = re.compile(
 
 @rule("CL901", "compile-error", "error", "the CUDA source does not compile: clang reports an error")
 def check(ctx: RuleContext) -> Iterator[Finding]:
-    parsed = ctx.facts.parsed
-    for diagnostic in parsed.diagnostics:
+    lowered = ctx.facts.lowered
+    for diagnostic in lowered.diagnostics:
         if diagnostic.severity != "error" or not diagnostic.in_main_file:
             continue
-        if parsed.unknown_headers and _LOOKUP_ERRORS.search(diagnostic.message):
+        if lowered.unknown_headers and _LOOKUP_ERRORS.search(diagnostic.message):
             continue
         span = Span(diagnostic.line, diagnostic.column, diagnostic.line, diagnostic.column + 1)
         yield ctx.finding(span, diagnostic.message)

@@ -13,7 +13,7 @@ from cudalint.model.ir import Span
 @rule("CL903", "unknown-header", "info",
       "an included header cudalint does not model: parsed as empty, compile checks that need it are skipped")
 def check(ctx: RuleContext) -> Iterator[Finding]:
-    for header, line in ctx.facts.parsed.unknown_headers:
+    for header, line in ctx.facts.lowered.unknown_headers:
         text_line = ctx.facts.unit.text.splitlines()[line - 1]
         column = text_line.find(header) + 1 or 1
         yield ctx.finding(Span(line, column, line, column + len(header)),

@@ -22,7 +22,7 @@ class UnitFacts:
     """Everything known about one parsed unit, built once and shared by all rules."""
 
     unit: CudaUnit
-    parsed: LoweredUnit
+    lowered: LoweredUnit  # what the frontend made of the unit: diagnostics, code in the IR
     program: Program
 
 

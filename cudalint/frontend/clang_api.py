@@ -67,8 +67,6 @@ def _lib():
     lib.clang_getExpansionLocation.argtypes = [ci.SourceLocation, ctypes.c_void_p, ctypes.POINTER(ctypes.c_uint),
                                                ctypes.POINTER(ctypes.c_uint), ctypes.POINTER(ctypes.c_uint)]
     lib.clang_getExpansionLocation.restype = None
-    lib.clang_hashCursor.argtypes = [ci.Cursor]
-    lib.clang_hashCursor.restype = ctypes.c_uint
     lib.clang_Location_isFromMainFile.argtypes = [ci.SourceLocation]
     lib.clang_Location_isFromMainFile.restype = ctypes.c_int
     return lib
@@ -160,8 +158,14 @@ def referenced(cursor: ci.Cursor) -> ci.Cursor | None:
     return found
 
 
-def cursor_hash(cursor: ci.Cursor) -> int:
-    return _lib().clang_hashCursor(cursor)
+def reparse(tu: ci.TranslationUnit, unsaved_files: list[tuple[str, str]]) -> bool:
+    """Reparse `tu` with new file contents; False when clang failed (the unit is then unusable: only
+    disposing of it is allowed). cindex's `reparse` drops this result."""
+    files = (ci._CXUnsavedFile * len(unsaved_files))()
+    for entry, (name, contents) in zip(files, unsaved_files):
+        data = contents.encode("utf-8")
+        entry.name, entry.contents, entry.length = name.encode("utf-8"), data, len(data)
+    return _lib().clang_reparseTranslationUnit(tu, len(unsaved_files), files, 0) == 0
 
 
 def in_main_file(cursor: ci.Cursor) -> bool:

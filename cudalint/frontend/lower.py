@@ -19,7 +19,22 @@ from cudalint.sources import CudaUnit
 K = ci.CursorKind
 # cursor kinds by id: cindex's `cursor.kind` builds the same answer through two Python calls
 _KIND = {kind.value: kind for kind in K.get_all_kinds()}
-_EXPRESSION_KINDS = frozenset(kind for kind in _KIND.values() if kind.is_expression())
+
+
+class _ExpressionKinds:
+    """The cursor kinds that are expressions, asked of libclang on first use: importing cudalint must not
+    load libclang (`cudalint rules` works without it, and a caller may still point cindex elsewhere)."""
+
+    def __init__(self) -> None:
+        self._kinds: frozenset[ci.CursorKind] | None = None
+
+    def __contains__(self, kind: ci.CursorKind) -> bool:
+        if self._kinds is None:
+            self._kinds = frozenset(k for k in _KIND.values() if k.is_expression())
+        return kind in self._kinds
+
+
+_EXPRESSION_KINDS = _ExpressionKinds()
 
 
 def _kind(cursor: ci.Cursor) -> ci.CursorKind:

@@ -16,6 +16,7 @@ from pathlib import PurePosixPath
 
 import clang.cindex as ci
 
+from cudalint.frontend.clang_api import reparse
 from cudalint.sources import CudaUnit
 
 VIRTUAL_INCLUDE_DIR = "/__cudalint__/include"
@@ -190,10 +191,12 @@ def _in_memory_headers(include: str | None) -> tuple[tuple[str, str], ...]:
 
 
 class _TranslationUnitPool:
-    """One translation unit per parse configuration and thread, reparsed with each new text: a reparse
-    skips clang's driver (toolchain and CUDA installation probing, 1 to 2 ms a parse). The main file has
-    a fixed name per configuration, in the unit's directory so that quoted includes resolve as they
-    would from the real file."""
+    """A translation unit per parse configuration (the last few used, per thread), reparsed with each new
+    text: a reparse skips clang's driver (toolchain and CUDA installation probing, 1 to 2 ms a parse).
+    The main file has a fixed name per configuration, in the unit's directory so that quoted includes
+    resolve as they would from the real file."""
+
+    SIZE = 4  # configurations kept: the directory is part of one, and each unit holds its whole AST
 
     def __init__(self) -> None:
         self._pid = os.getpid()
@@ -202,16 +205,15 @@ class _TranslationUnitPool:
     def parse(self, args: tuple[str, ...], main_file: str, unsaved: list[tuple[str, str]]) -> ci.TranslationUnit:
         if self._pid != os.getpid():  # a forked worker keeps its own units
             self.__init__()
-        pool = self._local.__dict__.setdefault("units", {})
+        pool = self._local.__dict__.setdefault("units", {})  # least recently used first
         tu = pool.pop(args, None)
-        if tu is not None:
-            try:
-                tu.reparse(unsaved_files=unsaved, options=0)
-            except ci.TranslationUnitLoadError:
-                tu = None  # clang gives up on a unit after a failed reparse: start a new one
+        if tu is not None and not reparse(tu, unsaved):
+            tu = None  # after a failed reparse the unit is unusable: start a new one
         if tu is None:
             tu = _index().parse(main_file, args=list(args), unsaved_files=unsaved, options=0)
         pool[args] = tu
+        while len(pool) > self.SIZE:
+            del pool[next(iter(pool))]
         return tu
 
 
