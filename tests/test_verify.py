@@ -415,9 +415,13 @@ def _gone_within(pid: int, seconds: float) -> bool:
         time.sleep(0.05)
 
 
-def test_run_worker_reports_missing_interpreter(tmp_path: Path) -> None:
+def test_run_worker_reports_missing_interpreter(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    monkeypatch.setattr("tempfile.tempdir", str(temp))
     outcome = run_worker([str(tmp_path / "no-such-python")], {"mode": "run"}, 5.0)
     assert outcome.status == "worker_error" and "cannot start" in outcome.message
+    assert list(temp.iterdir()) == []  # its own working directory is removed on this path too
 
 
 def test_one_worker_per_gpu_and_builds_see_no_gpu(tmp_path: Path, monkeypatch) -> None:

@@ -74,6 +74,8 @@ def run_worker(command: list[str], request: dict, timeout: float, env: dict | No
             process = subprocess.Popen(argv, stdout=stdout, stderr=stderr, stdin=subprocess.DEVNULL,
                                        env=env, start_new_session=True, cwd=directory)
         except OSError as error:
+            if own_dir:
+                _remove_tree(directory)
             return WorkerOutcome("worker_error", f"cannot start the worker: {error}", seconds=0.0)
         try:
             returncode = process.wait(timeout=timeout)
