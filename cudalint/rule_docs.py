@@ -50,6 +50,7 @@ class CodeBlock:
     language: str  # the fence's info string: "cuda", "python", ...
     code: str
     line: int  # 1-based line of the page where the code starts
+    closed: bool = True  # False for a fence left open at the end of the text
 
     @property
     def filename(self) -> str:
@@ -114,7 +115,8 @@ def _says_no_example(body: str) -> bool:
 
 
 def code_blocks(markdown: str) -> list[CodeBlock]:
-    """The fenced code blocks of `markdown`; a fence closes on the same character, at least as long."""
+    """The fenced code blocks of `markdown`; a fence closes on the same character, at least as long (an
+    open one runs to the end). Rule pages and model answers (`cudalint.repairing.extract`) both use it."""
     blocks: list[CodeBlock] = []
     lines = markdown.splitlines()
     i = 0
@@ -132,7 +134,7 @@ def code_blocks(markdown: str) -> list[CodeBlock]:
                     len(lines[j]) - len(lines[j].lstrip(" ")) <= 3:
                 break
             j += 1
-        blocks.append(CodeBlock(info, "\n".join(lines[start:j]) + "\n", start + 1))
+        blocks.append(CodeBlock(info, "\n".join(lines[start:j]) + "\n", start + 1, closed=j < len(lines)))
         i = j + 1
     return blocks
 

@@ -11,6 +11,7 @@ import ast
 import io
 import re
 import tokenize
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from itertools import repeat
 from typing import NamedTuple
@@ -94,7 +95,7 @@ def _python_document(path: str, text: str) -> SourceDocument:
         syntax_error = SyntaxError(str(error))
         syntax_error.lineno, syntax_error.offset = 1, 1
         return SourceDocument(path, text, "python", [], python_syntax_error=syntax_error)
-    resolver = _StringResolver(module, text)
+    resolver = StringResolver(pyast.walk(module), text)
     units: list[CudaUnit] = []
     name = path.rsplit("/", 1)[-1]
     for call in pyast.walk(module):
@@ -106,12 +107,12 @@ def _python_document(path: str, text: str) -> SourceDocument:
                 node = _argument(call, keyword, position)
                 if node is None:
                     continue
-                mapped = resolver.resolve(node)
+                mapped = resolver.mapped(node)
                 if mapped is not None and mapped[0].strip():
                     units.append(CudaUnit(f"{name}:{keyword}", mapped[0], language, "load_inline", mapped[1]))
         elif callee in ("RawKernel", "RawModule"):
             node = _argument(call, "code", 0)
-            mapped = resolver.resolve(node) if node is not None else None
+            mapped = resolver.mapped(node) if node is not None else None
             if mapped is not None and mapped[0].strip():
                 units.append(CudaUnit(f"{name}:{callee}", mapped[0], "cuda", "cupy", mapped[1]))
     return SourceDocument(path, text, "python", units, python_module=module)
@@ -138,13 +139,16 @@ def _argument(call: ast.Call, keyword: str, position: int) -> ast.expr | None:
 _Mapped = tuple[str, list[tuple[int, int]]]  # text, and the file (line, column) of each character
 
 
-class _StringResolver:
-    """Resolves an expression to a string with per-character file positions, where it is static."""
+class StringResolver:
+    """The string an expression statically stands for: a literal, a module variable (its last assignment
+    before the use), a list or tuple (joined with newlines, as load_inline joins sources), `+`, an
+    f-string without substitutions. `mapped` also gives each character's file position; `value` only
+    the text (what the harness rules compare units by)."""
 
-    def __init__(self, module: ast.Module, text: str) -> None:
+    def __init__(self, nodes: Iterable[ast.AST], text: str) -> None:
         self._text_lines = text.splitlines(keepends=True)
         self._assignments: dict[str, list[ast.expr]] = {}
-        for node in pyast.walk(module):
+        for node in nodes:
             if isinstance(node, ast.Assign):
                 for target in node.targets:
                     if isinstance(target, ast.Name):
@@ -152,23 +156,38 @@ class _StringResolver:
             elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value:
                 self._assignments.setdefault(node.target.id, []).append(node.value)
 
-    def resolve(self, node: ast.expr, depth: int = 0) -> _Mapped | None:
+    def mapped(self, node: ast.expr) -> _Mapped | None:
+        return self._resolve(node, 0, self._literal)
+
+    def value(self, node: ast.expr) -> str | None:
+        found = self._resolve(node, 0, _literal_value)
+        return None if found is None else found[0]
+
+    def assigned_value(self, name: ast.Name) -> ast.expr | None:
+        """The value last assigned to `name` textually before the use (load_inline calls sit after their
+        sources), else its last assignment."""
+        values = self._assignments.get(name.id, [])
+        before = [v for v in values if v.lineno <= name.lineno] or values
+        return before[-1] if before else None
+
+    def _resolve(self, node: ast.expr, depth: int, literal) -> _Mapped | None:
         if depth > 20:
             return None
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            return self._literal(node)
+            return literal(node)
         if isinstance(node, ast.JoinedStr):
             if all(isinstance(v, ast.Constant) for v in node.values):
-                return self._literal(node)
+                return literal(node)
             return None
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-            left, right = self.resolve(node.left, depth + 1), self.resolve(node.right, depth + 1)
+            left = self._resolve(node.left, depth + 1, literal)
+            right = self._resolve(node.right, depth + 1, literal)
             if left is None or right is None:
                 return None
             return left[0] + right[0], left[1] + right[1]
         if isinstance(node, (ast.List, ast.Tuple)):
             # load_inline joins a list of sources with newlines into one file
-            parts = [self.resolve(element, depth + 1) for element in node.elts]
+            parts = [self._resolve(element, depth + 1, literal) for element in node.elts]
             if not parts or any(p is None for p in parts):
                 return None
             text, positions = parts[0]
@@ -177,11 +196,9 @@ class _StringResolver:
                 text, positions = text + "\n" + part_text, positions + [glue] + part_positions
             return text, positions
         if isinstance(node, ast.Name):
-            values = self._assignments.get(node.id, [])
-            # the last assignment textually before the use; load_inline calls sit after their sources
-            before = [v for v in values if v.lineno <= node.lineno] or values
-            if before:
-                return self.resolve(before[-1], depth + 1)
+            value = self.assigned_value(node)
+            if value is not None:
+                return self._resolve(value, depth + 1, literal)
         return None
 
     def _literal(self, node: ast.expr) -> _Mapped | None:
@@ -223,6 +240,13 @@ class _StringResolver:
         head = first[node.col_offset :].decode("utf-8", errors="replace")
         tail = last[: node.end_col_offset].decode("utf-8", errors="replace")
         return head + "".join(lines[1:-1]) + tail
+
+
+def _literal_value(node: ast.expr) -> _Mapped:
+    """A literal's value without positions (`StringResolver.value`)."""
+    if isinstance(node, ast.JoinedStr):
+        return "".join(v.value for v in node.values), []
+    return node.value, []
 
 
 def _fallback_literal(node: ast.expr) -> _Mapped | None:

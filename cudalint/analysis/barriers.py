@@ -825,23 +825,31 @@ def _assigns(node: CfgNode) -> frozenset[str]:
         for param in scope.function.params:
             if param.ref and param.ref not in scope.bindings:
                 out.add(f"{scope.key}|{param.ref}")
+    for expr in _evaluated(node):
+        target = None
+        if isinstance(expr, ir.Binary) and expr.is_assignment:
+            target = expr.lhs
+        elif isinstance(expr, ir.Unary) and expr.op in ("++", "--", "post++", "post--"):
+            target = expr.operand
+        while isinstance(target, ir.Cast) or isinstance(target, ir.Member) and "->" not in target.text:
+            target = target.operand if isinstance(target, ir.Cast) else target.base
+        if isinstance(target, ir.Name) and target.ref:
+            out.add(f"{scope.key}|{target.ref}")
+    return frozenset(out)
+
+
+def _evaluated(node: CfgNode, prune=lambda expr: False):
+    """The expressions `node` evaluates itself (not the calls it skips, not lambda bodies); below an
+    expression for which `prune` is true, nothing."""
     for root in node.access_roots():
         stack = [root]
         while stack:
             expr = stack.pop()
             if id(expr) in node.skip or isinstance(expr, ir.Lambda):
                 continue
-            target = None
-            if isinstance(expr, ir.Binary) and expr.is_assignment:
-                target = expr.lhs
-            elif isinstance(expr, ir.Unary) and expr.op in ("++", "--", "post++", "post--"):
-                target = expr.operand
-            while isinstance(target, ir.Cast) or isinstance(target, ir.Member) and "->" not in target.text:
-                target = target.operand if isinstance(target, ir.Cast) else target.base
-            if isinstance(target, ir.Name) and target.ref:
-                out.add(f"{scope.key}|{target.ref}")
-            stack.extend(c for c in expr.children() if isinstance(c, ir.Expr))
-    return frozenset(out)
+            yield expr
+            if not prune(expr):
+                stack.extend(c for c in expr.children() if isinstance(c, ir.Expr))
 
 
 # ------------------------------------------------------------------------------------ divergent barriers
@@ -1063,19 +1071,14 @@ def _global_pointer(kernel: KernelSync, expr: ir.Expr, scope: Scope, depth: int)
 
 def _stores(node: CfgNode):
     """(store expression, target lvalue, value or None, compound) for the assignments a node makes."""
-    for root in node.access_roots():
-        stack = [root]
-        while stack:
-            expr = stack.pop()
-            if id(expr) in node.skip or isinstance(expr, ir.Lambda):
-                continue
-            if isinstance(expr, ir.Binary) and expr.is_assignment:
-                yield expr, expr.lhs, expr.rhs, expr.op != "="
-            elif isinstance(expr, ir.Unary) and expr.op in ("++", "--", "post++", "post--"):
-                yield expr, expr.operand, None, True
-            elif isinstance(expr, ir.Call) and expr.callee.startswith("atomic"):
-                continue  # atomics are the fix, not the race
-            stack.extend(c for c in expr.children() if isinstance(c, ir.Expr))
+    def is_atomic(expr: ir.Expr) -> bool:
+        return isinstance(expr, ir.Call) and expr.callee.startswith("atomic")  # the fix, not the race
+
+    for expr in _evaluated(node, prune=is_atomic):
+        if isinstance(expr, ir.Binary) and expr.is_assignment:
+            yield expr, expr.lhs, expr.rhs, expr.op != "="
+        elif isinstance(expr, ir.Unary) and expr.op in ("++", "--", "post++", "post--"):
+            yield expr, expr.operand, None, True
 
 
 def _mentions_block_or_memory(expr: ir.Expr) -> bool:

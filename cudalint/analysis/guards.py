@@ -104,6 +104,20 @@ def strip(expr: ir.Expr) -> ir.Expr:
     return expr
 
 
+def definitions(function: ir.Function, ref: str | None) -> list[ir.Expr]:
+    """The values `function` gives the variable `ref`: its initializer and what plain `=` assigns it."""
+    found: list[ir.Expr] = []
+    if ref is None:
+        return found
+    for node in function.nodes:
+        if isinstance(node, ir.VarDecl) and node.ref == ref and node.init is not None:
+            found.append(node.init)
+        elif isinstance(node, ir.Binary) and node.op == "=" and isinstance(strip(node.lhs), ir.Name) \
+                and strip(node.lhs).ref == ref:
+            found.append(node.rhs)
+    return found
+
+
 def comparisons_of(condition: Condition, env: ConstantEnv | None = None) -> list[Comparison]:
     """The atomic comparisons a condition implies."""
     found: list[Comparison] = []

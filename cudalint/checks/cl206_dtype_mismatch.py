@@ -7,7 +7,7 @@ import ast
 import re
 from collections.abc import Iterator
 
-from cudalint.analysis.guards import strip
+from cudalint.analysis.guards import definitions, strip
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
 from cudalint.findings import Finding
@@ -166,9 +166,9 @@ def _tensor_dtype(expr: ir.Expr | None, function: ir.Function, env, depth: int,
     expr = strip(expr)
     text = expr.text
     if isinstance(expr, ir.Name):
-        definitions = _definitions(function, expr.ref)
-        if definitions:
-            found = [_tensor_dtype(d, function, env, depth + 1, params) for d in definitions]
+        assigned = definitions(function, expr.ref)
+        if assigned:
+            found = [_tensor_dtype(d, function, env, depth + 1, params) for d in assigned]
             if None not in found and len(set(found)) == 1:
                 return found[0]
             return None
@@ -194,19 +194,6 @@ def _tensor_dtype(expr: ir.Expr | None, function: ir.Function, env, depth: int,
                 if isinstance(arg, ir.Call) and arg.callee == "options" and arg.receiver is not None:
                     return _tensor_dtype(arg.receiver, function, env, depth + 1, params)
     return None
-
-
-def _definitions(function: ir.Function, ref: str | None) -> list[ir.Expr]:
-    found: list[ir.Expr] = []
-    if ref is None or function.body is None:
-        return found
-    for node in function.nodes:
-        if isinstance(node, ir.VarDecl) and node.ref == ref and node.init is not None:
-            found.append(node.init)
-        elif isinstance(node, ir.Binary) and node.op == "=" and isinstance(strip(node.lhs), ir.Name) \
-                and strip(node.lhs).ref == ref:
-            found.append(node.rhs)
-    return found
 
 
 def _checked_dtype(function: ir.Function, name: str) -> str | None:

@@ -8,7 +8,7 @@ import ast
 import re
 from collections.abc import Iterator
 
-from cudalint.analysis.guards import strip
+from cudalint.analysis.guards import definitions, strip
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
 from cudalint.findings import Finding
@@ -45,12 +45,12 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
             why = None
             if receiver.ref in params:
                 index, param = params[receiver.ref]
-                if index in view_params and not _definitions(function, receiver.ref):
+                if index in view_params and not definitions(function, receiver.ref):
                     why = f"the Python code passes `{view_params[index]}`, a view that may not be contiguous"
             else:
-                definitions = _definitions(function, receiver.ref)
-                if definitions and all(_cpp_view(d, function, contiguous_refs, 0) for d in definitions):
-                    why = f"`{receiver.name}` = `{' '.join(definitions[0].text.split())}` is a view that may not " \
+                assigned = definitions(function, receiver.ref)
+                if assigned and all(_cpp_view(d, function, contiguous_refs, 0) for d in assigned):
+                    why = f"`{receiver.name}` = `{' '.join(assigned[0].text.split())}` is a view that may not " \
                           f"be contiguous"
             if why is None or receiver.ref in reported:
                 continue
@@ -85,17 +85,6 @@ def _ends_contiguous(expr: ir.Expr) -> bool:
     return isinstance(expr, ir.Call) and expr.callee in _CONTIGUOUS_OPS
 
 
-def _definitions(function: ir.Function, ref: str) -> list[ir.Expr]:
-    found: list[ir.Expr] = []
-    for node in function.nodes:
-        if isinstance(node, ir.VarDecl) and node.ref == ref and node.init is not None:
-            found.append(node.init)
-        elif isinstance(node, ir.Binary) and node.op == "=" and isinstance(strip(node.lhs), ir.Name) \
-                and strip(node.lhs).ref == ref:
-            found.append(node.rhs)
-    return found
-
-
 def _cpp_view(expr: ir.Expr, function: ir.Function, contiguous_refs: set[str], depth: int) -> bool:
     """Whether a C++ tensor expression is (in general) a non-contiguous view."""
     if depth > 8:
@@ -110,8 +99,8 @@ def _cpp_view(expr: ir.Expr, function: ir.Function, contiguous_refs: set[str], d
             return _cpp_view(expr.receiver, function, contiguous_refs, depth + 1)
         return False
     if isinstance(expr, ir.Name) and expr.ref and expr.ref not in contiguous_refs:
-        definitions = _definitions(function, expr.ref)
-        return bool(definitions) and all(_cpp_view(d, function, contiguous_refs, depth + 1) for d in definitions)
+        assigned = definitions(function, expr.ref)
+        return bool(assigned) and all(_cpp_view(d, function, contiguous_refs, depth + 1) for d in assigned)
     return False
 
 

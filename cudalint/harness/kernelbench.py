@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from cudalint import pyast
+from cudalint.sources import StringResolver
 
 RUN_NAME = re.compile(r"level_(\d+)_problem_(\d+)_sample_(\d+)_kernel\.py$")
 
@@ -299,7 +300,7 @@ def parse_solution(module: ast.Module, text: str, path: str = "<solution>.py") -
     model_new_named |= model_new is not None or "ModelNew" in assignments
 
     bound = _bound_names(nodes, imports)
-    resolver = _TextResolver(nodes)
+    resolver = StringResolver(nodes, text)
     targets = _assignment_targets(nodes)
     load_inline_calls: list[LoadInlineCall] = []
     raw_kernels: list[RawKernelCall] = []
@@ -378,54 +379,15 @@ def _bound_names(nodes: list[ast.AST], imports: ImportMap) -> set[str]:
     return names
 
 
-def _source_argument(node: ast.expr | None, resolver, bound: set[str]) -> SourceArgument:
+def _source_argument(node: ast.expr | None, resolver: StringResolver, bound: set[str]) -> SourceArgument:
     if node is None:
         return SourceArgument(None, None)
     undefined = [n for n in pyast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
                  and n.id not in bound]
-    return SourceArgument(node, resolver.resolve(node), undefined)
+    return SourceArgument(node, resolver.value(node), undefined)
 
 
-class _TextResolver:
-    """The static value of a source expression, resolved exactly as `cudalint.sources` resolves the
-    CUDA units (so a unit is found by its text), without the per-character positions."""
-
-    def __init__(self, nodes: list[ast.AST]) -> None:
-        self.assignments: dict[str, list[ast.expr]] = {}
-        for node in nodes:
-            if isinstance(node, ast.Assign):
-                for target in node.targets:
-                    if isinstance(target, ast.Name):
-                        self.assignments.setdefault(target.id, []).append(node.value)
-            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value:
-                self.assignments.setdefault(node.target.id, []).append(node.value)
-
-    def resolve(self, node: ast.expr, depth: int = 0) -> str | None:
-        if depth > 20:
-            return None
-        if isinstance(node, ast.Constant):
-            return node.value if isinstance(node.value, str) else None
-        if isinstance(node, ast.JoinedStr):
-            if all(isinstance(v, ast.Constant) for v in node.values):
-                return "".join(v.value for v in node.values)
-            return None
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-            left, right = self.resolve(node.left, depth + 1), self.resolve(node.right, depth + 1)
-            return None if left is None or right is None else left + right
-        if isinstance(node, (ast.List, ast.Tuple)):
-            parts = [self.resolve(element, depth + 1) for element in node.elts]
-            if not parts or any(p is None for p in parts):
-                return None
-            return "\n".join(parts)
-        if isinstance(node, ast.Name):
-            values = self.assignments.get(node.id, [])
-            before = [v for v in values if v.lineno <= node.lineno] or values
-            if before:
-                return self.resolve(before[-1], depth + 1)
-        return None
-
-
-def _load_inline(call: ast.Call, resolver, bound: set[str], target: str | None) -> LoadInlineCall:
+def _load_inline(call: ast.Call, resolver: StringResolver, bound: set[str], target: str | None) -> LoadInlineCall:
     name_node = argument(call, "name", 0)
     functions_node = argument(call, "functions", 3)
     functions = _string_entries(functions_node, resolver) if functions_node is not None else None
@@ -445,7 +407,7 @@ def _load_inline(call: ast.Call, resolver, bound: set[str], target: str | None) 
     )
 
 
-def _string_entries(node: ast.expr, resolver, depth: int = 0) -> list[tuple[str, ast.expr]] | None:
+def _string_entries(node: ast.expr, resolver: StringResolver, depth: int = 0) -> list[tuple[str, ast.expr]] | None:
     """The names of `functions=`: a str, or a list/tuple of str, or a dict with str keys; a variable
     holding one of those is followed. None when not static."""
     if depth > 10:
@@ -467,10 +429,9 @@ def _string_entries(node: ast.expr, resolver, depth: int = 0) -> list[tuple[str,
             entries.append((key.value, key))
         return entries
     if isinstance(node, ast.Name):
-        values = resolver.assignments.get(node.id, [])
-        before = [v for v in values if v.lineno <= node.lineno] or values
-        if len(values) == 1 or before:
-            return _string_entries(before[-1], resolver, depth + 1)
+        value = resolver.assigned_value(node)
+        if value is not None:
+            return _string_entries(value, resolver, depth + 1)
     return None
 
 

@@ -33,12 +33,13 @@ import re
 import tokenize
 from dataclasses import dataclass
 
+from cudalint.rule_docs import code_blocks as markdown_code_blocks
+
 OK, NO_CODE, TRUNCATED, UNUSABLE = "ok", "no_code", "truncated", "unusable"
 
 CUDA_LANGUAGES = frozenset({"cuda", "cu", "cuh", "cpp", "c++", "cxx", "cc", "c", "h", "hpp", "cuda-c", "cuda-cpp"})
 PYTHON_LANGUAGES = frozenset({"python", "py", "python3", "py3"})
 
-_FENCE = re.compile(r"^(?P<indent>[ \t]{0,3})(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^\s`]*)[^`]*$")
 _CODE_START = re.compile(r"^\s*(#\s*(include|define|pragma|if|ifdef|ifndef)\b|//|/\*|template\s*<|"
                          r"__global__|__device__|extern\s|static\s|namespace\s|using\s|struct\s|typedef\s)")
 
@@ -62,28 +63,10 @@ class Block:
 
 
 def code_blocks(answer: str) -> tuple[list[Block], bool]:
-    """The fenced blocks of `answer`, and whether the last fence is left open."""
-    blocks: list[Block] = []
-    lines = answer.splitlines()
-    i = 0
-    while i < len(lines):
-        match = _FENCE.match(lines[i])
-        if match is None:
-            i += 1
-            continue
-        fence, info = match.group("fence"), match.group("info").lower()
-        j = i + 1
-        while j < len(lines):
-            stripped = lines[j].strip()
-            if stripped and set(stripped) == {fence[0]} and len(stripped) >= len(fence):
-                break
-            j += 1
-        if j == len(lines):
-            return blocks, True
-        code = "\n".join(lines[i + 1:j])
-        blocks.append(Block(info.split("{")[0], code + "\n" if code else ""))
-        i = j + 1
-    return blocks, False
+    """The closed fenced blocks of `answer`, and whether the last fence is left open."""
+    fenced = markdown_code_blocks(answer)
+    blocks = [Block(b.language.lower().split("{")[0], "" if b.code == "\n" else b.code) for b in fenced if b.closed]
+    return blocks, bool(fenced) and not fenced[-1].closed
 
 
 def _looks_like_python(code: str) -> bool:
