@@ -8,6 +8,11 @@ from functools import cache
 
 import clang.cindex as ci
 
+try:  # the compiled traversal (cudalint/frontend/_subtree.c), when the install could build it
+    from cudalint.frontend import _subtree as _native
+except ImportError:
+    _native = None
+
 _EVAL_INT = 1
 _EVAL_FLOAT = 2
 
@@ -41,6 +46,8 @@ def _raw():
     lib.clang_getCString.restype = ctypes.c_char_p
     lib.clang_disposeString.argtypes = [_String]
     lib.clang_disposeString.restype = None
+    lib.clang_isExpression.argtypes = [ctypes.c_int]
+    lib.clang_isExpression.restype = ctypes.c_uint
     return lib
 
 
@@ -89,41 +96,132 @@ def children(cursor: ci.Cursor) -> list[ci.Cursor]:
     return found
 
 
-_offset_out = ctypes.c_uint()
-_offset_ref = ctypes.byref(_offset_out)
+def main_file_bounds(tu: ci.TranslationUnit, main_file: str, size: int) -> tuple[int, int]:
+    """The main file's first and last location in clang's encoding, or (-1, -1) when clang has no such file.
+    A source location is encoded as its file's start in clang's location space plus the offset, so a range
+    that lies between the two (and outside macros) gives its offsets by a subtraction."""
+    raw = _raw()
+    handle = raw.clang_getFile(tu.obj, main_file.encode())
+    if not handle:
+        return -1, -1
+    base = raw.clang_getLocationForOffset(tu.obj, handle, 0).int_data
+    return base, base + size
 
 
-class MainFileOffsets:
-    """Byte offsets of cursor extents in a translation unit's main file. A source location is encoded as
-    its file's start in clang's location space plus the offset, so a range that lies in the main file
-    and outside macros needs one C call; any other goes through clang's expansion locations. Not
-    thread-safe: one lowering per thread at a time (the engine parallelizes with processes)."""
+# ------------------------------------------------------------------------------------------ subtrees
 
-    def __init__(self, tu: ci.TranslationUnit, main_file: str, size: int) -> None:
-        raw = _raw()
-        handle = raw.clang_getFile(tu.obj, main_file.encode())
-        self._base = raw.clang_getLocationForOffset(tu.obj, handle, 0).int_data if handle else -1
-        self._limit = self._base + size
-        self._extent = raw.clang_getCursorExtent
+# A node of a subtree is a tuple; these are its fields.
+KIND = 0  # the cursor kind's id
+START, END = 1, 2  # byte offsets of the extent's expansion locations (in the main file, unless in a macro)
+TYPE = 3  # for an expression, its type's index in `Subtree.type_spellings`; else -1
+CHILDREN = 4  # a tuple of nodes
+INDEX = 5  # the cursor's index, for `Subtree.cursor`
+SPELLING = 6  # the cursor's spelling for the kinds in _SPELLED, else None
+REFERENCED = 7  # for the kinds in _SPELLED, the declaration referred to as (kind id, pointer, index), or None
+OPERATOR = 8  # the CXBinaryOperatorKind or CXUnaryOperatorKind of an operator, else None
 
-    def __call__(self, cursor: ci.Cursor) -> tuple[int, int]:
-        extent = self._extent(cursor)
+_K = ci.CursorKind
+_SPELLED = (_K.DECL_REF_EXPR.value, _K.MEMBER_REF_EXPR.value, _K.CALL_EXPR.value, _K.OVERLOADED_DECL_REF.value)
+_BINARY = (_K.BINARY_OPERATOR.value, _K.COMPOUND_ASSIGNMENT_OPERATOR.value)
+_UNARY_KINDS = (_K.UNARY_OPERATOR.value,)
+_MAX_DEPTH = 1024  # as in _subtree.c: deeper nodes keep no children
+_CURSOR_SIZE = ctypes.sizeof(ci.Cursor)
+
+
+class Subtree:
+    """A cursor and everything below it, read from libclang in one pass: what the lowering asks of
+    most nodes, and each cursor (`cursor(index)`) for the rarer questions."""
+
+    def __init__(self, cursor: ci.Cursor, main_file_bounds: tuple[int, int]) -> None:
+        walk = _native_subtree() or _subtree_python
+        self.root, self.type_spellings, self._cursors = walk(bytes(cursor), *main_file_bounds)
+        self._tu = cursor._tu
+
+    def cursor(self, index: int) -> ci.Cursor:
+        cursor = ci.Cursor.from_buffer_copy(self._cursors, index * _CURSOR_SIZE)
+        cursor._tu = self._tu
+        return cursor
+
+
+@cache
+def _native_subtree():
+    """The compiled walk, configured with this process's libclang; None without a matching build."""
+    if _native is None or getattr(_native, "ABI_VERSION", None) != 1:
+        return None
+    raw = _raw()
+    names = ("clang_visitChildren", "clang_getCursorExtent", "clang_getRangeStart", "clang_getRangeEnd",
+             "clang_getExpansionLocation", "clang_isExpression", "clang_getCursorType", "clang_getTypeSpelling",
+             "clang_getCursorSpelling", "clang_getCString", "clang_disposeString", "clang_getCursorReferenced",
+             "clang_Cursor_isNull", "clang_getCursorBinaryOperatorKind", "clang_getCursorUnaryOperatorKind")
+    addresses = tuple(ctypes.cast(getattr(raw, name), ctypes.c_void_p).value for name in names)
+    _native.configure(addresses, _SPELLED, _SPELLED, _BINARY, _UNARY_KINDS)
+    return _native.subtree
+
+
+def _subtree_python(cursor_bytes: bytes, base: int, limit: int) -> tuple[tuple, list[str], bytes]:
+    """The walk in Python, for installs without the compiled one: the same result, node for node."""
+    raw, lib = _raw(), _lib()
+    offset = ctypes.c_uint()
+
+    def offsets(cursor: ci.Cursor) -> tuple[int, int]:
+        extent = raw.clang_getCursorExtent(cursor)
         start, end = extent.begin_int_data, extent.end_int_data
-        base = self._base
-        if base >= 0 and base <= start <= self._limit and base <= end <= self._limit:
+        if base >= 0 and base <= start <= limit and base <= end <= limit:
             return start - base, end - base  # (a macro location has the top bit set: never in range)
-        return extent_offsets(cursor)
+        found = []
+        for location in (lib.clang_getRangeStart(extent), lib.clang_getRangeEnd(extent)):
+            offset.value = 0
+            lib.clang_getExpansionLocation(location, None, None, None, ctypes.byref(offset))
+            found.append(offset.value)
+        return found[0], found[1]
 
+    cursors: list[ci.Cursor] = []
+    spellings: list[str] = []
+    types: dict[tuple, int] = {}
 
-def extent_offsets(cursor: ci.Cursor) -> tuple[int, int]:
-    """Byte offsets of the start and end of a cursor's extent (expansion locations), in whatever file
-    they lie."""
-    lib = _lib()
-    extent = lib.clang_getCursorExtent(cursor)
-    lib.clang_getExpansionLocation(lib.clang_getRangeStart(extent), None, None, None, _offset_ref)
-    start = _offset_out.value
-    lib.clang_getExpansionLocation(lib.clang_getRangeEnd(extent), None, None, None, _offset_ref)
-    return start, _offset_out.value
+    def open_node(cursor: ci.Cursor, depth: int) -> list:
+        index = len(cursors)
+        cursors.append(cursor)
+        kind = cursor._kind_id
+        start, end = offsets(cursor)
+        type_index = -1
+        if raw.clang_isExpression(kind):
+            type_ = raw.clang_getCursorType(cursor)
+            key = (type_._kind_id, type_.data[0], type_.data[1])
+            type_index = types.get(key, -1)
+            if type_index < 0:
+                type_index = types[key] = len(spellings)
+                spellings.append(type_.spelling)
+        spelled = reference = operator = None
+        if kind in _SPELLED:
+            spelled = spelling(cursor)
+            found = raw.clang_getCursorReferenced(cursor)
+            if not raw.clang_Cursor_isNull(found):
+                reference = (found._kind_id, found.data[0] or 0, len(cursors))
+                cursors.append(found)
+        if kind in _BINARY:
+            operator = lib.clang_getCursorBinaryOperatorKind(cursor)
+        elif kind in _UNARY_KINDS:
+            operator = lib.clang_getCursorUnaryOperatorKind(cursor)
+        kids = children(cursor) if depth < _MAX_DEPTH else []
+        # the node's fields, its children's cursors, the next child to open, the finished children
+        return [(kind, start, end, type_index, None, index, spelled, reference, operator), kids, 0, [], depth]
+
+    root = ci.Cursor.from_buffer_copy(cursor_bytes)
+    root._tu = None  # (children() hands it on; nothing here needs it)
+    stack = [open_node(root, 0)]
+    while True:  # depth first without recursion: generated code nests deeper than Python's stack
+        frame = stack[-1]
+        fields, kids, next_child, finished, depth = frame
+        if next_child < len(kids):
+            frame[2] += 1
+            stack.append(open_node(kids[next_child], depth + 1))
+            continue
+        node = (*fields[:CHILDREN], tuple(finished), *fields[CHILDREN + 1:])
+        stack.pop()
+        if not stack:
+            return node, spellings, b"".join(bytes(c) for c in cursors)
+        stack[-1][3].append(node)
 
 
 def cursor_type(cursor: ci.Cursor) -> ci.Type:
@@ -173,22 +271,18 @@ def in_main_file(cursor: ci.Cursor) -> bool:
 
 
 @cache
-def _binary_spelling(kind: int) -> str:
+def binary_operator_spelling(kind: int) -> str:
+    """A CXBinaryOperatorKind as C writes it: '+', '<=', '+=', ..."""
     return _lib().clang_getBinaryOperatorKindSpelling(kind)
-
-
-def binary_operator(cursor: ci.Cursor) -> str:
-    """The operator of a BINARY_OPERATOR or COMPOUND_ASSIGNMENT_OPERATOR cursor: '+', '<=', '+=', ..."""
-    return _binary_spelling(_lib().clang_getCursorBinaryOperatorKind(cursor))
 
 
 # CXUnaryOperatorKind values, in libclang's order.
 _UNARY = {1: "post++", 2: "post--", 3: "++", 4: "--", 5: "&", 6: "*", 7: "+", 8: "-", 9: "~", 10: "!"}
 
 
-def unary_operator(cursor: ci.Cursor) -> str:
-    """The operator of a UNARY_OPERATOR cursor; postfix increments are 'post++' / 'post--'."""
-    return _UNARY.get(_lib().clang_getCursorUnaryOperatorKind(cursor), "?")
+def unary_operator_spelling(kind: int) -> str:
+    """A CXUnaryOperatorKind as C writes it; postfix increments are 'post++' / 'post--'."""
+    return _UNARY.get(kind, "?")
 
 
 def evaluate(cursor: ci.Cursor) -> int | float | None:

@@ -10,8 +10,10 @@ from functools import cached_property
 
 import clang.cindex as ci
 
-from cudalint.frontend.clang_api import (MainFileOffsets, binary_operator, children, cursor_type, evaluate, in_main_file,
-                                         referenced, spelling, unary_operator, usr)
+from cudalint.frontend.clang_api import (CHILDREN, END, INDEX, KIND, OPERATOR, REFERENCED, SPELLING, START, TYPE,
+                                         Subtree, binary_operator_spelling, children, cursor_type, evaluate,
+                                         in_main_file, main_file_bounds, referenced, spelling, unary_operator_spelling,
+                                         usr)
 from cudalint.frontend.parse import Diagnostic, ParsedUnit, parse_unit
 from cudalint.model import ir
 from cudalint.sources import CudaUnit
@@ -37,7 +39,12 @@ class _ExpressionKinds:
 _EXPRESSION_KINDS = _ExpressionKinds()
 
 
-def _kind(cursor: ci.Cursor) -> ci.CursorKind:
+def _kind(node: tuple) -> ci.CursorKind:
+    """The kind of a subtree node (see `clang_api.Subtree`)."""
+    return _KIND[node[KIND]]
+
+
+def _cursor_kind(cursor: ci.Cursor) -> ci.CursorKind:
     return _KIND[cursor._kind_id]
 
 
@@ -76,7 +83,7 @@ class _Declaration:
 
     def __init__(self, cursor: ci.Cursor) -> None:
         self.cursor = cursor
-        self.kind = _kind(cursor)
+        self.kind = _cursor_kind(cursor)
         self.usr = usr(cursor)  # "" when clang gives none
         self.name_kind = _NAME_KINDS.get(self.kind, "")  # ir.Name.decl_kind
 
@@ -100,11 +107,12 @@ class _Declaration:
     @cached_property
     def is_kernel(self) -> bool:
         # asked of called functions only: visiting a declaration's children can deserialize its body
-        return any(_kind(c) == K.CUDAGLOBAL_ATTR for c in children(self.cursor))
+        return any(_cursor_kind(c) == K.CUDAGLOBAL_ATTR for c in children(self.cursor))
 
 
 class Lowering:
-    """Lowers the definitions of one parsed unit. Only code in the unit itself is lowered."""
+    """Lowers the definitions of one parsed unit. Only code in the unit itself is lowered. Each top-level
+    declaration is read from libclang as a `Subtree` and lowered from its nodes (tuples)."""
 
     def __init__(self, parsed: ParsedUnit) -> None:
         self.parsed = parsed
@@ -114,9 +122,10 @@ class Lowering:
         self.ascii_text = parsed.unit.text if parsed.unit.text.isascii() else None
         self._line_starts = [0] + [match.end() for match in re.finditer(b"\n", self.data)]
         self._line_columns: dict[int, tuple[int, int]] = {}  # byte offset -> (line, column)
-        self._offsets = MainFileOffsets(parsed.translation_unit, parsed.main_file, len(self.data))
+        self._main_file_bounds = main_file_bounds(parsed.translation_unit, parsed.main_file, len(self.data))
         self._declarations: dict[tuple[int, int], _Declaration] = {}  # by (kind, clang's Decl pointer)
-        self._type_spellings: dict[tuple[int, int, int], str] = {}
+        self._type_spellings: dict[tuple[int, int, int], str] = {}  # of nodes that are not expressions
+        self._tree: Subtree | None = None  # of the declaration being lowered
         self._depth = 0
 
     # ------------------------------------------------------------------------------------- top level
@@ -130,32 +139,44 @@ class Lowering:
         for child in children(cursor):
             if not in_main_file(child):
                 continue
-            if _kind(child) in (K.NAMESPACE, K.LINKAGE_SPEC, K.UNEXPOSED_DECL, K.CLASS_DECL, K.STRUCT_DECL,
-                              K.CLASS_TEMPLATE):
+            kind = _cursor_kind(child)
+            if kind in (K.NAMESPACE, K.LINKAGE_SPEC, K.UNEXPOSED_DECL, K.CLASS_DECL, K.STRUCT_DECL, K.CLASS_TEMPLATE):
                 self._top_level(child, lowered)
-            elif _kind(child) in _FUNCTION_KINDS:
+            elif kind in _FUNCTION_KINDS:
                 if child.is_definition():
                     lowered.functions.append(self._function(child))
-                elif _kind(child) != K.CXX_METHOD:
+                elif kind != K.CXX_METHOD:
                     lowered.prototypes.append(self._function(child))
-            elif _kind(child) == K.VAR_DECL:
-                lowered.globals.append(self._var_decl(child))
+            elif kind == K.VAR_DECL:
+                lowered.globals.append(self._var_decl(self._read(child)))
+
+    def _read(self, cursor: ci.Cursor) -> tuple:
+        """Read a top-level declaration's subtree; returns its root node."""
+        self._tree = Subtree(cursor, self._main_file_bounds)
+        return self._tree.root
+
+    def _cursor(self, node: tuple) -> ci.Cursor:
+        return self._tree.cursor(node[INDEX])
 
     def _function(self, cursor: ci.Cursor) -> ir.Function:
-        spaces = {_SPACE_ATTRS[_kind(c)] for c in children(cursor) if _kind(c) in _SPACE_ATTRS}
+        kids = self._read(cursor)[CHILDREN]
+        spaces = {_SPACE_ATTRS[_kind(c)] for c in kids if _kind(c) in _SPACE_ATTRS}
         space = "global" if "global" in spaces else (
             "host_device" if spaces == {"host", "device"} else ("device" if "device" in spaces else "host"))
-        params = [ir.Param(p.spelling, p.get_usr() or None, p.type.spelling, self._span(p),
-                           p.type.get_canonical().spelling)
-                  for p in children(cursor) if _kind(p) == K.PARM_DECL]
-        body_cursor = next((c for c in children(cursor) if _kind(c) == K.COMPOUND_STMT), None)
-        body = self._block(body_cursor) if body_cursor is not None else None
+        params = []
+        for node in kids:
+            if _kind(node) == K.PARM_DECL:
+                p = self._cursor(node)
+                params.append(ir.Param(p.spelling, p.get_usr() or None, p.type.spelling, self._span(node),
+                                       p.type.get_canonical().spelling))
+        body_node = next((c for c in kids if _kind(c) == K.COMPOUND_STMT), None)
+        body = self._block(body_node) if body_node is not None else None
         name_location = cursor.location
         name_span = ir.Span(name_location.line, name_location.column, name_location.line,
                             name_location.column + len(cursor.spelling))
         return ir.Function(
-            name=cursor.spelling, space=space, params=params, body=body, span=self._span(cursor),
-            name_span=name_span, ref=cursor.get_usr() or None, templated=_kind(cursor) == K.FUNCTION_TEMPLATE,
+            name=cursor.spelling, space=space, params=params, body=body, span=self._span(self._tree.root),
+            name_span=name_span, ref=cursor.get_usr() or None, templated=_cursor_kind(cursor) == K.FUNCTION_TEMPLATE,
             max_threads_per_block=self._launch_bounds(cursor), return_type=cursor.result_type.spelling,
         )
 
@@ -168,28 +189,28 @@ class Lowering:
 
     # ------------------------------------------------------------------------------------- statements
 
-    def _block(self, cursor: ci.Cursor) -> ir.Block:
-        return ir.Block(self._span(cursor), [s for s in map(self._stmt, children(cursor)) if s is not None])
+    def _block(self, node: tuple) -> ir.Block:
+        return ir.Block(self._span(node), [s for s in map(self._stmt, node[CHILDREN]) if s is not None])
 
-    def _stmt(self, cursor: ci.Cursor) -> ir.Stmt | None:
+    def _stmt(self, node: tuple) -> ir.Stmt | None:
         if self._depth > _MAX_DEPTH:
-            return ir.OpaqueStmt(self._span(cursor))
+            return ir.OpaqueStmt(self._span(node))
         self._depth += 1
         try:
-            return self._stmt_at_depth(cursor)
+            return self._stmt_at_depth(node)
         finally:
             self._depth -= 1
 
-    def _stmt_at_depth(self, cursor: ci.Cursor) -> ir.Stmt | None:
-        kind = _kind(cursor)
-        span = self._span(cursor)
+    def _stmt_at_depth(self, node: tuple) -> ir.Stmt | None:
+        kind = _kind(node)
+        span = self._span(node)
         if kind == K.COMPOUND_STMT:
-            return self._block(cursor)
+            return self._block(node)
+        kids = node[CHILDREN]
         if kind == K.DECL_STMT:
-            return ir.DeclStmt(span, [self._var_decl(c) for c in children(cursor) if _kind(c) == K.VAR_DECL])
+            return ir.DeclStmt(span, [self._var_decl(c) for c in kids if _kind(c) == K.VAR_DECL])
         if kind == K.NULL_STMT:
             return None
-        kids = children(cursor)
         if kind == K.IF_STMT:
             parts = [c for c in kids if _kind(c) != K.DECL_STMT] or kids
             cond = self._expr(parts[0]) if parts else ir.Opaque(span)
@@ -197,7 +218,7 @@ class Lowering:
             otherwise = self._stmt_or_empty(parts[2], span) if len(parts) > 2 else None
             return ir.If(span, cond, then, otherwise)
         if kind == K.FOR_STMT:
-            return self._for(cursor, kids, span)
+            return self._for(node, kids, span)
         if kind == K.WHILE_STMT:
             return ir.While(span, self._expr(kids[0]), self._stmt_or_empty(kids[-1], span))
         if kind == K.DO_STMT:
@@ -214,19 +235,19 @@ class Lowering:
         if kind == K.CONTINUE_STMT:
             return ir.Continue(span)
         if kind in _EXPRESSION_KINDS:
-            return ir.ExprStmt(span, self._expr(cursor))
+            return ir.ExprStmt(span, self._expr(node))
         return ir.OpaqueStmt(span, [s for s in map(self._stmt, kids) if s is not None])
 
-    def _stmt_or_empty(self, cursor: ci.Cursor, span: ir.Span) -> ir.Stmt:
-        return self._stmt(cursor) or ir.Block(span)
+    def _stmt_or_empty(self, node: tuple, span: ir.Span) -> ir.Stmt:
+        return self._stmt(node) or ir.Block(span)
 
-    def _for(self, cursor: ci.Cursor, kids: list[ci.Cursor], span: ir.Span) -> ir.For:
+    def _for(self, node: tuple, kids: tuple, span: ir.Span) -> ir.For:
         # libclang omits absent parts of `for (init; cond; step)`: place each child by the header's semicolons
         body = kids[-1] if kids else None
-        first_semi, second_semi = self._for_semicolons(cursor, body)
+        first_semi, second_semi = self._for_semicolons(node, body)
         init = cond = step = None
         for child in kids[:-1]:
-            offset = self._offsets(child)[0]
+            offset = child[START]
             if first_semi is not None and offset < first_semi:
                 init = self._stmt(child)
             elif second_semi is not None and offset < second_semi:
@@ -236,10 +257,10 @@ class Lowering:
                 step = self._expr(child)
         return ir.For(span, init, cond, step, self._stmt_or_empty(body, span) if body is not None else ir.Block(span))
 
-    def _for_semicolons(self, cursor: ci.Cursor, body: ci.Cursor | None) -> tuple[int | None, int | None]:
-        start, end = self._offsets(cursor)
+    def _for_semicolons(self, node: tuple, body: tuple | None) -> tuple[int | None, int | None]:
+        start, end = node[START], node[END]
         if body is not None:
-            end = self._offsets(body)[0]
+            end = body[START]
         header = self.data[start:end]
         depth = 0
         semis = []
@@ -254,12 +275,14 @@ class Lowering:
             return semis[0], semis[1]
         return None, None
 
-    def _var_decl(self, cursor: ci.Cursor) -> ir.VarDecl:
-        attrs = {_kind(c) for c in children(cursor)}
+    def _var_decl(self, node: tuple) -> ir.VarDecl:
+        kids = node[CHILDREN]
+        attrs = {_kind(c) for c in kids}
         init = None
-        for child in children(cursor):
+        for child in kids:
             if _kind(child) in _EXPRESSION_KINDS:
                 init = child
+        cursor = self._cursor(node)
         type_ = cursor.type
         dims: list[int | None] = []
         element = type_
@@ -270,7 +293,7 @@ class Lowering:
             element = element.element_type
         size = type_.get_size()
         decl = ir.VarDecl(
-            self._span(cursor), name=cursor.spelling, ref=cursor.get_usr() or None, type=type_.spelling,
+            self._span(node), name=cursor.spelling, ref=cursor.get_usr() or None, type=type_.spelling,
             init=None, shared=K.CUDASHARED_ATTR in attrs,
             extern=cursor.storage_class == ci.StorageClass.EXTERN,
             constant_memory=K.CUDACONSTANT_ATTR in attrs, is_const=type_.is_const_qualified(),
@@ -278,140 +301,146 @@ class Lowering:
             dims=dims, size_bytes=size if size > 0 and None not in dims else None,
             element_type=element.spelling,
         )
-        if init is not None and not (_kind(init) == K.CALL_EXPR and not children(init) and dims):
+        if init is not None and not (_kind(init) == K.CALL_EXPR and not init[CHILDREN] and dims):
             decl.init = self._expr(init)
         return decl
 
     # ------------------------------------------------------------------------------------ expressions
 
-    def _expr(self, cursor: ci.Cursor) -> ir.Expr:
+    def _expr(self, node: tuple) -> ir.Expr:
         # generated code can nest thousands deep (a + a + ...); past this depth the tree stays opaque, so
         # neither lowering nor later walks can exhaust Python's stack
         if self._depth > _MAX_DEPTH:
-            return ir.Opaque(self._span(cursor), self._text(cursor), cursor.type.spelling)
+            span, text = self._span_and_text(node)
+            return ir.Opaque(span, text, self._type_spelling(node))
         self._depth += 1
         try:
-            return self._expr_at_depth(cursor)
+            return self._expr_at_depth(node)
         finally:
             self._depth -= 1
 
-    def _expr_at_depth(self, cursor: ci.Cursor) -> ir.Expr:
-        kind = _kind(cursor)
+    def _expr_at_depth(self, node: tuple) -> ir.Expr:
+        kind = _kind(node)
         # implicit conversions and parentheses are transparent: step through a chain of them in a loop
-        # (they are a third of all expression cursors); the outermost parentheses give the span and text
+        # (they are a third of all expression nodes); the outermost parentheses give the span and text
         parentheses = None
         while kind is K.UNEXPOSED_EXPR or kind is K.PAREN_EXPR:
-            kids = children(cursor)
+            kids = node[CHILDREN]
             if len(kids) != 1:
-                span, text = self._span_and_text(cursor)
-                lowered = ir.Opaque(span, text, self._type_spelling(cursor), [self._expr(c) for c in kids])
+                span, text = self._span_and_text(node)
+                lowered = ir.Opaque(span, text, self._type_spelling(node), [self._expr(c) for c in kids])
                 break
             if kind is K.PAREN_EXPR and parentheses is None:
-                parentheses = cursor
-            cursor = kids[0]
-            kind = _kind(cursor)
+                parentheses = node
+            node = kids[0]
+            kind = _kind(node)
         else:
-            lowered = self._expr_of_kind(cursor, kind)
+            lowered = self._expr_of_kind(node, kind)
         if parentheses is not None:
             lowered.span, lowered.text = self._span_and_text(parentheses)
         return lowered
 
-    def _expr_of_kind(self, cursor: ci.Cursor, kind: ci.CursorKind) -> ir.Expr:
-        span, text = self._span_and_text(cursor)
-        type_ = self._type_spelling(cursor)
+    def _expr_of_kind(self, node: tuple, kind: ci.CursorKind) -> ir.Expr:
+        span, text = self._span_and_text(node)
+        type_ = self._type_spelling(node)
         if kind == K.DECL_REF_EXPR:
-            return self._name(cursor, span, text, type_)
+            return self._name(node, span, text, type_)
         if kind in _LITERAL_KINDS:
             value = _literal_value(text) if kind != K.CXX_BOOL_LITERAL_EXPR else None
             if value is None:
-                value = evaluate(cursor)
+                value = evaluate(self._cursor(node))
             if kind == K.CXX_BOOL_LITERAL_EXPR and value is not None:
                 value = bool(value)
             return ir.Const(span, text, type_, value)
+        kids = node[CHILDREN]
         if kind == K.MEMBER_REF_EXPR:
-            kids = children(cursor)
             base = self._expr(kids[0]) if kids else None
-            return ir.Member(span, text, type_, base, spelling(cursor))
+            return ir.Member(span, text, type_, base, node[SPELLING])
         if kind == K.ARRAY_SUBSCRIPT_EXPR:
-            base, index = (self._expr(c) for c in children(cursor))
+            base, index = (self._expr(c) for c in kids)
             return ir.Index(span, text, type_, base, index)
         if kind in (K.BINARY_OPERATOR, K.COMPOUND_ASSIGNMENT_OPERATOR):
-            kids = children(cursor)
             if len(kids) != 2:
                 return ir.Opaque(span, text, type_, [self._expr(c) for c in kids])
-            return ir.Binary(span, text, type_, binary_operator(cursor), self._expr(kids[0]),
+            return ir.Binary(span, text, type_, binary_operator_spelling(node[OPERATOR]), self._expr(kids[0]),
                              self._expr(kids[1]))
         if kind == K.UNARY_OPERATOR:
-            kids = children(cursor)
-            return ir.Unary(span, text, type_, unary_operator(cursor), self._expr(kids[0]))
+            return ir.Unary(span, text, type_, unary_operator_spelling(node[OPERATOR]), self._expr(kids[0]))
         if kind == K.CONDITIONAL_OPERATOR:
-            cond, then, otherwise = (self._expr(c) for c in children(cursor))
+            cond, then, otherwise = (self._expr(c) for c in kids)
             return ir.Conditional(span, text, type_, cond, then, otherwise)
         if kind == K.CALL_EXPR:
-            return self._call(cursor, span, text, type_)
+            return self._call(node, span, text, type_)
         if kind in _CAST_KINDS:
-            kids = [c for c in children(cursor) if _kind(c) in _EXPRESSION_KINDS]
-            if not kids:
+            operands = [c for c in kids if _kind(c) in _EXPRESSION_KINDS]
+            if not operands:
                 return ir.Opaque(span, text, type_)
-            if kind == K.CXX_FUNCTIONAL_CAST_EXPR and _kind(kids[-1]) == K.INIT_LIST_EXPR:
-                return ir.Construct(span, text, type_, [self._expr(c) for c in children(kids[-1])])
-            return ir.Cast(span, text, type_, self._expr(kids[-1]))
+            if kind == K.CXX_FUNCTIONAL_CAST_EXPR and _kind(operands[-1]) == K.INIT_LIST_EXPR:
+                return ir.Construct(span, text, type_, [self._expr(c) for c in operands[-1][CHILDREN]])
+            return ir.Cast(span, text, type_, self._expr(operands[-1]))
         if kind == K.CXX_UNARY_EXPR:  # sizeof, alignof
-            value = evaluate(cursor)
+            value = evaluate(self._cursor(node))
             return ir.Const(span, text, type_, value) if value is not None else ir.Opaque(span, text, type_)
         if kind == K.INIT_LIST_EXPR:
-            return ir.InitList(span, text, type_, [self._expr(c) for c in children(cursor)])
+            return ir.InitList(span, text, type_, [self._expr(c) for c in kids])
         if kind == K.LAMBDA_EXPR:
-            body = next((c for c in children(cursor) if _kind(c) == K.COMPOUND_STMT), None)
+            body = next((c for c in kids if _kind(c) == K.COMPOUND_STMT), None)
             return ir.Lambda(span, text, type_, self._block(body) if body is not None else ir.Block(span))
         if kind == K.CXX_NULL_PTR_LITERAL_EXPR:
             return ir.Const(span, text, type_, 0)
-        return ir.Opaque(span, text, type_, [self._expr(c) for c in children(cursor) if _kind(c) in _EXPRESSION_KINDS])
+        return ir.Opaque(span, text, type_, [self._expr(c) for c in kids if _kind(c) in _EXPRESSION_KINDS])
 
-    def _declaration(self, cursor: ci.Cursor) -> _Declaration | None:
-        """The declaration `cursor` refers to, looked up once per declaration."""
-        found = referenced(cursor)
-        if found is None:
+    def _declaration(self, node: tuple) -> _Declaration | None:
+        """The declaration `node` refers to, looked up once per declaration."""
+        reference = node[REFERENCED]
+        if reference is not None:
+            key, found = reference[:2], None
+        elif node[SPELLING] is not None:  # the subtree asked libclang already: no declaration
             return None
-        key = (found._kind_id, found.data[0])
+        else:
+            found = referenced(self._cursor(node))
+            if found is None:
+                return None
+            key = (found._kind_id, found.data[0] or 0)
         declaration = self._declarations.get(key)
         if declaration is None:
-            declaration = self._declarations[key] = _Declaration(found)
+            declaration = self._declarations[key] = _Declaration(
+                self._tree.cursor(reference[2]) if found is None else found)
         return declaration
 
-    def _name(self, cursor: ci.Cursor, span: ir.Span, text: str, type_: str) -> ir.Name:
-        declaration = self._declaration(cursor)
+    def _name(self, node: tuple, span: ir.Span, text: str, type_: str) -> ir.Name:
+        declaration = self._declaration(node)
         if declaration is None:
-            return ir.Name(span, text, type_, spelling(cursor))
-        return ir.Name(span, text, type_, spelling(cursor), declaration.ref, declaration.name_kind,
+            return ir.Name(span, text, type_, node[SPELLING])
+        return ir.Name(span, text, type_, node[SPELLING], declaration.ref, declaration.name_kind,
                        declaration.constant)
 
-    def _call(self, cursor: ci.Cursor, span: ir.Span, text: str, type_: str) -> ir.Expr:
-        kids = children(cursor)
-        declaration = self._declaration(cursor)
+    def _call(self, node: tuple, span: ir.Span, text: str, type_: str) -> ir.Expr:
+        kids = node[CHILDREN]
+        declaration = self._declaration(node)
         if declaration is not None and declaration.kind == K.CONSTRUCTOR:
-            args = [self._expr(c) for c in kids if _kind(c) in _EXPRESSION_KINDS and not _is_default_argument(c)]
+            args = [self._expr(c) for c in kids if _kind(c) in _EXPRESSION_KINDS and not self._is_default_argument(c)]
             if len(args) == 1 and not text.strip().startswith(declaration.spelling):
                 return args[0]  # an implicit conversion or copy, not a construction the user wrote
             return ir.Construct(span, text, type_, args)
-        config = next((c for c in kids[1:2] if _kind(c) == K.CALL_EXPR and spelling(c) in _CONFIG_CALLEES), None)
+        config = next((c for c in kids[1:2] if _kind(c) == K.CALL_EXPR and c[SPELLING] in _CONFIG_CALLEES), None)
         if config is not None or (declaration is not None and declaration.is_kernel):
-            return self._launch(cursor, kids, config, span, text, type_)
-        name = spelling(cursor)
+            return self._launch(node, kids, config, span, text, type_)
+        name = node[SPELLING]
         if name.startswith("operator") and len(kids) >= 2:
-            lowered = self._operator_call(cursor, name, kids, span, text, type_)
+            lowered = self._operator_call(name, kids, span, text, type_)
             if lowered is not None:
                 return lowered
-        callee_cursor = kids[0] if kids else None
+        callee_node = kids[0] if kids else None
         receiver, callee, callee_ref, template_args = None, name, None, ""
-        target = _strip_implicit(callee_cursor) if callee_cursor is not None else None
+        target = _strip_implicit(callee_node) if callee_node is not None else None
         if target is not None:
             if _kind(target) == K.MEMBER_REF_EXPR:
-                members = children(target)
+                members = target[CHILDREN]
                 receiver = self._expr(members[0]) if members else None
-                callee = spelling(target) or callee
+                callee = target[SPELLING] or callee
             elif _kind(target) in (K.DECL_REF_EXPR, K.OVERLOADED_DECL_REF):
-                callee = spelling(target) or callee
+                callee = target[SPELLING] or callee
             target_declaration = self._declaration(target)
             if target_declaration is not None:
                 callee_ref = target_declaration.usr or None
@@ -419,21 +448,20 @@ class Lowering:
             angle = re.search(r"<(.*)>\s*$", callee_text, re.DOTALL)
             if angle:
                 template_args = angle.group(1).strip()
-        args = [self._expr(c) for c in kids[1:] if not _is_default_argument(c)]
+        args = [self._expr(c) for c in kids[1:] if not self._is_default_argument(c)]
         return ir.Call(span, text, type_, callee, args, receiver, template_args, callee_ref)
 
-    def _operator_call(self, cursor: ci.Cursor, name: str, kids: list, span: ir.Span, text: str,
-                       type_: str) -> ir.Expr | None:
+    def _operator_call(self, name: str, kids: tuple, span: ir.Span, text: str, type_: str) -> ir.Expr | None:
         """An overloaded operator written as an operator (`h[i] = x` on __half, `f4[i] = make_float4(...)`):
         lowered like the built-in one. libclang lists its children in source order (lhs, operator, rhs),
         so the callee is not the first child."""
         op = name[len("operator"):].strip()
 
-        def is_operator_ref(child: ci.Cursor) -> bool:
+        def is_operator_ref(child: tuple) -> bool:
             inner = _strip_implicit(child)
-            return _kind(inner) == K.DECL_REF_EXPR and spelling(inner) == name
+            return _kind(inner) == K.DECL_REF_EXPR and inner[SPELLING] == name
 
-        operands = [c for c in kids if not is_operator_ref(c) and not _is_default_argument(c)]
+        operands = [c for c in kids if not is_operator_ref(c) and not self._is_default_argument(c)]
         if len(operands) == len(kids):  # an explicit call `a.operator=(b)`: keep it a call
             return None
         if op in ("++", "--") and operands:
@@ -450,29 +478,35 @@ class Lowering:
                            self._expr(operands[0]))
         return None
 
-    def _launch(self, cursor, kids, config, span, text, type_) -> ir.Launch:
+    def _launch(self, node, kids, config, span, text, type_) -> ir.Launch:
         target = _strip_implicit(kids[0]) if kids else None
-        kernel = (spelling(target) if target is not None else "") or spelling(cursor)
+        kernel = (self._spelling(target) if target is not None else "") or node[SPELLING]
         declaration = self._declaration(target) if target is not None else None
         kernel_ref = declaration.usr if declaration is not None else None
         parts: list[ir.Expr | None] = [None, None, None, None]
         if config is not None:
-            config_args = children(config)[1:]
-            for i, arg in enumerate(config_args[:4]):
-                parts[i] = None if _is_default_argument(arg) else self._expr(arg)
+            for i, arg in enumerate(config[CHILDREN][1:5]):
+                parts[i] = None if self._is_default_argument(arg) else self._expr(arg)
         args = [self._expr(c) for c in kids[2 if config is not None else 1:]]
         return ir.Launch(span, text, type_, kernel, kernel_ref, parts[0], parts[1], parts[2], parts[3], args)
 
+    def _is_default_argument(self, node: tuple) -> bool:
+        # CXXDefaultArgExpr surfaces as a childless UNEXPOSED_EXPR with an empty extent
+        if _kind(node) != K.UNEXPOSED_EXPR or node[CHILDREN]:
+            return False
+        extent = self._cursor(node).extent
+        return extent.start.offset == extent.end.offset or extent.start.file is None
+
     # ------------------------------------------------------------------------------------------ helpers
 
-    def _span(self, cursor: ci.Cursor) -> ir.Span:
-        return self._span_and_text(cursor)[0]
+    def _span(self, node: tuple) -> ir.Span:
+        return self._span_and_text(node)[0]
 
-    def _text(self, cursor: ci.Cursor) -> str:
-        return self._span_and_text(cursor)[1]
+    def _text(self, node: tuple) -> str:
+        return self._span_and_text(node)[1]
 
-    def _span_and_text(self, cursor: ci.Cursor) -> tuple[ir.Span, str]:
-        start, end = self._offsets(cursor)
+    def _span_and_text(self, node: tuple) -> tuple[ir.Span, str]:
+        start, end = node[START], node[END]
         line_column = self._line_columns
         first, last = line_column.get(start), line_column.get(end)
         if first is None:
@@ -482,7 +516,7 @@ class Lowering:
         span = ir.Span(first[0], first[1], last[0], last[1])
         if end <= start or end > len(self.data):
             # inside a macro expansion every node sits on the macro's name: fall back to the spelling
-            return span, spelling(cursor)
+            return span, self._spelling(node)
         if self.ascii_text is not None:  # byte offsets are character offsets
             return span, self.ascii_text[start:end]
         return span, self._text_between(start, end)
@@ -492,14 +526,20 @@ class Lowering:
         line = bisect.bisect_right(self._line_starts, offset)
         return line, offset - self._line_starts[line - 1] + 1
 
-    def _type_spelling(self, cursor: ci.Cursor) -> str:
-        # most expressions share a handful of types (int, float, float *): spell each type once
-        type_ = cursor_type(cursor)
+    def _spelling(self, node: tuple) -> str:
+        spelled = node[SPELLING]
+        return spelled if spelled is not None else spelling(self._cursor(node))
+
+    def _type_spelling(self, node: tuple) -> str:
+        index = node[TYPE]
+        if index >= 0:  # an expression: the subtree spelled its type
+            return self._tree.type_spellings[index]
+        type_ = cursor_type(self._cursor(node))
         key = (type_._kind_id, type_.data[0], type_.data[1])
-        spelling = self._type_spellings.get(key)
-        if spelling is None:
-            spelling = self._type_spellings[key] = type_.spelling
-        return spelling
+        spelled = self._type_spellings.get(key)
+        if spelled is None:
+            spelled = self._type_spellings[key] = type_.spelling
+        return spelled
 
     def _text_between(self, start: int, end: int) -> str:
         return self.data[start:end].decode("utf-8", errors="replace")
@@ -523,23 +563,13 @@ def _literal_value(text: str) -> int | float | None:
     return None
 
 
-def _strip_implicit(cursor: ci.Cursor) -> ci.Cursor:
-    while _kind(cursor) == K.UNEXPOSED_EXPR:
-        kids = children(cursor)
+def _strip_implicit(node: tuple) -> tuple:
+    while _kind(node) == K.UNEXPOSED_EXPR:
+        kids = node[CHILDREN]
         if len(kids) != 1:
             break
-        cursor = kids[0]
-    return cursor
-
-
-def _is_default_argument(cursor: ci.Cursor) -> bool:
-    # CXXDefaultArgExpr surfaces as a childless UNEXPOSED_EXPR with an empty extent
-    if _kind(cursor) != K.UNEXPOSED_EXPR:
-        return False
-    if any(True for _ in children(cursor)):
-        return False
-    extent = cursor.extent
-    return extent.start.offset == extent.end.offset or extent.start.file is None
+        node = kids[0]
+    return node
 
 
 # --------------------------------------------------------------------------------- integer macro values
