@@ -25,8 +25,9 @@ class Span(NamedTuple):
 class Node:
     span: Span
 
-    def children(self) -> Iterator[Node]:
-        return iter(())
+    def children(self) -> tuple[Node, ...]:
+        """The nodes directly below, in source order (a tuple: walks ask every node for them)."""
+        return ()
 
     def walk(self) -> Iterator[Node]:
         """This node and every node below it, in source order (pre-order)."""
@@ -36,10 +37,9 @@ class Node:
         while stack:
             node = pop()
             yield node
-            kids = list(node.children())
+            kids = node.children()
             if kids:
-                kids.reverse()
-                extend(kids)
+                extend(reversed(kids))
 
 
 # ------------------------------------------------------------------------------------------ expressions
@@ -69,9 +69,8 @@ class Member(Expr):
     base: Expr | None = None
     field: str = ""
 
-    def children(self) -> Iterator[Node]:
-        if self.base is not None:
-            yield self.base
+    def children(self) -> tuple[Node, ...]:
+        return (self.base,) if self.base is not None else ()
 
 
 @dataclass(eq=False)
@@ -79,9 +78,8 @@ class Index(Expr):
     base: Expr = None  # type: ignore[assignment]
     index: Expr = None  # type: ignore[assignment]
 
-    def children(self) -> Iterator[Node]:
-        yield self.base
-        yield self.index
+    def children(self) -> tuple[Node, ...]:
+        return self.base, self.index
 
 
 @dataclass(eq=False)
@@ -89,8 +87,8 @@ class Unary(Expr):
     op: str = ""  # "-", "!", "~", "*", "&", "++", "--", "post++", "post--"
     operand: Expr = None  # type: ignore[assignment]
 
-    def children(self) -> Iterator[Node]:
-        yield self.operand
+    def children(self) -> tuple[Node, ...]:
+        return (self.operand,)
 
 
 ASSIGNMENT_OPERATORS = frozenset({"=", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "|=", "^="})
@@ -106,9 +104,8 @@ class Binary(Expr):
     def is_assignment(self) -> bool:
         return self.op in ASSIGNMENT_OPERATORS
 
-    def children(self) -> Iterator[Node]:
-        yield self.lhs
-        yield self.rhs
+    def children(self) -> tuple[Node, ...]:
+        return self.lhs, self.rhs
 
 
 @dataclass(eq=False)
@@ -117,10 +114,8 @@ class Conditional(Expr):
     then: Expr = None  # type: ignore[assignment]
     otherwise: Expr = None  # type: ignore[assignment]
 
-    def children(self) -> Iterator[Node]:
-        yield self.cond
-        yield self.then
-        yield self.otherwise
+    def children(self) -> tuple[Node, ...]:
+        return self.cond, self.then, self.otherwise
 
 
 @dataclass(eq=False)
@@ -131,10 +126,8 @@ class Call(Expr):
     template_args: str = ""  # text between <> after the callee, e.g. "float" in data_ptr<float>()
     callee_ref: str | None = None
 
-    def children(self) -> Iterator[Node]:
-        if self.receiver is not None:
-            yield self.receiver
-        yield from self.args
+    def children(self) -> tuple[Node, ...]:
+        return (self.receiver, *self.args) if self.receiver is not None else tuple(self.args)
 
 
 @dataclass(eq=False)
@@ -149,11 +142,9 @@ class Launch(Expr):
     stream: Expr | None = None
     args: list[Expr] = field(default_factory=list)
 
-    def children(self) -> Iterator[Node]:
-        for part in (self.grid, self.block, self.shared_bytes, self.stream):
-            if part is not None:
-                yield part
-        yield from self.args
+    def children(self) -> tuple[Node, ...]:
+        config = (self.grid, self.block, self.shared_bytes, self.stream)
+        return (*(part for part in config if part is not None), *self.args)
 
 
 @dataclass(eq=False)
@@ -162,32 +153,32 @@ class Construct(Expr):
 
     args: list[Expr] = field(default_factory=list)
 
-    def children(self) -> Iterator[Node]:
-        yield from self.args
+    def children(self) -> tuple[Node, ...]:
+        return tuple(self.args)
 
 
 @dataclass(eq=False)
 class Cast(Expr):
     operand: Expr = None  # type: ignore[assignment]
 
-    def children(self) -> Iterator[Node]:
-        yield self.operand
+    def children(self) -> tuple[Node, ...]:
+        return (self.operand,)
 
 
 @dataclass(eq=False)
 class InitList(Expr):
     elements: list[Expr] = field(default_factory=list)
 
-    def children(self) -> Iterator[Node]:
-        yield from self.elements
+    def children(self) -> tuple[Node, ...]:
+        return tuple(self.elements)
 
 
 @dataclass(eq=False)
 class Lambda(Expr):
     body: Block = None  # type: ignore[assignment]
 
-    def children(self) -> Iterator[Node]:
-        yield self.body
+    def children(self) -> tuple[Node, ...]:
+        return (self.body,)
 
 
 @dataclass(eq=False)
@@ -196,8 +187,8 @@ class Opaque(Expr):
 
     parts: list[Expr] = field(default_factory=list)
 
-    def children(self) -> Iterator[Node]:
-        yield from self.parts
+    def children(self) -> tuple[Node, ...]:
+        return tuple(self.parts)
 
 
 # ------------------------------------------------------------------------------------------- statements
@@ -212,16 +203,16 @@ class Stmt(Node):
 class Block(Stmt):
     body: list[Stmt] = field(default_factory=list)
 
-    def children(self) -> Iterator[Node]:
-        yield from self.body
+    def children(self) -> tuple[Node, ...]:
+        return tuple(self.body)
 
 
 @dataclass(eq=False)
 class ExprStmt(Stmt):
     expr: Expr = None  # type: ignore[assignment]
 
-    def children(self) -> Iterator[Node]:
-        yield self.expr
+    def children(self) -> tuple[Node, ...]:
+        return (self.expr,)
 
 
 @dataclass(eq=False)
@@ -240,17 +231,16 @@ class VarDecl(Stmt):
     size_bytes: int | None = None  # total size when constant; None for dynamic or dependent arrays
     element_type: str = ""
 
-    def children(self) -> Iterator[Node]:
-        if self.init is not None:
-            yield self.init
+    def children(self) -> tuple[Node, ...]:
+        return (self.init,) if self.init is not None else ()
 
 
 @dataclass(eq=False)
 class DeclStmt(Stmt):
     decls: list[VarDecl] = field(default_factory=list)
 
-    def children(self) -> Iterator[Node]:
-        yield from self.decls
+    def children(self) -> tuple[Node, ...]:
+        return tuple(self.decls)
 
 
 @dataclass(eq=False)
@@ -259,11 +249,8 @@ class If(Stmt):
     then: Stmt = None  # type: ignore[assignment]
     otherwise: Stmt | None = None
 
-    def children(self) -> Iterator[Node]:
-        yield self.cond
-        yield self.then
-        if self.otherwise is not None:
-            yield self.otherwise
+    def children(self) -> tuple[Node, ...]:
+        return (self.cond, self.then, self.otherwise) if self.otherwise is not None else (self.cond, self.then)
 
 
 @dataclass(eq=False)
@@ -273,10 +260,8 @@ class For(Stmt):
     step: Expr | None = None
     body: Stmt = None  # type: ignore[assignment]
 
-    def children(self) -> Iterator[Node]:
-        for part in (self.init, self.cond, self.step, self.body):
-            if part is not None:
-                yield part
+    def children(self) -> tuple[Node, ...]:
+        return tuple(part for part in (self.init, self.cond, self.step, self.body) if part is not None)
 
 
 @dataclass(eq=False)
@@ -285,13 +270,8 @@ class While(Stmt):
     body: Stmt = None  # type: ignore[assignment]
     do_while: bool = False  # body runs before the first test
 
-    def children(self) -> Iterator[Node]:
-        if self.do_while:
-            yield self.body
-            yield self.cond
-        else:
-            yield self.cond
-            yield self.body
+    def children(self) -> tuple[Node, ...]:
+        return (self.body, self.cond) if self.do_while else (self.cond, self.body)
 
 
 @dataclass(eq=False)
@@ -299,18 +279,16 @@ class Switch(Stmt):
     cond: Expr = None  # type: ignore[assignment]
     body: Stmt = None  # type: ignore[assignment]
 
-    def children(self) -> Iterator[Node]:
-        yield self.cond
-        yield self.body
+    def children(self) -> tuple[Node, ...]:
+        return self.cond, self.body
 
 
 @dataclass(eq=False)
 class Return(Stmt):
     value: Expr | None = None
 
-    def children(self) -> Iterator[Node]:
-        if self.value is not None:
-            yield self.value
+    def children(self) -> tuple[Node, ...]:
+        return (self.value,) if self.value is not None else ()
 
 
 @dataclass(eq=False)
@@ -329,8 +307,8 @@ class OpaqueStmt(Stmt):
 
     parts: list[Node] = field(default_factory=list)
 
-    def children(self) -> Iterator[Node]:
-        yield from self.parts
+    def children(self) -> tuple[Node, ...]:
+        return tuple(self.parts)
 
 
 # -------------------------------------------------------------------------------------------- functions
