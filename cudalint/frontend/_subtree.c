@@ -13,8 +13,9 @@
 #include <string.h>
 
 #define ABI_VERSION 1
-/* Deeper nodes keep no children: bounds the C stack. The lowering stops descending at a far smaller
- * depth, and clang's bracket limit (256) bounds the chains of parentheses it steps through. */
+/* Deeper nodes keep no children: bounds the memory a pathological input takes. The lowering stops
+ * descending at a far smaller depth, and clang's bracket limit (256) bounds the chains of parentheses
+ * it steps through. */
 #define MAX_DEPTH 1024
 
 typedef struct { int kind; int xdata; const void *data[3]; } CXCursor;
@@ -186,17 +187,32 @@ static PyObject *referenced_declaration(Walk *walk, CXCursor cursor) {
     return Py_BuildValue("(iKn)", found.kind, (unsigned long long)(uintptr_t)found.data[0], index);
 }
 
-static PyObject *node(Walk *walk, CXCursor cursor, int depth) {
+/* A node being built: its fields, its children's cursors and the tuple their nodes go into. */
+typedef struct {
+    PyObject *fields;  /* (kind, start, end, type, None, index, spelling, referenced, operator) */
+    Children children;
+    PyObject *kids;
+    Py_ssize_t next;   /* the next child to build */
+} Frame;
+
+static void drop_frame(Frame *frame) {
+    Py_XDECREF(frame->fields);
+    Py_XDECREF(frame->kids);  /* a tuple still being filled holds NULLs, which its deallocation skips */
+    PyMem_Free(frame->children.items);
+}
+
+static int open_frame(Walk *walk, CXCursor cursor, int depth, Frame *frame) {
+    memset(frame, 0, sizeof(*frame));
     Py_ssize_t index = keep_cursor(walk, cursor);
-    if (index < 0) return NULL;
+    if (index < 0) return -1;
     int kind = cursor.kind;
     long long start, end;
     offsets(walk, cursor, &start, &end);
     Py_ssize_t type = -1;
-    if (api.isExpression(kind) && (type = type_index(walk, cursor)) < 0) return NULL;
+    if (api.isExpression(kind) && (type = type_index(walk, cursor)) < 0) return -1;
 
-    PyObject *spelling = NULL, *reference = NULL, *operator = NULL, *kids = NULL, *result = NULL;
-    Children children = {NULL, 0, 0, 0};
+    PyObject *spelling = NULL, *reference = NULL, *operator = NULL;
+    int failed = -1;
     if (in_set(&spelled, kind)) {
         if ((spelling = take_string(api.getCursorSpelling(cursor))) == NULL) goto done;
     } else {
@@ -215,28 +231,80 @@ static PyObject *node(Walk *walk, CXCursor cursor, int depth) {
         operator = Py_NewRef(Py_None);
     }
     if (operator == NULL) goto done;
-
+    frame->fields = Py_BuildValue("(iLLnOnOOO)", kind, start, end, type, Py_None, index, spelling, reference,
+                                  operator);
+    if (frame->fields == NULL) goto done;
     if (depth < MAX_DEPTH) {
-        api.visitChildren(cursor, collect_child, &children);
-        if (children.failed) {
+        api.visitChildren(cursor, collect_child, &frame->children);
+        if (frame->children.failed) {
             PyErr_NoMemory();
             goto done;
         }
     }
-    if ((kids = PyTuple_New(children.count)) == NULL) goto done;
-    for (Py_ssize_t i = 0; i < children.count; i++) {
-        PyObject *child = node(walk, children.items[i], depth + 1);
-        if (child == NULL) goto done;
-        PyTuple_SET_ITEM(kids, i, child);
-    }
-    /* (kind, start, end, type, children, index, spelling, referenced, operator): see clang_api.Subtree */
-    result = Py_BuildValue("(iLLnOnOOO)", kind, start, end, type, kids, index, spelling, reference, operator);
+    if ((frame->kids = PyTuple_New(frame->children.count)) == NULL) goto done;
+    failed = 0;
 done:
-    PyMem_Free(children.items);
-    Py_XDECREF(kids);
     Py_XDECREF(spelling);
     Py_XDECREF(reference);
     Py_XDECREF(operator);
+    return failed;
+}
+
+/* the finished node of a frame whose children are all built; the frame's references are taken over */
+static PyObject *close_frame(Frame *frame) {
+    PyObject *fields = frame->fields;
+    frame->fields = NULL;
+    PyObject *kids = frame->kids;  /* replaces the None placed at CHILDREN */
+    frame->kids = NULL;
+    PyObject *none = PyTuple_GET_ITEM(fields, 4);
+    PyTuple_SET_ITEM(fields, 4, kids);
+    Py_DECREF(none);
+    PyMem_Free(frame->children.items);
+    frame->children.items = NULL;
+    return fields;
+}
+
+/* The subtree of `root`, depth first with a stack on the heap (generated code nests deeply). */
+static PyObject *walk_tree(Walk *walk, CXCursor root) {
+    Py_ssize_t capacity = 64, depth = 0;
+    Frame *stack = PyMem_Malloc(capacity * sizeof(Frame));
+    if (stack == NULL) return PyErr_NoMemory();
+    PyObject *result = NULL;
+    if (open_frame(walk, root, 0, &stack[0]) < 0) {
+        drop_frame(&stack[0]);
+        goto done;
+    }
+    for (;;) {
+        Frame *top = &stack[depth];
+        if (top->next < top->children.count) {
+            CXCursor child = top->children.items[top->next];
+            if (depth + 1 == capacity) {
+                Frame *grown = PyMem_Realloc(stack, 2 * capacity * sizeof(Frame));
+                if (grown == NULL) {
+                    PyErr_NoMemory();
+                    goto fail;
+                }
+                stack = grown;
+                capacity *= 2;
+            }
+            depth++;
+            if (open_frame(walk, child, (int)depth, &stack[depth]) < 0) goto fail;
+            continue;
+        }
+        PyObject *finished = close_frame(top);
+        if (depth == 0) {
+            result = finished;
+            goto done;
+        }
+        depth--;
+        Frame *parent = &stack[depth];
+        PyTuple_SET_ITEM(parent->kids, parent->next, finished);
+        parent->next++;
+    }
+fail:
+    for (Py_ssize_t i = 0; i <= depth; i++) drop_frame(&stack[i]);
+done:
+    PyMem_Free(stack);
     return result;
 }
 
@@ -310,7 +378,7 @@ static PyObject *subtree(PyObject *module, PyObject *args) {
     Walk walk = {NULL, 0, 0, NULL, 0, NULL, base, limit};
     PyObject *result = NULL, *tree = NULL, *cursors = NULL;
     if ((walk.spellings = PyList_New(0)) == NULL) goto done;
-    if ((tree = node(&walk, root, 0)) == NULL) goto done;
+    if ((tree = walk_tree(&walk, root)) == NULL) goto done;
     if ((cursors = PyBytes_FromStringAndSize((const char *)walk.cursors, walk.count * sizeof(CXCursor))) == NULL)
         goto done;
     result = PyTuple_Pack(3, tree, walk.spellings, cursors);
