@@ -838,18 +838,19 @@ def _assigns(node: CfgNode) -> frozenset[str]:
     return frozenset(out)
 
 
-def _evaluated(node: CfgNode, prune=lambda expr: False):
+def _evaluated(node: CfgNode, prune=None):
     """The expressions `node` evaluates itself (not the calls it skips, not lambda bodies); below an
     expression for which `prune` is true, nothing."""
+    skip = node.skip
     for root in node.access_roots():
         stack = [root]
         while stack:
             expr = stack.pop()
-            if id(expr) in node.skip or isinstance(expr, ir.Lambda):
+            if id(expr) in skip or isinstance(expr, ir.Lambda):
                 continue
             yield expr
-            if not prune(expr):
-                stack.extend(c for c in expr.children() if isinstance(c, ir.Expr))
+            if prune is None or not prune(expr):
+                stack.extend(expr.children())  # an expression's children are expressions (but a lambda's)
 
 
 # ------------------------------------------------------------------------------------ divergent barriers

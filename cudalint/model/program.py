@@ -83,8 +83,13 @@ class Program:
         reachable = self.reachable_functions(function)
         return [s for s in self.shared_arrays if s.function in reachable]
 
-    def reachable_functions(self, function: ir.Function) -> list[ir.Function]:
-        """`function` and every function of this unit it calls, directly or not."""
+    _reachable_cache: dict[int, tuple[ir.Function, ...]] = field(default_factory=dict, repr=False)
+
+    def reachable_functions(self, function: ir.Function) -> tuple[ir.Function, ...]:
+        """`function` and every function of this unit it calls, directly or not (cached: rules ask often)."""
+        found = self._reachable_cache.get(id(function))
+        if found is not None:
+            return found
         seen: list[ir.Function] = []
         stack = [function]
         while stack:
@@ -96,7 +101,8 @@ class Program:
                 for node in current.nodes:
                     if isinstance(node, ir.Call) and node.receiver is None:
                         stack.extend(self.functions_by_name.get(node.callee, []))
-        return seen
+        found = self._reachable_cache[id(function)] = tuple(seen)
+        return found
 
     _env_cache: dict[int, ConstantEnv] = field(default_factory=dict, repr=False)
 
