@@ -602,11 +602,8 @@ class ProvenanceAnalysis:
         self._collect_assignments()
 
     def _collect_assignments(self) -> None:
-        body = self.function.body
-        if body is None:
-            return
         declared: set[str] = set()
-        for node in body.walk():
+        for node in self.function.nodes:
             if isinstance(node, ir.VarDecl) and node.ref:
                 declared.add(node.ref)
                 if node.init is not None:

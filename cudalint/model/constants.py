@@ -24,13 +24,13 @@ class ConstantEnv:
         self.definitions: dict[str, ir.Expr] = {}
         self.outer = outer
         if function is not None and function.body is not None:
-            self._collect(function.body)
+            self._collect(function.nodes)
 
-    def _collect(self, body: ir.Block) -> None:
+    def _collect(self, nodes: tuple[ir.Node, ...]) -> None:
         written: set[str] = set()
         declared: dict[str, ir.VarDecl] = {}
         duplicate: set[str] = set()
-        for node in body.walk():
+        for node in nodes:
             if isinstance(node, ir.VarDecl) and node.ref:
                 if node.ref in declared:
                     duplicate.add(node.ref)
