@@ -116,7 +116,7 @@ def iter_lint_files(files: list[str], options: LintOptions, jobs: int = 1) -> It
 
         chunk = max(1, min(16, len(files) // (4 * jobs)))
         if multiprocessing.get_start_method() == "fork":
-            prepare_workspace()  # forked workers share its headers and precompiled preludes
+            prepare_workspace(files)  # forked workers share its headers and precompiled preludes
         with ProcessPoolExecutor(max_workers=jobs, initializer=tune_garbage_collector) as pool:
             yield from pool.map(lint_file, files, [options] * len(files), chunksize=chunk)
     else:

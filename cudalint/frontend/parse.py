@@ -9,6 +9,7 @@ import re
 import shutil
 import tempfile
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -109,13 +110,23 @@ class _Workspace:
     def __init__(self) -> None:
         self._directory: str | None = None
         self._include: str | None = None
-        self._pch: dict[tuple[str, ...], str | None] = {}
+        self._pch: dict[tuple[str, tuple[str, ...]], str | None] = {}  # (language, headers) -> path
         self._lock = threading.Lock()
 
-    def prepare_all(self) -> None:
-        """Make the directory and every prelude now (before forking workers, which then share them)."""
-        for language, origin in _PRELUDES:
-            self.prelude(language, _PRELUDES[(language, origin)])
+    def prepare(self, keys: set[tuple[str, tuple[str, ...]]]) -> None:
+        """Make the directory and these preludes now (before forking workers, which then share them), two
+        at a time: a build is a parse in libclang, which runs without Python's lock."""
+        with self._lock:
+            self._prepare()
+            missing = sorted(key for key in keys if key not in self._pch)
+            numbers = {key: len(self._pch) + i for i, key in enumerate(missing)}
+        if not missing:
+            return
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            built = dict(zip(missing, pool.map(lambda key: self._build(*key, numbers[key]), missing)))
+        with self._lock:
+            for key, path in built.items():
+                self._pch.setdefault(key, path)
 
     def include_dir(self) -> str | None:
         with self._lock:
@@ -123,7 +134,7 @@ class _Workspace:
             return self._include
 
     def prelude(self, language: str, headers: tuple[str, ...]) -> str | None:
-        key = (language, *headers)
+        key = (language, headers)
         with self._lock:
             self._prepare()
             if key not in self._pch:
@@ -176,10 +187,16 @@ def _remove_if_owner(directory: str, owner: int) -> None:
 _workspace = _Workspace()
 
 
-def prepare_workspace() -> None:
-    """Write the stub headers and precompile every prelude now; worker processes forked afterwards
-    share them instead of each building its own."""
-    _workspace.prepare_all()
+def prepare_workspace(paths: list[str] | None = None) -> None:
+    """Write the stub headers and precompile the preludes that linting `paths` (default: anything) will
+    need, now; worker processes forked afterwards share them instead of each building its own. (A .py
+    file's cupy sources are rare: a worker builds their prelude when it meets one.)"""
+    origins = set(_PRELUDES)
+    if paths is not None:
+        python = [path.endswith(".py") for path in paths]
+        origins = ({("cuda", "load_inline"), ("c++", "load_inline")} if any(python) else set()) | (
+            {("cuda", "file")} if not all(python) else set())
+    _workspace.prepare({(language, _PRELUDES[(language, origin)]) for language, origin in origins})
 
 
 def _search_args(include: str | None) -> list[str]:
