@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ABI_VERSION 1
+#define ABI_VERSION 2
 /* Deeper nodes keep no children: bounds the memory a pathological input takes. The lowering stops
  * descending at a far smaller depth, and clang's bracket limit (256) bounds the chains of parentheses
  * it steps through. */
@@ -46,10 +46,10 @@ static struct {
 } api;
 #define API_FUNCTIONS 15
 
-/* cursor kinds whose spelling, referenced declaration or operator the result carries */
+/* cursor kinds whose spelling and referenced declaration, or whose operator, the result carries */
 #define MAX_KINDS 16
 typedef struct { int kinds[MAX_KINDS]; int count; } KindSet;
-static KindSet spelled, referencing, binary, unary;
+static KindSet referencing, binary, unary;
 static int configured = 0;
 
 static int in_set(const KindSet *set, int kind) {
@@ -213,14 +213,11 @@ static int open_frame(Walk *walk, CXCursor cursor, int depth, Frame *frame) {
 
     PyObject *spelling = NULL, *reference = NULL, *operator = NULL;
     int failed = -1;
-    if (in_set(&spelled, kind)) {
-        if ((spelling = take_string(api.getCursorSpelling(cursor))) == NULL) goto done;
-    } else {
-        spelling = Py_NewRef(Py_None);
-    }
     if (in_set(&referencing, kind)) {
+        if ((spelling = take_string(api.getCursorSpelling(cursor))) == NULL) goto done;
         if ((reference = referenced_declaration(walk, cursor)) == NULL) goto done;
     } else {
+        spelling = Py_NewRef(Py_None);
         reference = Py_NewRef(Py_None);
     }
     if (in_set(&binary, kind)) {
@@ -332,10 +329,10 @@ static int read_kinds(PyObject *sequence, KindSet *set) {
 }
 
 static PyObject *configure(PyObject *module, PyObject *args) {
-    PyObject *addresses, *spelled_kinds, *referencing_kinds, *binary_kinds, *unary_kinds;
+    PyObject *addresses, *referencing_kinds, *binary_kinds, *unary_kinds;
     (void)module;
-    if (!PyArg_ParseTuple(args, "O!OOOO", &PyTuple_Type, &addresses, &spelled_kinds, &referencing_kinds,
-                          &binary_kinds, &unary_kinds))
+    if (!PyArg_ParseTuple(args, "O!OOO", &PyTuple_Type, &addresses, &referencing_kinds, &binary_kinds,
+                          &unary_kinds))
         return NULL;
     if (PyTuple_GET_SIZE(addresses) != API_FUNCTIONS) {
         PyErr_Format(PyExc_ValueError, "expected %d function addresses", API_FUNCTIONS);
@@ -349,8 +346,8 @@ static PyObject *configure(PyObject *module, PyObject *args) {
             return NULL;
         }
     }
-    if (read_kinds(spelled_kinds, &spelled) || read_kinds(referencing_kinds, &referencing) ||
-        read_kinds(binary_kinds, &binary) || read_kinds(unary_kinds, &unary))
+    if (read_kinds(referencing_kinds, &referencing) || read_kinds(binary_kinds, &binary) ||
+        read_kinds(unary_kinds, &unary))
         return NULL;
     memcpy(&api, pointers, sizeof(api));
     configured = 1;
@@ -393,7 +390,8 @@ done:
 
 static PyMethodDef methods[] = {
     {"configure", configure, METH_VARARGS,
-     "configure(addresses, spelled_kinds, referencing_kinds, binary_kinds, unary_kinds): libclang's functions"},
+     "configure(addresses, referencing_kinds, binary_kinds, unary_kinds): libclang's functions, and the kinds "
+     "whose spelling and referenced declaration, or operator, a node carries"},
     {"subtree", subtree, METH_VARARGS,
      "subtree(cursor_bytes, base, limit) -> (root, type_spellings, cursor_bytes)"},
     {NULL, NULL, 0, NULL},

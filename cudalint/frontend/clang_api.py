@@ -116,12 +116,15 @@ START, END = 1, 2  # byte offsets of the extent's expansion locations (in the ma
 TYPE = 3  # for an expression, its type's index in `Subtree.type_spellings`; else -1
 CHILDREN = 4  # a tuple of nodes
 INDEX = 5  # the cursor's index, for `Subtree.cursor`
-SPELLING = 6  # the cursor's spelling for the kinds in _SPELLED, else None
-REFERENCED = 7  # for the kinds in _SPELLED, the declaration referred to as (kind id, pointer, index), or None
+SPELLING = 6  # the cursor's spelling for the kinds in REFERENCING_KINDS, else None
+REFERENCED = 7  # for REFERENCING_KINDS, the declaration referred to as (kind id, pointer, index), or None
 OPERATOR = 8  # the CXBinaryOperatorKind or CXUnaryOperatorKind of an operator, else None
 
 _K = ci.CursorKind
-_SPELLED = (_K.DECL_REF_EXPR.value, _K.MEMBER_REF_EXPR.value, _K.CALL_EXPR.value, _K.OVERLOADED_DECL_REF.value)
+# the kinds whose spelling and referenced declaration a subtree carries: a None REFERENCED there means
+# libclang knows no declaration
+REFERENCING_KINDS = frozenset((_K.DECL_REF_EXPR.value, _K.MEMBER_REF_EXPR.value, _K.CALL_EXPR.value,
+                               _K.OVERLOADED_DECL_REF.value))
 _BINARY = (_K.BINARY_OPERATOR.value, _K.COMPOUND_ASSIGNMENT_OPERATOR.value)
 _UNARY_KINDS = (_K.UNARY_OPERATOR.value,)
 _MAX_DEPTH = 1024  # as in _subtree.c: deeper nodes keep no children
@@ -146,7 +149,7 @@ class Subtree:
 @cache
 def _native_subtree():
     """The compiled walk, configured with this process's libclang; None without a matching build."""
-    if _native is None or getattr(_native, "ABI_VERSION", None) != 1:
+    if _native is None or getattr(_native, "ABI_VERSION", None) != 2:  # (a stale build: use the Python walk)
         return None
     raw = _raw()
     names = ("clang_visitChildren", "clang_getCursorExtent", "clang_getRangeStart", "clang_getRangeEnd",
@@ -154,7 +157,7 @@ def _native_subtree():
              "clang_getCursorSpelling", "clang_getCString", "clang_disposeString", "clang_getCursorReferenced",
              "clang_Cursor_isNull", "clang_getCursorBinaryOperatorKind", "clang_getCursorUnaryOperatorKind")
     addresses = tuple(ctypes.cast(getattr(raw, name), ctypes.c_void_p).value for name in names)
-    _native.configure(addresses, _SPELLED, _SPELLED, _BINARY, _UNARY_KINDS)
+    _native.configure(addresses, tuple(REFERENCING_KINDS), _BINARY, _UNARY_KINDS)
     return _native.subtree
 
 
@@ -186,17 +189,17 @@ def _subtree_python(cursor_bytes: bytes, base: int, limit: int) -> tuple[tuple, 
         start, end = offsets(cursor)
         type_index = -1
         if raw.clang_isExpression(kind):
-            type_ = raw.clang_getCursorType(cursor)
+            type_ = cursor_type(cursor)
             key = (type_._kind_id, type_.data[0], type_.data[1])
             type_index = types.get(key, -1)
             if type_index < 0:
                 type_index = types[key] = len(spellings)
                 spellings.append(type_.spelling)
         spelled = reference = operator = None
-        if kind in _SPELLED:
+        if kind in REFERENCING_KINDS:
             spelled = spelling(cursor)
-            found = raw.clang_getCursorReferenced(cursor)
-            if not raw.clang_Cursor_isNull(found):
+            found = referenced(cursor)
+            if found is not None:
                 reference = (found._kind_id, found.data[0] or 0, len(cursors))
                 cursors.append(found)
         if kind in _BINARY:

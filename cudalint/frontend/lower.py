@@ -11,7 +11,8 @@ from functools import cached_property
 import clang.cindex as ci
 
 from cudalint.frontend.clang_api import (CHILDREN, END, INDEX, KIND, OPERATOR, REFERENCED, SPELLING, START, TYPE,
-                                         Subtree, binary_operator_spelling, children, cursor_type, evaluate,
+                                         REFERENCING_KINDS, Subtree, binary_operator_spelling, children,
+                                         cursor_type, evaluate,
                                          in_main_file, main_file_bounds, referenced, spelling, unary_operator_spelling,
                                          usr)
 from cudalint.frontend.parse import Diagnostic, ParsedUnit, parse_unit
@@ -395,7 +396,7 @@ class Lowering:
         reference = node[REFERENCED]
         if reference is not None:
             key, found = reference[:2], None
-        elif node[SPELLING] is not None:  # the subtree asked libclang already: no declaration
+        elif node[KIND] in REFERENCING_KINDS:  # the subtree asked libclang already: no declaration
             return None
         else:
             found = referenced(self._cursor(node))

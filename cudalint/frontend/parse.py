@@ -8,6 +8,7 @@ import os
 import re
 import shutil
 import tempfile
+import itertools
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -111,6 +112,7 @@ class _Workspace:
         self._directory: str | None = None
         self._include: str | None = None
         self._pch: dict[tuple[str, tuple[str, ...]], str | None] = {}  # (language, headers) -> path
+        self._names = itertools.count()  # prelude file numbers, unique however builds interleave
         self._lock = threading.Lock()
 
     def prepare(self, keys: set[tuple[str, tuple[str, ...]]]) -> None:
@@ -119,11 +121,10 @@ class _Workspace:
         with self._lock:
             self._prepare()
             missing = sorted(key for key in keys if key not in self._pch)
-            numbers = {key: len(self._pch) + i for i, key in enumerate(missing)}
         if not missing:
             return
         with ThreadPoolExecutor(max_workers=2) as pool:
-            built = dict(zip(missing, pool.map(lambda key: self._build(*key, numbers[key]), missing)))
+            built = dict(zip(missing, pool.map(lambda key: self._build(*key), missing)))
         with self._lock:
             for key, path in built.items():
                 self._pch.setdefault(key, path)
@@ -138,7 +139,7 @@ class _Workspace:
         with self._lock:
             self._prepare()
             if key not in self._pch:
-                self._pch[key] = self._build(language, headers, len(self._pch))
+                self._pch[key] = self._build(language, headers)
             return self._pch[key]
 
     def _prepare(self) -> None:
@@ -161,11 +162,11 @@ class _Workspace:
         except OSError:
             self._directory = self._directory or ""
 
-    def _build(self, language: str, headers: tuple[str, ...], number: int) -> str | None:
+    def _build(self, language: str, headers: tuple[str, ...]) -> str | None:
         if not self._directory:
             return None
         # named by process: forked workers that share the directory may each build a missing one
-        prelude = os.path.join(self._directory, f"prelude{number}-{os.getpid()}.h")
+        prelude = os.path.join(self._directory, f"prelude{next(self._names)}-{os.getpid()}.h")
         text = "".join(f"#include <{h}>\n" for h in headers)
         try:
             tu = _index().parse(prelude, args=_LANGUAGE_ARGS[language] + _search_args(self._include),
@@ -193,9 +194,11 @@ def prepare_workspace(paths: list[str] | None = None) -> None:
     file's cupy sources are rare: a worker builds their prelude when it meets one.)"""
     origins = set(_PRELUDES)
     if paths is not None:
-        python = [path.endswith(".py") for path in paths]
-        origins = ({("cuda", "load_inline"), ("c++", "load_inline")} if any(python) else set()) | (
-            {("cuda", "file")} if not all(python) else set())
+        origins = set()
+        if any(path.endswith(".py") for path in paths):
+            origins |= {("cuda", "load_inline"), ("c++", "load_inline")}
+        if not all(path.endswith(".py") for path in paths):
+            origins.add(("cuda", "file"))
     _workspace.prepare({(language, _PRELUDES[(language, origin)]) for language, origin in origins})
 
 
