@@ -7,11 +7,16 @@ named like a KernelBench run (`level_1_problem_<P>_sample_<S>_kernel.py`), then 
 `prefilter(run_dir, jobs=N)` call, process pool start-up included, and prints files/second with the
 accepted/rejected split. `--profile` lints the same files in this process under cProfile instead and
 prints where the time goes.
+
+The package's bytecode is compiled first, as `pip install` does: where PYTHONDONTWRITEBYTECODE is set (as
+on our development machines), every run would otherwise compile the rules' source on import, 0.1 s
+that no installed cudalint pays.
 """
 
 from __future__ import annotations
 
 import argparse
+import compileall
 import cProfile
 import os
 import pstats
@@ -22,6 +27,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+compileall.compile_dir(str(Path(__file__).resolve().parents[1] / "cudalint"), quiet=1)
 
 from cudalint import LintOptions, lint_source, prefilter  # noqa: E402
 
