@@ -1,3 +1,4 @@
+#pragma once
 /* cudalint stub: <common_functions.h> */
 #pragma clang system_header
 #include <cuda_runtime.h>

@@ -1,3 +1,4 @@
+#pragma once
 /* cudalint stub: <cooperative_groups.h> (declarations of the public API; member functions are __device__). */
 #pragma clang system_header
 #include <cuda_runtime.h>

@@ -1,3 +1,4 @@
+#pragma once
 /* cudalint stub: <ctype.h> */
 #pragma clang system_header
 #ifndef __CUDALINT_CTYPE_H

@@ -1,3 +1,4 @@
+#pragma once
 /* cudalint stub: <cublas_v2.h> (minimal handle / GEMM API). */
 #pragma clang system_header
 #include <cuda_runtime.h>

@@ -1,3 +1,4 @@
+#pragma once
 /* cudalint stub: <cuda.h> (driver API, minimal). */
 #pragma clang system_header
 #include <cuda_runtime.h>

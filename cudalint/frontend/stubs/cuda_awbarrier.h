@@ -1,3 +1,4 @@
+#pragma once
 /* cudalint stub: <cuda_awbarrier.h> */
 #pragma clang system_header
 #include <cuda_runtime.h>

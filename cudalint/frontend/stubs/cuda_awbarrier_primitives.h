@@ -1,3 +1,4 @@
+#pragma once
 /* cudalint stub: <cuda_awbarrier_primitives.h> */
 #pragma clang system_header
 #include <cuda_runtime.h>

@@ -1,3 +1,4 @@
+#pragma once
 /* cudalint stub: <cuda_bf16.h>. __nv_bfloat16/__nv_bfloat162 follow the real class layout, including
  * __CUDA_NO_BFLOAT16_CONVERSIONS__ / __CUDA_NO_BFLOAT16_OPERATORS__ / __CUDA_NO_BFLOAT162_OPERATORS__. */
 #pragma clang system_header

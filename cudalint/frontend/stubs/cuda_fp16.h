@@ -1,3 +1,4 @@
+#pragma once
 /* cudalint stub: <cuda_fp16.h>. __half/__half2 follow the real class layout, including the macros torch's
  * cpp_extension passes (__CUDA_NO_HALF_CONVERSIONS__, __CUDA_NO_HALF_OPERATORS__, __CUDA_NO_HALF2_OPERATORS__),
  * which remove the implicit conversions/operators as in the real header. Shuffles and __ldg-style loads of

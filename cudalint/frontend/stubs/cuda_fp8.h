@@ -1,3 +1,4 @@
+#pragma once
 /* cudalint stub: <cuda_fp8.h> (minimal: storage types and float conversions) */
 #pragma clang system_header
 #include <cuda_runtime.h>

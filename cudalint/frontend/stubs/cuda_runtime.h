@@ -1,3 +1,4 @@
+#pragma once
 /* cudalint stub: <cuda_runtime.h>. nvcc pre-includes this in every .cu file, so every other stub header includes it
  * first. Besides the runtime API, the built-in variables, vector types, device intrinsics and the CUDA math library
  * it makes visible what the real one brings in transitively: the commonly used C library functions (printf, malloc,

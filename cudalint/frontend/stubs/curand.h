@@ -1,3 +1,4 @@
+#pragma once
 /* cudalint stub: <curand.h> (host API, minimal). */
 #pragma clang system_header
 #include <cuda_runtime.h>

@@ -1,3 +1,4 @@
+#pragma once
 /* cudalint stub: <curand_kernel.h> (device API: state types, init and generators). */
 #pragma clang system_header
 #include <cuda_runtime.h>

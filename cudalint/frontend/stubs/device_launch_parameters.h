@@ -1,3 +1,4 @@
+#pragma once
 /* cudalint stub: CUDA built-in variables. Plain extern __device__ variables so that `threadIdx.x` is a
  * MEMBER_REF_EXPR over a DECL_REF_EXPR in the AST. */
 #pragma clang system_header

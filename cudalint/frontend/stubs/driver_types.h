@@ -1,3 +1,4 @@
+#pragma once
 /* cudalint stub: CUDA runtime driver_types.h (enums, handles and structs). */
 #pragma clang system_header
 #ifndef __CUDALINT_DRIVER_TYPES_H

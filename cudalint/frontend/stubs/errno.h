@@ -1,3 +1,4 @@
+#pragma once
 /* cudalint stub: <errno.h> */
 #pragma clang system_header
 #ifndef __CUDALINT_ERRNO_H

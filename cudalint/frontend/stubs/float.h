@@ -1,3 +1,4 @@
+#pragma once
 /* cudalint stub: <float.h> */
 #pragma clang system_header
 #ifndef __CUDALINT_FLOAT_H

@@ -1,3 +1,4 @@
+#pragma once
 /* cudalint stub: CUDA execution-space / storage qualifiers, spelled with clang's CUDA attributes. */
 #pragma clang system_header
 #ifndef __CUDALINT_HOST_DEFINES_H

@@ -1,3 +1,4 @@
+#pragma once
 /* cudalint stub: <limits.h> */
 #pragma clang system_header
 #ifndef __CUDALINT_LIMITS_H

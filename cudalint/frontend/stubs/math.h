@@ -1,3 +1,4 @@
+#pragma once
 /* cudalint stub: <math.h> (common functions and INFINITY/NAN/M_PI are in __cudalint/math_decls.h, which
  * <cuda_runtime.h> includes, as nvcc makes them visible without any #include) */
 #pragma clang system_header

@@ -1,3 +1,4 @@
+#pragma once
 /* cudalint stub: <math_constants.h> */
 #pragma clang system_header
 #ifndef __CUDALINT_MATH_CONSTANTS_H

@@ -1,3 +1,4 @@
+#pragma once
 /* cudalint stub: <mma.h> (nvcuda::wmma). Fragments are plain structs with num_elements / x[] like the real ones. */
 #pragma clang system_header
 #include <cuda_runtime.h>

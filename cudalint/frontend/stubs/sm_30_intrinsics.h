@@ -1,3 +1,4 @@
+#pragma once
 /* cudalint stub: <sm_30_intrinsics.h> */
 #pragma clang system_header
 #include <cuda_runtime.h>

@@ -1,3 +1,4 @@
+#pragma once
 /* cudalint stub: <sm_60_atomic_functions.h> */
 #pragma clang system_header
 #include <cuda_runtime.h>

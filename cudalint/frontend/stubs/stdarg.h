@@ -1,3 +1,4 @@
+#pragma once
 /* cudalint stub: <stdarg.h> */
 #pragma clang system_header
 #ifndef __CUDALINT_STDARG_H

@@ -1,3 +1,4 @@
+#pragma once
 /* cudalint stub: <stdbool.h> */
 #pragma clang system_header
 #ifndef __CUDALINT_STDBOOL_H

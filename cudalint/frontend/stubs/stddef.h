@@ -1,3 +1,4 @@
+#pragma once
 /* cudalint stub: <stddef.h> (parse-only declarations, no implementations) */
 #pragma clang system_header
 #ifndef __CUDALINT_STDDEF_H

@@ -1,3 +1,4 @@
+#pragma once
 /* cudalint stub: <stdint.h> */
 #pragma clang system_header
 #ifndef __CUDALINT_STDINT_H

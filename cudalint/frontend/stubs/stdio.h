@@ -1,3 +1,4 @@
+#pragma once
 /* cudalint stub: <stdio.h> */
 #pragma clang system_header
 #include <cuda_runtime.h>

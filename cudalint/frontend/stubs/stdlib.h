@@ -1,3 +1,4 @@
+#pragma once
 /* cudalint stub: <stdlib.h> (abs/labs/llabs are declared with the math functions) */
 #pragma clang system_header
 #include <cuda_runtime.h>

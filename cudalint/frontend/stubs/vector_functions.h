@@ -1,3 +1,4 @@
+#pragma once
 /* cudalint stub: make_<vector> constructors. */
 #pragma clang system_header
 #include <cuda_runtime.h>

@@ -1,3 +1,4 @@
+#pragma once
 /* cudalint stub: CUDA built-in vector types, uint3 and dim3. */
 #pragma clang system_header
 #ifndef __CUDALINT_VECTOR_TYPES_H

@@ -1,3 +1,4 @@
+#pragma once
 /* cudalint stub: CUB (block/warp collectives, a few device-wide algorithms), declarations only.
  * TempStorage types are trivially constructible so they can be __shared__ like the real ones. */
 #pragma clang system_header

@@ -1,3 +1,4 @@
+#pragma once
 /* cudalint stub: CUDA device intrinsics (synchronization, warp ops, atomics, fast math, bit ops, conversions),
  * following the overload sets of CUDA 12/13's device_functions.h, sm_*_intrinsics.h and *_atomic_functions.h.
  * Families whose real overload sets cover every built-in/vector type (cache-hinted loads/stores, shuffles,

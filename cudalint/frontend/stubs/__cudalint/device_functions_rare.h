@@ -1,3 +1,4 @@
+#pragma once
 /* cudalint stub: rarely used device intrinsics (SIMD video instructions, directed-rounding arithmetic).
  * Not pulled in by <cuda_runtime.h> to keep parsing fast; included by <device_functions.h> and friends. */
 #pragma clang system_header

@@ -1,3 +1,4 @@
+#pragma once
 /* cudalint stub: the commonly used C library functions that nvcc makes visible without #include
  * (<cuda_runtime.h> includes this; <stdio.h>, <stdlib.h>, <string.h>, <time.h> add the rest). */
 #pragma clang system_header

@@ -1,3 +1,4 @@
+#pragma once
 /* cudalint stub: the CUDA math library (host+device) as nvcc exposes it without any #include.
  * Declared in namespace __cudalint_math and made visible in :: and std:: by using-directives (cheaper to parse
  * than per-name using-declarations). Per function f: the C functions f##f(float) and f(double), the C++ overload

@@ -1,3 +1,4 @@
+#pragma once
 /* cudalint stub: the CUDA runtime C API (included by <cuda_runtime.h>).
  * Functions the device runtime also provides are __host__ __device__. */
 #pragma clang system_header

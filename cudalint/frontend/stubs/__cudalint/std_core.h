@@ -1,3 +1,4 @@
+#pragma once
 /* cudalint stub: the part of the C++ standard library that <cuda_runtime.h> makes visible under nvcc
  * (<cstddef>, <cstdint>, <initializer_list>, <utility>, <limits>, <new>, std::min/max and the most used
  * <type_traits>). Kept small for parse speed: traits use clang's builtin type-trait intrinsics; the rest of

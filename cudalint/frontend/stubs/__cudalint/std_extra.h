@@ -1,3 +1,4 @@
+#pragma once
 /* cudalint stub: less common host-side standard headers used by launcher / benchmark code:
  * <chrono>, <random>, <map>, <unordered_map>, <set>, <unordered_set>, <list>, <deque>, <queue>, <atomic>,
  * <mutex>, <thread>. Declarations only, deliberately minimal. */

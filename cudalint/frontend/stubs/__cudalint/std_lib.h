@@ -1,3 +1,4 @@
+#pragma once
 /* cudalint stub: host-side C++ standard library used by launcher code and torch extensions: string, vector,
  * array, tuple, pair, optional, unique_ptr/shared_ptr, function, exceptions, iostream/sstream/iomanip and the
  * common algorithms. Declarations only, deliberately small (parse speed); members are host functions. */

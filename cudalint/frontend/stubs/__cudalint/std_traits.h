@@ -1,3 +1,4 @@
+#pragma once
 /* cudalint stub: the rest of <type_traits> (std_core.h has the most used ones), built on clang's type-trait
  * intrinsics. Included by <type_traits>, <utility>, <tuple>, <memory>, <functional> and the host library. */
 #pragma clang system_header

@@ -1,3 +1,4 @@
+#pragma once
 /* cudalint stub: the parts of libtorch (c10 / ATen / torch / pybind11) that torch.utils.cpp_extension sources use.
  * Host API only as loose as keeps parsing fast; c10::Half/BFloat16 arithmetic, TORCH_CHECK, the AT_DISPATCH_*
  * macros (defining scalar_t per case like the real ones) and tensor accessors follow the real semantics. */

@@ -1,3 +1,4 @@
+#pragma once
 /* cudalint stub: <cooperative_groups/reduce.h> */
 #pragma clang system_header
 #include <cooperative_groups.h>

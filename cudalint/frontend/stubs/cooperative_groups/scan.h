@@ -1,3 +1,4 @@
+#pragma once
 /* cudalint stub: <cooperative_groups/scan.h> */
 #pragma clang system_header
 #include <cooperative_groups.h>

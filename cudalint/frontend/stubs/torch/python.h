@@ -1,3 +1,4 @@
+#pragma once
 /* cudalint stub: <torch/python.h> (see __cudalint/torch.h) */
 #pragma clang system_header
 #include <__cudalint/torch.h>

@@ -1,3 +1,4 @@
+#pragma once
 /* cudalint stub: <ATen/cuda/CUDAApplyUtils.cuh> */
 #pragma clang system_header
 #include <ATen/cuda/Atomic.cuh>

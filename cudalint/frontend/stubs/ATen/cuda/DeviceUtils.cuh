@@ -1,3 +1,4 @@
+#pragma once
 /* cudalint stub: <ATen/cuda/DeviceUtils.cuh> */
 #pragma clang system_header
 #include <__cudalint/torch.h>

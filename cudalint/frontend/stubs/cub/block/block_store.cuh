@@ -1,3 +1,4 @@
+#pragma once
 /* cudalint stub: <cub/block/block_store.cuh> */
 #pragma clang system_header
 #include <__cudalint/cub.h>
