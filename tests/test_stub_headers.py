@@ -31,3 +31,16 @@ __global__ void k(float* a, int n) {
 """
     lines = {f.line for f in cudalint.lint_source(broken, filename="broken.cu") if f.code == "CL901"}
     assert lines == {4, 5}
+
+
+def test_stub_headers_are_included_once() -> None:
+    """Each stub header starts with `#pragma once` (an include guard after `#pragma clang system_header` is
+    invisible to clang's multiple-include optimization: every #include of a precompiled header would re-read
+    and re-lex it). assert.h and <cassert> are re-includable, as the real ones are (NDEBUG may change)."""
+    from cudalint.frontend.parse import VIRTUAL_INCLUDE_DIR, stub_headers
+
+    reincludable = {"assert.h", "cassert"}
+    missing = [path for path, text in stub_headers()
+               if path[len(VIRTUAL_INCLUDE_DIR) + 1:] not in reincludable and not text.startswith("#pragma once\n")]
+    assert not missing, missing
+    assert len(stub_headers()) > 100
