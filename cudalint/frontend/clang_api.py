@@ -42,6 +42,28 @@ def _raw():
     for name in ("clang_getCursorSpelling", "clang_getCursorUSR"):
         getattr(lib, name).argtypes = [ci.Cursor]
         getattr(lib, name).restype = _String
+    lib.clang_getTypeSpelling.argtypes = [ci.Type]
+    lib.clang_getTypeSpelling.restype = _String
+    for name in ("clang_getCanonicalType", "clang_getArrayElementType"):
+        getattr(lib, name).argtypes = [ci.Type]
+        getattr(lib, name).restype = ci.Type
+    lib.clang_getCursorResultType.argtypes = [ci.Cursor]
+    lib.clang_getCursorResultType.restype = ci.Type
+    for name in ("clang_isConstQualifiedType", "clang_isVolatileQualifiedType"):
+        getattr(lib, name).argtypes = [ci.Type]
+        getattr(lib, name).restype = ctypes.c_uint
+    for name in ("clang_getArraySize", "clang_Type_getSizeOf"):
+        getattr(lib, name).argtypes = [ci.Type]
+        getattr(lib, name).restype = ctypes.c_longlong
+    lib.clang_Cursor_getStorageClass.argtypes = [ci.Cursor]
+    lib.clang_Cursor_getStorageClass.restype = ctypes.c_int
+    lib.clang_getCursorLocation.argtypes = [ci.Cursor]
+    lib.clang_getCursorLocation.restype = ci.SourceLocation
+    lib.clang_getExpansionLocation.argtypes = [ci.SourceLocation, ctypes.c_void_p, ctypes.POINTER(ctypes.c_uint),
+                                               ctypes.POINTER(ctypes.c_uint), ctypes.POINTER(ctypes.c_uint)]
+    lib.clang_getExpansionLocation.restype = None
+    lib.clang_Location_isFromMainFile.argtypes = [ci.SourceLocation]
+    lib.clang_Location_isFromMainFile.restype = ctypes.c_int
     lib.clang_getCString.argtypes = [_String]
     lib.clang_getCString.restype = ctypes.c_char_p
     lib.clang_disposeString.argtypes = [_String]
@@ -71,11 +93,6 @@ def _lib():
     lib.clang_EvalResult_getAsDouble.restype = ctypes.c_double
     lib.clang_EvalResult_dispose.argtypes = [ctypes.c_void_p]
     lib.clang_EvalResult_dispose.restype = None
-    lib.clang_getExpansionLocation.argtypes = [ci.SourceLocation, ctypes.c_void_p, ctypes.POINTER(ctypes.c_uint),
-                                               ctypes.POINTER(ctypes.c_uint), ctypes.POINTER(ctypes.c_uint)]
-    lib.clang_getExpansionLocation.restype = None
-    lib.clang_Location_isFromMainFile.argtypes = [ci.SourceLocation]
-    lib.clang_Location_isFromMainFile.restype = ctypes.c_int
     return lib
 
 
@@ -174,7 +191,7 @@ def _subtree_python(cursor_bytes: bytes, base: int, limit: int) -> tuple[tuple, 
         found = []
         for location in (lib.clang_getRangeStart(extent), lib.clang_getRangeEnd(extent)):
             offset.value = 0
-            lib.clang_getExpansionLocation(location, None, None, None, ctypes.byref(offset))
+            raw.clang_getExpansionLocation(location, None, None, None, ctypes.byref(offset))
             found.append(offset.value)
         return found[0], found[1]
 
@@ -241,6 +258,52 @@ def usr(cursor: ci.Cursor) -> str:
     return _string(_raw().clang_getCursorUSR(cursor))
 
 
+def type_spelling(type_: ci.Type) -> str:
+    return _string(_raw().clang_getTypeSpelling(type_))
+
+
+def canonical_type(type_: ci.Type) -> ci.Type:
+    return _raw().clang_getCanonicalType(type_)
+
+
+def result_type(cursor: ci.Cursor) -> ci.Type:
+    return _raw().clang_getCursorResultType(cursor)
+
+
+def array_element_type(type_: ci.Type) -> ci.Type:
+    return _raw().clang_getArrayElementType(type_)
+
+
+def array_size(type_: ci.Type) -> int:
+    return _raw().clang_getArraySize(type_)
+
+
+def size_of(type_: ci.Type) -> int:
+    """The type's size in bytes; negative when clang cannot tell (incomplete, dependent)."""
+    return _raw().clang_Type_getSizeOf(type_)
+
+
+def is_const_qualified(type_: ci.Type) -> bool:
+    return bool(_raw().clang_isConstQualifiedType(type_))
+
+
+def is_volatile_qualified(type_: ci.Type) -> bool:
+    return bool(_raw().clang_isVolatileQualifiedType(type_))
+
+
+def is_extern(cursor: ci.Cursor) -> bool:
+    return _raw().clang_Cursor_getStorageClass(cursor) == ci.StorageClass.EXTERN.value
+
+
+def location(cursor: ci.Cursor) -> tuple[int, int, int]:
+    """(line, column, offset) of the cursor's location, where it is expanded (cindex's `location`)."""
+    raw = _raw()
+    line, column, offset = ctypes.c_uint(), ctypes.c_uint(), ctypes.c_uint()
+    raw.clang_getExpansionLocation(raw.clang_getCursorLocation(cursor), None, ctypes.byref(line),
+                                   ctypes.byref(column), ctypes.byref(offset))
+    return line.value, column.value, offset.value
+
+
 def _string(string: _String) -> str:
     raw = _raw()
     try:
@@ -270,7 +333,8 @@ def reparse(tu: ci.TranslationUnit, unsaved_files: list[tuple[str, str]]) -> boo
 
 
 def in_main_file(cursor: ci.Cursor) -> bool:
-    return bool(_lib().clang_Location_isFromMainFile(cursor.location))
+    raw = _raw()
+    return bool(raw.clang_Location_isFromMainFile(raw.clang_getCursorLocation(cursor)))
 
 
 @cache

@@ -11,10 +11,11 @@ from functools import cached_property
 import clang.cindex as ci
 
 from cudalint.frontend.clang_api import (CHILDREN, END, INDEX, KIND, OPERATOR, REFERENCED, SPELLING, START, TYPE,
-                                         REFERENCING_KINDS, Subtree, binary_operator_spelling, children,
-                                         cursor_type, evaluate,
-                                         in_main_file, main_file_bounds, referenced, spelling, unary_operator_spelling,
-                                         usr)
+                                         REFERENCING_KINDS, Subtree, array_element_type, array_size,
+                                         binary_operator_spelling, canonical_type, children, cursor_type, evaluate,
+                                         in_main_file, is_const_qualified, is_extern, is_volatile_qualified,
+                                         location, main_file_bounds, referenced, result_type, size_of, spelling,
+                                         type_spelling, unary_operator_spelling, usr)
 from cudalint.frontend.parse import Diagnostic, ParsedUnit, parse_unit
 from cudalint.model import ir
 from cudalint.sources import CudaUnit
@@ -53,6 +54,9 @@ _CAST_KINDS = {K.CSTYLE_CAST_EXPR, K.CXX_STATIC_CAST_EXPR, K.CXX_FUNCTIONAL_CAST
                K.CXX_REINTERPRET_CAST_EXPR, K.CXX_CONST_CAST_EXPR, K.CXX_DYNAMIC_CAST_EXPR}
 _LITERAL_KINDS = {K.INTEGER_LITERAL, K.FLOATING_LITERAL, K.CXX_BOOL_LITERAL_EXPR, K.CHARACTER_LITERAL}
 _FUNCTION_KINDS = {K.FUNCTION_DECL, K.FUNCTION_TEMPLATE, K.CXX_METHOD}
+_CONSTANT_ARRAY = ci.TypeKind.CONSTANTARRAY.value
+_ARRAY_TYPE_KINDS = {_CONSTANT_ARRAY, ci.TypeKind.INCOMPLETEARRAY.value, ci.TypeKind.DEPENDENTSIZEDARRAY.value,
+                     ci.TypeKind.VARIABLEARRAY.value}
 _SPACE_ATTRS = {K.CUDAGLOBAL_ATTR: "global", K.CUDADEVICE_ATTR: "device", K.CUDAHOST_ATTR: "host"}
 _CONFIG_CALLEES = {"cudaConfigureCall", "__cudaPushCallConfiguration"}
 _MAX_DEPTH = 120
@@ -95,13 +99,15 @@ class _Declaration:
     @cached_property
     def ref(self) -> str:
         """The USR, else the declaration's line:column."""
-        location = self.cursor.location
-        return self.usr or f"{location.line}:{location.column}"
+        if self.usr:
+            return self.usr
+        line, column, _ = location(self.cursor)
+        return f"{line}:{column}"
 
     @cached_property
     def constant(self) -> int | float | None:
         """The value of an enumerator or const variable."""
-        if self.kind == K.ENUM_CONSTANT_DECL or (self.kind == K.VAR_DECL and self.cursor.type.is_const_qualified()):
+        if self.kind == K.ENUM_CONSTANT_DECL or (self.kind == K.VAR_DECL and is_const_qualified(cursor_type(self.cursor))):
             return evaluate(self.cursor)
         return None
 
@@ -168,21 +174,23 @@ class Lowering:
         for node in kids:
             if _kind(node) == K.PARM_DECL:
                 p = self._cursor(node)
-                params.append(ir.Param(p.spelling, p.get_usr() or None, p.type.spelling, self._span(node),
-                                       p.type.get_canonical().spelling))
+                p_type = cursor_type(p)
+                params.append(ir.Param(spelling(p), usr(p) or None, type_spelling(p_type), self._span(node),
+                                       type_spelling(canonical_type(p_type))))
         body_node = next((c for c in kids if _kind(c) == K.COMPOUND_STMT), None)
         body = self._block(body_node) if body_node is not None else None
-        name_location = cursor.location
-        name_span = ir.Span(name_location.line, name_location.column, name_location.line,
-                            name_location.column + len(cursor.spelling))
+        name = spelling(cursor)
+        line, column, name_offset = location(cursor)
+        name_span = ir.Span(line, column, line, column + len(name))
         return ir.Function(
-            name=cursor.spelling, space=space, params=params, body=body, span=self._span(self._tree.root),
-            name_span=name_span, ref=cursor.get_usr() or None, templated=_cursor_kind(cursor) == K.FUNCTION_TEMPLATE,
-            max_threads_per_block=self._launch_bounds(cursor), return_type=cursor.result_type.spelling,
+            name=name, space=space, params=params, body=body, span=self._span(self._tree.root),
+            name_span=name_span, ref=usr(cursor) or None, templated=_cursor_kind(cursor) == K.FUNCTION_TEMPLATE,
+            max_threads_per_block=self._launch_bounds(self._tree.root[START], name_offset),
+            return_type=type_spelling(result_type(cursor)),
         )
 
-    def _launch_bounds(self, cursor: ci.Cursor) -> int | None:
-        head = self._text_between(cursor.extent.start.offset, cursor.location.offset)
+    def _launch_bounds(self, start: int, name_offset: int) -> int | None:
+        head = self._text_between(start, name_offset)
         match = re.search(r"__launch_bounds__\s*\(\s*([^,)]+)", head)
         if match is None:
             return None
@@ -284,23 +292,20 @@ class Lowering:
             if _kind(child) in _EXPRESSION_KINDS:
                 init = child
         cursor = self._cursor(node)
-        type_ = cursor.type
+        type_ = cursor_type(cursor)
         dims: list[int | None] = []
         element = type_
-        while element.kind in (ci.TypeKind.CONSTANTARRAY, ci.TypeKind.INCOMPLETEARRAY,
-                               ci.TypeKind.DEPENDENTSIZEDARRAY, ci.TypeKind.VARIABLEARRAY):
-            count = element.element_count if element.kind == ci.TypeKind.CONSTANTARRAY else None
-            dims.append(count)
-            element = element.element_type
-        size = type_.get_size()
+        while element._kind_id in _ARRAY_TYPE_KINDS:
+            dims.append(array_size(element) if element._kind_id == _CONSTANT_ARRAY else None)
+            element = array_element_type(element)
+        size = size_of(type_)
         decl = ir.VarDecl(
-            self._span(node), name=cursor.spelling, ref=cursor.get_usr() or None, type=type_.spelling,
-            init=None, shared=K.CUDASHARED_ATTR in attrs,
-            extern=cursor.storage_class == ci.StorageClass.EXTERN,
-            constant_memory=K.CUDACONSTANT_ATTR in attrs, is_const=type_.is_const_qualified(),
-            volatile=type_.is_volatile_qualified() or element.is_volatile_qualified(),
+            self._span(node), name=spelling(cursor), ref=usr(cursor) or None, type=type_spelling(type_),
+            init=None, shared=K.CUDASHARED_ATTR in attrs, extern=is_extern(cursor),
+            constant_memory=K.CUDACONSTANT_ATTR in attrs, is_const=is_const_qualified(type_),
+            volatile=is_volatile_qualified(type_) or is_volatile_qualified(element),
             dims=dims, size_bytes=size if size > 0 and None not in dims else None,
-            element_type=element.spelling,
+            element_type=type_spelling(element),
         )
         if init is not None and not (_kind(init) == K.CALL_EXPR and not init[CHILDREN] and dims):
             decl.init = self._expr(init)
@@ -491,12 +496,11 @@ class Lowering:
         args = [self._expr(c) for c in kids[2 if config is not None else 1:]]
         return ir.Launch(span, text, type_, kernel, kernel_ref, parts[0], parts[1], parts[2], parts[3], args)
 
-    def _is_default_argument(self, node: tuple) -> bool:
-        # CXXDefaultArgExpr surfaces as a childless UNEXPOSED_EXPR with an empty extent
-        if _kind(node) != K.UNEXPOSED_EXPR or node[CHILDREN]:
-            return False
-        extent = self._cursor(node).extent
-        return extent.start.offset == extent.end.offset or extent.start.file is None
+    @staticmethod
+    def _is_default_argument(node: tuple) -> bool:
+        # CXXDefaultArgExpr surfaces as a childless UNEXPOSED_EXPR with an empty extent (an invalid range:
+        # both offsets 0)
+        return _kind(node) is K.UNEXPOSED_EXPR and not node[CHILDREN] and node[START] == node[END]
 
     # ------------------------------------------------------------------------------------------ helpers
 
@@ -539,7 +543,7 @@ class Lowering:
         key = (type_._kind_id, type_.data[0], type_.data[1])
         spelled = self._type_spellings.get(key)
         if spelled is None:
-            spelled = self._type_spellings[key] = type_.spelling
+            spelled = self._type_spellings[key] = type_spelling(type_)
         return spelled
 
     def _text_between(self, start: int, end: int) -> str:
