@@ -206,6 +206,9 @@ class StringResolver:
         segment = self._segment(node)
         if segment is None:
             return None
+        single = _single_token(segment, node)
+        if single is not None:
+            return single
         text_parts: list[str] = []
         positions: list[tuple[int, int]] = []
         try:
@@ -240,6 +243,23 @@ class StringResolver:
         head = first[node.col_offset :].decode("utf-8", errors="replace")
         tail = last[: node.end_col_offset].decode("utf-8", errors="replace")
         return head + "".join(lines[1:-1]) + tail
+
+
+def _single_token(segment: str, node: ast.expr) -> _Mapped | None:
+    """The literal decoded without the tokenizer (pure Python, the larger part of reading a .py), when the
+    segment is one string token: it holds its closing quotes nowhere but at its end, and decodes to the
+    value Python gave the literal."""
+    if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
+        return None
+    match = _PREFIX.match(segment)
+    if match is None or "f" in match.group(1).lower():
+        return None
+    quote = match.group(2)
+    body = segment[match.end():]
+    if body.find(quote) != len(body) - len(quote):
+        return None
+    decoded = _decode_string_token(segment, node.lineno, node.col_offset)
+    return decoded if decoded is not None and decoded[0] == node.value else None
 
 
 def _literal_value(node: ast.expr) -> _Mapped:

@@ -2,6 +2,9 @@
 
 import textwrap
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from cudalint.sources import load_document
 
 
@@ -78,3 +81,46 @@ def test_syntax_error_is_recorded_not_raised() -> None:
 def test_unresolvable_sources_are_skipped() -> None:
     text = "from torch.utils.cpp_extension import load_inline\nload_inline('m', cpp_sources=make(), cuda_sources=x)\n"
     assert load_document("m.py", text).units == []
+
+
+_LITERAL_TEXT = st.lists(st.sampled_from(list("ab{}\\'\"\n\t é") + ["\\n", "\\x41", "\\u00e9", "'''", '"""']),
+                         max_size=12).map("".join)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_LITERAL_TEXT, st.sampled_from(["", "r", "u", "R"]), st.sampled_from(["'", '"', "'''", '"""']),
+       st.booleans())
+def test_string_positions_without_the_tokenizer_match_the_tokenizer(body: str, prefix: str, quote: str,
+                                                                    concatenated: bool) -> None:
+    """Reading a one-token literal skips Python's tokenizer; where that applies, the characters and their
+    positions are those the tokenizer route gives (and adjacent literals, escapes, quotes inside and raw
+    strings still take the tokenizer route)."""
+    import ast
+    import io
+    import tokenize
+    import warnings
+
+    from cudalint import sources
+
+    literal = prefix + quote + body + quote + (' "tail"' if concatenated else "")
+    source = "x = " + literal + "\n"
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # invalid escape sequences: Python keeps them as written
+            tree = ast.parse(source)
+        list(tokenize.generate_tokens(io.StringIO(source).readline))
+    except (SyntaxError, tokenize.TokenError, ValueError):
+        return
+    node = tree.body[0].value
+    resolver = sources.StringResolver(ast.walk(tree), source)
+    fast = sources._single_token(resolver._segment(node), node)
+    if fast is None:
+        return
+    monkey = sources._single_token
+    try:
+        sources._single_token = lambda segment, node: None
+        slow = resolver._literal(node)
+    finally:
+        sources._single_token = monkey
+    assert fast == slow
+    assert fast[0] == node.value
