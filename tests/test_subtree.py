@@ -35,7 +35,9 @@ def test_compiled_and_python_walks_agree() -> None:
     compared = 0
     for unit in _units():
         parsed = parse_unit(unit)
-        bounds = clang_api.main_file_bounds(parsed.translation_unit, parsed.main_file, len(unit.text.encode()))
+        data = unit.text.encode()
+        bounds = (*clang_api.main_file_bounds(parsed.translation_unit, parsed.main_file, len(data)),
+                  clang_api.line_starts(data))
         for top in clang_api.children(parsed.translation_unit.cursor):
             if not clang_api.in_main_file(top):
                 continue
@@ -70,7 +72,9 @@ def _depth(node: tuple) -> int:
 def test_a_deep_tree_is_cut_at_the_same_depth_by_both_walks() -> None:
     unit = load_document("chain.cu", DEEP["chain.cu"]).units[0]
     parsed = parse_unit(unit)
-    bounds = clang_api.main_file_bounds(parsed.translation_unit, parsed.main_file, len(unit.text.encode()))
+    data = unit.text.encode()
+    bounds = (*clang_api.main_file_bounds(parsed.translation_unit, parsed.main_file, len(data)),
+              clang_api.line_starts(data))
     kernel = next(c for c in clang_api.children(parsed.translation_unit.cursor) if clang_api.in_main_file(c))
     walks = [clang_api._subtree_python] + ([compiled] if compiled else [])
     for walk in walks:

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ABI_VERSION 2
+#define ABI_VERSION 3
 /* Deeper nodes keep no children: bounds the memory a pathological input takes. The lowering stops
  * descending at a far smaller depth, and clang's bracket limit (256) bounds the chains of parentheses
  * it steps through. */
@@ -50,6 +50,7 @@ static struct {
 #define MAX_KINDS 16
 typedef struct { int kinds[MAX_KINDS]; int count; } KindSet;
 static KindSet referencing, binary, unary;
+static PyTypeObject *span_type;  /* cudalint.model.ir.Span: a tuple subclass of four ints */
 static int configured = 0;
 
 static int in_set(const KindSet *set, int kind) {
@@ -69,6 +70,8 @@ typedef struct {
     Py_ssize_t type_capacity;
     PyObject *spellings;
     long long base, limit;
+    const unsigned *line_starts;  /* byte offset of each line of the unit, ascending, the first 0 */
+    Py_ssize_t lines;
 } Walk;
 
 static Py_ssize_t keep_cursor(Walk *walk, CXCursor cursor) {
@@ -179,6 +182,36 @@ static void offsets(Walk *walk, CXCursor cursor, long long *start, long long *en
     *end = offset;
 }
 
+/* 1-based line and byte column of an offset, as `bisect_right` over the line starts gives them */
+static void line_column(const Walk *walk, long long offset, long long *line, long long *column) {
+    Py_ssize_t low = 0, high = walk->lines;
+    while (low < high) {
+        Py_ssize_t middle = low + (high - low) / 2;
+        if (offset < (long long)walk->line_starts[middle]) high = middle;
+        else low = middle + 1;
+    }
+    *line = low;
+    *column = offset - (low > 0 ? (long long)walk->line_starts[low - 1] : 0) + 1;
+}
+
+/* Span(line, column, end_line, end_column), built as tuple.__new__ builds a tuple subclass */
+static PyObject *make_span(const Walk *walk, long long start, long long end) {
+    long long values[4];
+    line_column(walk, start, &values[0], &values[1]);
+    line_column(walk, end, &values[2], &values[3]);
+    PyObject *span = span_type->tp_alloc(span_type, 4);
+    if (span == NULL) return NULL;
+    for (Py_ssize_t i = 0; i < 4; i++) {
+        PyObject *value = PyLong_FromLongLong(values[i]);
+        if (value == NULL) {
+            Py_DECREF(span);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(span, i, value);
+    }
+    return span;
+}
+
 static PyObject *referenced_declaration(Walk *walk, CXCursor cursor) {
     CXCursor found = api.getCursorReferenced(cursor);
     if (api.Cursor_isNull(found)) Py_RETURN_NONE;
@@ -189,7 +222,7 @@ static PyObject *referenced_declaration(Walk *walk, CXCursor cursor) {
 
 /* A node being built: its fields, its children's cursors and the tuple their nodes go into. */
 typedef struct {
-    PyObject *fields;  /* (kind, start, end, type, None, index, spelling, referenced, operator) */
+    PyObject *fields;  /* (kind, start, end, type, None, index, spelling, referenced, operator, span) */
     Children children;
     PyObject *kids;
     Py_ssize_t next;   /* the next child to build */
@@ -211,8 +244,9 @@ static int open_frame(Walk *walk, CXCursor cursor, int depth, Frame *frame) {
     Py_ssize_t type = -1;
     if (api.isExpression(kind) && (type = type_index(walk, cursor)) < 0) return -1;
 
-    PyObject *spelling = NULL, *reference = NULL, *operator = NULL;
+    PyObject *spelling = NULL, *reference = NULL, *operator = NULL, *span = NULL;
     int failed = -1;
+    if ((span = make_span(walk, start, end)) == NULL) goto done;
     if (in_set(&referencing, kind)) {
         if ((spelling = take_string(api.getCursorSpelling(cursor))) == NULL) goto done;
         if ((reference = referenced_declaration(walk, cursor)) == NULL) goto done;
@@ -228,8 +262,8 @@ static int open_frame(Walk *walk, CXCursor cursor, int depth, Frame *frame) {
         operator = Py_NewRef(Py_None);
     }
     if (operator == NULL) goto done;
-    frame->fields = Py_BuildValue("(iLLnOnOOO)", kind, start, end, type, Py_None, index, spelling, reference,
-                                  operator);
+    frame->fields = Py_BuildValue("(iLLnOnOOOO)", kind, start, end, type, Py_None, index, spelling, reference,
+                                  operator, span);
     if (frame->fields == NULL) goto done;
     if (depth < MAX_DEPTH) {
         api.visitChildren(cursor, collect_child, &frame->children);
@@ -244,6 +278,7 @@ done:
     Py_XDECREF(spelling);
     Py_XDECREF(reference);
     Py_XDECREF(operator);
+    Py_XDECREF(span);
     return failed;
 }
 
@@ -329,11 +364,15 @@ static int read_kinds(PyObject *sequence, KindSet *set) {
 }
 
 static PyObject *configure(PyObject *module, PyObject *args) {
-    PyObject *addresses, *referencing_kinds, *binary_kinds, *unary_kinds;
+    PyObject *addresses, *referencing_kinds, *binary_kinds, *unary_kinds, *span;
     (void)module;
-    if (!PyArg_ParseTuple(args, "O!OOO", &PyTuple_Type, &addresses, &referencing_kinds, &binary_kinds,
-                          &unary_kinds))
+    if (!PyArg_ParseTuple(args, "O!OOOO!", &PyTuple_Type, &addresses, &referencing_kinds, &binary_kinds,
+                          &unary_kinds, &PyType_Type, &span))
         return NULL;
+    if (!PyType_IsSubtype((PyTypeObject *)span, &PyTuple_Type)) {
+        PyErr_SetString(PyExc_TypeError, "the span type must be a tuple subclass");
+        return NULL;
+    }
     if (PyTuple_GET_SIZE(addresses) != API_FUNCTIONS) {
         PyErr_Format(PyExc_ValueError, "expected %d function addresses", API_FUNCTIONS);
         return NULL;
@@ -350,29 +389,31 @@ static PyObject *configure(PyObject *module, PyObject *args) {
         read_kinds(unary_kinds, &unary))
         return NULL;
     memcpy(&api, pointers, sizeof(api));
+    Py_XSETREF(span_type, (PyTypeObject *)Py_NewRef(span));
     configured = 1;
     Py_RETURN_NONE;
 }
 
 static PyObject *subtree(PyObject *module, PyObject *args) {
-    Py_buffer buffer;
+    Py_buffer buffer, lines;
     long long base, limit;
     (void)module;
     if (!configured) {
         PyErr_SetString(PyExc_RuntimeError, "configure() first");
         return NULL;
     }
-    if (!PyArg_ParseTuple(args, "y*LL", &buffer, &base, &limit)) return NULL;
-    if (buffer.len != (Py_ssize_t)sizeof(CXCursor)) {
+    if (!PyArg_ParseTuple(args, "y*LLy*", &buffer, &base, &limit, &lines)) return NULL;
+    if (buffer.len != (Py_ssize_t)sizeof(CXCursor) || lines.len == 0 || lines.len % sizeof(unsigned)) {
         PyBuffer_Release(&buffer);
-        PyErr_SetString(PyExc_ValueError, "not a CXCursor");
+        PyBuffer_Release(&lines);
+        PyErr_SetString(PyExc_ValueError, "not a CXCursor and line starts");
         return NULL;
     }
     CXCursor root;
     memcpy(&root, buffer.buf, sizeof(CXCursor));
     PyBuffer_Release(&buffer);
 
-    Walk walk = {NULL, 0, 0, NULL, 0, NULL, base, limit};
+    Walk walk = {NULL, 0, 0, NULL, 0, NULL, base, limit, lines.buf, lines.len / (Py_ssize_t)sizeof(unsigned)};
     PyObject *result = NULL, *tree = NULL, *cursors = NULL;
     if ((walk.spellings = PyList_New(0)) == NULL) goto done;
     if ((tree = walk_tree(&walk, root)) == NULL) goto done;
@@ -385,15 +426,17 @@ done:
     Py_XDECREF(walk.spellings);
     PyMem_Free(walk.cursors);
     PyMem_Free(walk.types);
+    PyBuffer_Release(&lines);
     return result;
 }
 
 static PyMethodDef methods[] = {
     {"configure", configure, METH_VARARGS,
-     "configure(addresses, referencing_kinds, binary_kinds, unary_kinds): libclang's functions, and the kinds "
-     "whose spelling and referenced declaration, or operator, a node carries"},
+     "configure(addresses, referencing_kinds, binary_kinds, unary_kinds, span_type): libclang's functions, the "
+     "kinds whose spelling and referenced declaration, or operator, a node carries, and the type of its span"},
     {"subtree", subtree, METH_VARARGS,
-     "subtree(cursor_bytes, base, limit) -> (root, type_spellings, cursor_bytes)"},
+     "subtree(cursor_bytes, base, limit, line_starts) -> (root, type_spellings, cursor_bytes); line_starts: "
+     "the unit's line offsets as native unsigned ints"},
     {NULL, NULL, 0, NULL},
 };
 

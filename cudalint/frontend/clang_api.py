@@ -3,10 +3,15 @@ that matters on the lowering's hot path (a Python object and a Python-level chec
 
 from __future__ import annotations
 
+import bisect
 import ctypes
+import re
+from array import array
 from functools import cache
 
 import clang.cindex as ci
+
+from cudalint.model.ir import Span
 
 try:  # the compiled traversal (cudalint/frontend/_subtree.c), when the install could build it
     from cudalint.frontend import _subtree as _native
@@ -136,6 +141,7 @@ INDEX = 5  # the cursor's index, for `Subtree.cursor`
 SPELLING = 6  # the cursor's spelling for the kinds in REFERENCING_KINDS, else None
 REFERENCED = 7  # for REFERENCING_KINDS, the declaration referred to as (kind id, pointer, index), or None
 OPERATOR = 8  # the CXBinaryOperatorKind or CXUnaryOperatorKind of an operator, else None
+SPAN = 9  # the ir.Span of START and END (line and byte column, 1-based)
 
 _K = ci.CursorKind
 # the kinds whose spelling and referenced declaration a subtree carries: a None REFERENCED there means
@@ -148,13 +154,19 @@ _MAX_DEPTH = 1024  # as in _subtree.c: deeper nodes keep no children
 _CURSOR_SIZE = ctypes.sizeof(ci.Cursor)
 
 
+def line_starts(data: bytes) -> array:
+    """The byte offset of each line of `data`, as a subtree's spans need them."""
+    return array("I", [0, *(match.end() for match in re.finditer(b"\n", data))])
+
+
 class Subtree:
     """A cursor and everything below it, read from libclang in one pass: what the lowering asks of
     most nodes, and each cursor (`cursor(index)`) for the rarer questions."""
 
-    def __init__(self, cursor: ci.Cursor, main_file_bounds: tuple[int, int]) -> None:
+    def __init__(self, cursor: ci.Cursor, main_file_bounds: tuple[int, int], line_starts: array) -> None:
+        """`line_starts`: the byte offset of each line of the unit (`array("I")`, ascending, the first 0)."""
         walk = _native_subtree() or _subtree_python
-        self.root, self.type_spellings, self._cursors = walk(bytes(cursor), *main_file_bounds)
+        self.root, self.type_spellings, self._cursors = walk(bytes(cursor), *main_file_bounds, line_starts)
         self._tu = cursor._tu
 
     def cursor(self, index: int) -> ci.Cursor:
@@ -166,7 +178,7 @@ class Subtree:
 @cache
 def _native_subtree():
     """The compiled walk, configured with this process's libclang; None without a matching build."""
-    if _native is None or getattr(_native, "ABI_VERSION", None) != 2:  # (a stale build: use the Python walk)
+    if _native is None or getattr(_native, "ABI_VERSION", None) != 3:  # (a stale build: use the Python walk)
         return None
     raw = _raw()
     names = ("clang_visitChildren", "clang_getCursorExtent", "clang_getRangeStart", "clang_getRangeEnd",
@@ -174,14 +186,18 @@ def _native_subtree():
              "clang_getCursorSpelling", "clang_getCString", "clang_disposeString", "clang_getCursorReferenced",
              "clang_Cursor_isNull", "clang_getCursorBinaryOperatorKind", "clang_getCursorUnaryOperatorKind")
     addresses = tuple(ctypes.cast(getattr(raw, name), ctypes.c_void_p).value for name in names)
-    _native.configure(addresses, tuple(REFERENCING_KINDS), _BINARY, _UNARY_KINDS)
+    _native.configure(addresses, tuple(REFERENCING_KINDS), _BINARY, _UNARY_KINDS, Span)
     return _native.subtree
 
 
-def _subtree_python(cursor_bytes: bytes, base: int, limit: int) -> tuple[tuple, list[str], bytes]:
+def _subtree_python(cursor_bytes: bytes, base: int, limit: int, line_starts: array) -> tuple[tuple, list[str], bytes]:
     """The walk in Python, for installs without the compiled one: the same result, node for node."""
     raw, lib = _raw(), _lib()
     offset = ctypes.c_uint()
+
+    def line_column(at: int) -> tuple[int, int]:
+        line = bisect.bisect_right(line_starts, at)
+        return line, at - (line_starts[line - 1] if line else 0) + 1
 
     def offsets(cursor: ci.Cursor) -> tuple[int, int]:
         extent = raw.clang_getCursorExtent(cursor)
@@ -224,8 +240,9 @@ def _subtree_python(cursor_bytes: bytes, base: int, limit: int) -> tuple[tuple, 
         elif kind in _UNARY_KINDS:
             operator = lib.clang_getCursorUnaryOperatorKind(cursor)
         kids = children(cursor) if depth < _MAX_DEPTH else []
+        span = Span(*line_column(start), *line_column(end))
         # the node's fields, its children's cursors, the next child to open, the finished children
-        return [(kind, start, end, type_index, None, index, spelled, reference, operator), kids, 0, [], depth]
+        return [(kind, start, end, type_index, None, index, spelled, reference, operator, span), kids, 0, [], depth]
 
     root = ci.Cursor.from_buffer_copy(cursor_bytes)
     root._tu = None  # (children() hands it on; nothing here needs it)

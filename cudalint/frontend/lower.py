@@ -3,19 +3,18 @@
 from __future__ import annotations
 
 import ast
-import bisect
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
 
 import clang.cindex as ci
 
-from cudalint.frontend.clang_api import (CHILDREN, END, INDEX, KIND, OPERATOR, REFERENCED, SPELLING, START, TYPE,
-                                         REFERENCING_KINDS, Subtree, array_element_type, array_size,
+from cudalint.frontend.clang_api import (CHILDREN, END, INDEX, KIND, OPERATOR, REFERENCED, REFERENCING_KINDS, SPAN,
+                                         SPELLING, START, TYPE, Subtree, array_element_type, array_size,
                                          binary_operator_spelling, canonical_type, children, cursor_type, evaluate,
                                          in_main_file, is_const_qualified, is_extern, is_volatile_qualified,
-                                         location, main_file_bounds, referenced, result_type, size_of, spelling,
-                                         type_spelling, unary_operator_spelling, usr)
+                                         line_starts, location, main_file_bounds, referenced, result_type, size_of,
+                                         spelling, type_spelling, unary_operator_spelling, usr)
 from cudalint.frontend.parse import Diagnostic, ParsedUnit, parse_unit
 from cudalint.model import ir
 from cudalint.sources import CudaUnit
@@ -107,7 +106,8 @@ class _Declaration:
     @cached_property
     def constant(self) -> int | float | None:
         """The value of an enumerator or const variable."""
-        if self.kind == K.ENUM_CONSTANT_DECL or (self.kind == K.VAR_DECL and is_const_qualified(cursor_type(self.cursor))):
+        if self.kind == K.ENUM_CONSTANT_DECL or (
+                self.kind == K.VAR_DECL and is_const_qualified(cursor_type(self.cursor))):
             return evaluate(self.cursor)
         return None
 
@@ -127,8 +127,7 @@ class Lowering:
         self.data = parsed.unit.text.encode("utf-8")
         self.macros = _integer_macros(parsed.unit.text)
         self.ascii_text = parsed.unit.text if parsed.unit.text.isascii() else None
-        self._line_starts = [0] + [match.end() for match in re.finditer(b"\n", self.data)]
-        self._line_columns: dict[int, tuple[int, int]] = {}  # byte offset -> (line, column)
+        self._line_starts = line_starts(self.data)
         self._main_file_bounds = main_file_bounds(parsed.translation_unit, parsed.main_file, len(self.data))
         self._declarations: dict[tuple[int, int], _Declaration] = {}  # by (kind, clang's Decl pointer)
         self._type_spellings: dict[tuple[int, int, int], str] = {}  # of nodes that are not expressions
@@ -159,7 +158,7 @@ class Lowering:
 
     def _read(self, cursor: ci.Cursor) -> tuple:
         """Read a top-level declaration's subtree; returns its root node."""
-        self._tree = Subtree(cursor, self._main_file_bounds)
+        self._tree = Subtree(cursor, self._main_file_bounds, self._line_starts)
         return self._tree.root
 
     def _cursor(self, node: tuple) -> ci.Cursor:
@@ -512,24 +511,12 @@ class Lowering:
 
     def _span_and_text(self, node: tuple) -> tuple[ir.Span, str]:
         start, end = node[START], node[END]
-        line_column = self._line_columns
-        first, last = line_column.get(start), line_column.get(end)
-        if first is None:
-            first = line_column[start] = self._line_column(start)
-        if last is None:
-            last = line_column[end] = self._line_column(end)
-        span = ir.Span(first[0], first[1], last[0], last[1])
         if end <= start or end > len(self.data):
             # inside a macro expansion every node sits on the macro's name: fall back to the spelling
-            return span, self._spelling(node)
+            return node[SPAN], self._spelling(node)
         if self.ascii_text is not None:  # byte offsets are character offsets
-            return span, self.ascii_text[start:end]
-        return span, self._text_between(start, end)
-
-    def _line_column(self, offset: int) -> tuple[int, int]:
-        """1-based line and byte column of a byte offset in the unit, as clang reports them."""
-        line = bisect.bisect_right(self._line_starts, offset)
-        return line, offset - self._line_starts[line - 1] + 1
+            return node[SPAN], self.ascii_text[start:end]
+        return node[SPAN], self._text_between(start, end)
 
     def _spelling(self, node: tuple) -> str:
         spelled = node[SPELLING]
