@@ -139,24 +139,23 @@ def feasible(constraints: Iterable[Constraint]) -> bool | None:
 
     The system is split into groups of constraints that share no variable; each group is decided (and
     remembered) on its own."""
-    constraints = list(constraints)
-    whole = frozenset((tuple(sorted(c.items())), k, is_eq) for c, k, is_eq in constraints)
+    items = []
+    for c, k, is_eq in constraints:
+        key = tuple(sorted((v, a) for v, a in c.items() if a))
+        if not key:
+            if (k != 0) if is_eq else (k < 0):
+                return False
+            continue
+        items.append((key, k, is_eq))
+    whole = frozenset(items)
     if whole in _MEMO:
         return _MEMO[whole]
-    result = _feasible_split(constraints)
+    result = _feasible_split(items)
     _MEMO[whole] = result
     return result
 
 
-def _feasible_split(constraints: list[Constraint]) -> bool | None:
-    items = []
-    for c, k, is_eq in constraints:
-        c = {v: a for v, a in c.items() if a}
-        if not c:
-            if (k != 0) if is_eq else (k < 0):
-                return False
-            continue
-        items.append((tuple(sorted(c.items())), k, is_eq))
+def _feasible_split(items: list[tuple[tuple, int, bool]]) -> bool | None:
     # union-find over variables
     parent: dict[str, str] = {}
 

@@ -710,7 +710,7 @@ class ProvenanceAnalysis:
     def of_poly(self, poly: Poly, depth: int = 0) -> Provenance:
         if depth > 12:
             return UNKNOWN
-        result = Provenance(frozenset(a for a in AXES if global_axis(poly, a, classify=self.classify)))
+        result = Provenance(global_axes(poly, classify=self.classify))
         for atom in poly.atoms():
             if atom.kind == "var":
                 result = result | self._variable(atom.key)
@@ -824,9 +824,9 @@ class ProvenanceAnalysis:
                     subject_poly = self.poly(subject) - self._dependent_terms(self.poly(part))
                     provenance = self.of_poly(subject_poly)
                     # a term -(blockIdx * blockDim + threadIdx) in the subject is a lower bound, not an upper one
-                    subject_axes = frozenset(a for a in self.all_axes(provenance)
-                                             if not global_axis(subject_poly, a, classify=self.classify)
-                                             or global_axis(subject_poly, a, positive=True, classify=self.classify))
+                    lower = global_axes(subject_poly, classify=self.classify) \
+                        - global_axes(subject_poly, positive=True, classify=self.classify)
+                    subject_axes = self.all_axes(provenance) - lower
                     if len(provenance.axes) > 1 and not self._same_index(subject_poly, index):
                         continue  # a flattened multi-axis index bounds only itself
                     axes |= subject_axes
@@ -905,8 +905,8 @@ def _union(items: list[Provenance]) -> Provenance:
 Classifier = Callable[[Atom], "tuple[str, str, int] | None"]
 
 
-def global_axis(poly: Poly, axis: str, positive: bool = False, classify: Classifier | None = None) -> bool:
-    """Whether `poly` contains the global thread index of `axis`, possibly scaled (`row * K` with
+def global_axes(poly: Poly, positive: bool = False, classify: Classifier | None = None) -> frozenset[str]:
+    """The axes a whose global thread index `poly` contains, possibly scaled (`row * K` with
     row = blockIdx.y * blockDim.y + threadIdx.y): a term F * blockIdx.a * blockDim.a (or F * c *
     blockIdx.a, c >= 2 a tile constant) next to a term F * threadIdx.a. With `classify`, opaque atoms
     `threadIdx.a / c` and `blockDim.a / c` count too (a warp per row: blockIdx.x * (blockDim.x / 32) +
@@ -923,9 +923,20 @@ def global_axis(poly: Poly, axis: str, positive: bool = False, classify: Classif
 
     terms = [(tuple(sorted(canonical(a) for a in m)), c) for m, c in poly.terms.items()]
     # the thread index may run along another axis than the block's (blockIdx.x * ROWS + threadIdx.y)
-    threads = {(k[1], k[2]) for m, _ in terms for k in m if k[0] == THREAD_IDX and k[2]}
+    threads = sorted({(k[1], k[2]) for m, _ in terms for k in m if k[0] == THREAD_IDX and k[2]})
+    if not threads:
+        return frozenset()
+    return frozenset(axis for axis in AXES if _global_along(terms, threads, axis, positive))
+
+
+def global_axis(poly: Poly, axis: str, positive: bool = False, classify: Classifier | None = None) -> bool:
+    """Whether `poly` contains the global thread index of `axis` (see `global_axes`)."""
+    return axis in global_axes(poly, positive, classify)
+
+
+def _global_along(terms: list, threads: list, axis: str, positive: bool) -> bool:
     block = (BLOCK_IDX, axis, 1)
-    for thread_axis, divisor in sorted(threads):
+    for thread_axis, divisor in threads:
         thread = (THREAD_IDX, thread_axis, divisor)
         dim = (BLOCK_DIM, thread_axis, divisor)
         thread_terms: dict[tuple, int] = {}

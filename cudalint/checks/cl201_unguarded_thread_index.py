@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from cudalint.analysis.guards import AXES, Access, GuardAnalysis, global_axis
+from cudalint.analysis.guards import AXES, Access, GuardAnalysis, global_axes
 from cudalint.analysis.launch_link import CEIL, LaunchLinks
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
@@ -225,8 +225,7 @@ def _index_variable(kernel: ir.Function, env, provenance, axis: str) -> ir.VarDe
     for node in kernel.nodes:
         if isinstance(node, ir.VarDecl) and node.ref and not node.dims and env.definition(node.ref) is not None:
             poly = provenance.poly(node.init)
-            others = [a for a in AXES if a != axis and global_axis(poly, a)]
-            if global_axis(poly, axis) and not others and len(poly.terms) == 2:
+            if global_axes(poly) == {axis} and len(poly.terms) == 2:
                 return node
     return None
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from cudalint.analysis.guards import AXES, Comparison, GuardAnalysis, global_axis, strip
+from cudalint.analysis.guards import Comparison, GuardAnalysis, global_axes, strip
 from cudalint.analysis.symbolic import BLOCK_DIM, BLOCK_IDX, GRID_DIM, Poly
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
@@ -43,7 +43,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
                     if not (provenance.is_size_like(limit) or _exclusive_end(limit, subject, comparison, provenance)):
                         continue
                     subject_poly = provenance.poly(subject)
-                    constant_size = any(global_axis(subject_poly, axis) for axis in AXES)
+                    constant_size = bool(global_axes(subject_poly))
                     if _admits_size(subject_poly, provenance.poly(limit), index, constant_size):
                         reported.add(id(comparison.node))
                         yield _finding(ctx, comparison, subject, limit, access)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from cudalint.analysis.guards import AXES, GuardAnalysis, global_axis, strip
+from cudalint.analysis.guards import GuardAnalysis, global_axes, strip
 from cudalint.analysis.symbolic import Poly
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
@@ -51,7 +51,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
 
 def _is_flat_index(poly: Poly) -> bool:
     """A product of two runtime values: a global thread index, or row * width style arithmetic."""
-    if any(global_axis(poly, axis) for axis in AXES):
+    if global_axes(poly):
         return True
     for monomial in poly.terms:
         runtime = [a for a in monomial if a.kind in ("var", "bid", "tid", "opaque")]
