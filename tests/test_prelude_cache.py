@@ -1,6 +1,7 @@
 """The precompiled preludes are cached across processes, and a bad cache never changes a lint's findings."""
 
 import os
+import time
 
 import pytest
 
@@ -97,3 +98,21 @@ def test_caching_can_be_turned_off(fresh_workspace, monkeypatch, tmp_path) -> No
     workspace = fresh_workspace()
     assert _codes() == ["CL201"]
     assert not workspace._persistent and not (tmp_path / "cache").exists()
+
+
+def test_preludes_no_process_used_for_30_days_are_pruned(fresh_workspace, tmp_path) -> None:
+    root = tmp_path / "cache"
+    stale, recent = root / "preludes-0ld", root / "preludes-rec3nt"
+    for folder in (stale, recent):
+        folder.mkdir(parents=True)
+        (folder / "c++-0.pch").write_bytes(b"x")
+    month_ago = time.time() - 31 * 24 * 3600
+    os.utime(stale, (month_ago, month_ago))
+    unrelated = root / "notes.txt"
+    unrelated.write_text("not ours")
+    os.utime(unrelated, (month_ago, month_ago))
+
+    workspace = fresh_workspace()
+    assert _codes() == ["CL201"]
+    assert not stale.exists() and recent.exists() and unrelated.exists()
+    assert time.time() - os.stat(workspace._directory).st_mtime < 60  # marked as used

@@ -9,6 +9,7 @@ import os
 import re
 import shutil
 import tempfile
+import time
 import itertools
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -110,7 +111,7 @@ class _Workspace:
     or `~/.cache/cudalint`), in a folder named by a digest of the stub headers, the parser arguments and
     the libclang library: building the preludes costs 0.1 to 0.3 s per process, a third of a cold
     `cudalint check` of a .py file. A cached prelude is loaded once on trial before it is trusted, and
-    rebuilt when clang refuses it. `CUDALINT_NO_CACHE=1`, or a cache directory that cannot be written,
+    rebuilt when clang refuses it; other versions' folders unused for 30 days are removed. `CUDALINT_NO_CACHE=1`, or a cache directory that cannot be written,
     gives a private temporary directory instead, removed at exit by the process that made it. Worker
     processes forked after the workspace was prepared read it as it is. Without any usable directory,
     parsing falls back to in-memory headers and no precompiled prelude."""
@@ -158,6 +159,7 @@ class _Workspace:
             try:
                 self._include = _write_headers_once(cached)
                 self._directory, self._persistent = cached, True
+                _mark_used_and_prune(cached)
                 return
             except OSError:
                 pass  # a read-only or full cache: a private directory instead
@@ -274,6 +276,29 @@ def _headers_match(include: str) -> bool:
         except (OSError, UnicodeDecodeError):
             return False
     return True
+
+
+_UNUSED_FOR = 30 * 24 * 3600  # seconds after which another version's cached preludes are removed
+
+
+def _mark_used_and_prune(directory: str) -> None:
+    """Mark `directory` as used now, and remove the cache's other prelude folders (other cudalint versions,
+    other libclang installations) that no process has used for 30 days."""
+    try:
+        os.utime(directory)
+        names = os.listdir(os.path.dirname(directory))
+    except OSError:
+        return  # a read-only cache is still usable
+    now = time.time()
+    for name in names:
+        other = os.path.join(os.path.dirname(directory), name)
+        if not name.startswith("preludes-") or other == directory:
+            continue
+        try:
+            if now - os.stat(other).st_mtime > _UNUSED_FOR:
+                shutil.rmtree(other, ignore_errors=True)
+        except OSError:
+            continue  # removed by another process meanwhile
 
 
 def _remove_if_owner(directory: str, owner: int) -> None:
