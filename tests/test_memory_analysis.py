@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import cudalint
-from cudalint.analysis.guards import GuardAnalysis, comparisons_of, global_axis
+from cudalint.analysis.guards import GuardAnalysis, comparisons_of, global_axes
 from cudalint.analysis.launch_link import CAPPED, CEIL, EXACT, FLOOR, UNKNOWN, LaunchLinks
 from cudalint.analysis.ranges import Evaluator, RangeAnalysis
 from cudalint.analysis.symbolic import Atom, Poly
@@ -187,14 +187,14 @@ def test_global_axis_needs_block_times_block_dim_and_thread():
     tid, bid, bdim = (Poly.atom(Atom(k, "x", f"{k}.x")) for k in ("tid", "bid", "bdim"))
     tid_y = Poly.atom(Atom("tid", "y", "threadIdx.y"))
     n = Poly.atom(Atom("var", "n", "n"))
-    assert global_axis(bid * bdim + tid, "x")
-    assert global_axis((bid * bdim + tid) * n + Poly.const(3), "x")
-    assert global_axis(bid * Poly.const(64) + tid, "x")
-    assert not global_axis(bid * n + tid, "x")
-    assert not global_axis(bid * bdim, "x")
-    assert not global_axis(bid * bdim + tid, "y")
-    assert global_axis(bid * Poly.const(4) + tid_y, "x")  # rows of a 2-D block: blockIdx.x * ROWS + threadIdx.y
-    assert not global_axis(Poly() - bid * bdim - tid, "x", positive=True)
+    assert "x" in global_axes(bid * bdim + tid)
+    assert "x" in global_axes((bid * bdim + tid) * n + Poly.const(3))
+    assert "x" in global_axes(bid * Poly.const(64) + tid)
+    assert "x" not in global_axes(bid * n + tid)
+    assert "x" not in global_axes(bid * bdim)
+    assert "y" not in global_axes(bid * bdim + tid)
+    assert "x" in global_axes(bid * Poly.const(4) + tid_y)  # rows of a 2-D block: blockIdx.x * ROWS + threadIdx.y
+    assert "x" not in global_axes(Poly() - bid * bdim - tid, positive=True)
 
 
 # ---------------------------------------------------------------------------------------- launch link

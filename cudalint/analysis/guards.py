@@ -871,7 +871,7 @@ class ProvenanceAnalysis:
                     continue
                 start = Poly({m: c for m, c in replaced.terms.items() if block in m})
                 rest = replaced - start
-                if not global_axis(start + Poly.atom(thread), axis):
+                if axis not in global_axes(start + Poly.atom(thread)):
                     continue
                 if rest.constant is not None and rest.constant <= -1:
                     return True
@@ -927,11 +927,6 @@ def global_axes(poly: Poly, positive: bool = False, classify: Classifier | None 
     if not threads:
         return frozenset()
     return frozenset(axis for axis in AXES if _global_along(terms, threads, axis, positive))
-
-
-def global_axis(poly: Poly, axis: str, positive: bool = False, classify: Classifier | None = None) -> bool:
-    """Whether `poly` contains the global thread index of `axis` (see `global_axes`)."""
-    return axis in global_axes(poly, positive, classify)
 
 
 def _global_along(terms: list, threads: list, axis: str, positive: bool) -> bool:

@@ -87,8 +87,14 @@ def stub_headers() -> tuple[tuple[str, str], ...]:
 
 
 @cache
+def _stub_files() -> tuple[tuple[str, str], ...]:
+    """The stub headers as (path relative to the include directory, text)."""
+    return tuple((path[len(VIRTUAL_INCLUDE_DIR) + 1:], text) for path, text in stub_headers())
+
+
+@cache
 def _stub_names() -> frozenset[str]:
-    return frozenset(path[len(VIRTUAL_INCLUDE_DIR) + 1 :] for path, _ in stub_headers())
+    return frozenset(name for name, _ in _stub_files())
 
 
 _local = threading.local()
@@ -111,10 +117,11 @@ class _Workspace:
     or `~/.cache/cudalint`), in a folder named by a digest of the stub headers, the parser arguments and
     the libclang library: building the preludes costs 0.1 to 0.3 s per process, a third of a cold
     `cudalint check` of a .py file. A cached prelude is loaded once on trial before it is trusted, and
-    rebuilt when clang refuses it; other versions' folders unused for 30 days are removed. `CUDALINT_NO_CACHE=1`, or a cache directory that cannot be written,
-    gives a private temporary directory instead, removed at exit by the process that made it. Worker
-    processes forked after the workspace was prepared read it as it is. Without any usable directory,
-    parsing falls back to in-memory headers and no precompiled prelude."""
+    rebuilt when clang refuses it; other versions' folders unused for 30 days are removed.
+    `CUDALINT_NO_CACHE=1`, or a cache directory that cannot be written, gives a private temporary
+    directory instead, removed at exit by the process that made it. Worker processes forked after the
+    workspace was prepared read it as it is. Without any usable directory, parsing falls back to
+    in-memory headers and no precompiled prelude."""
 
     def __init__(self) -> None:
         self._directory: str | None = None
@@ -237,8 +244,8 @@ def _digest(text: str) -> str:
 
 
 def _write_headers(include: str) -> None:
-    for virtual_path, text in stub_headers():
-        path = os.path.join(include, virtual_path[len(VIRTUAL_INCLUDE_DIR) + 1:])
+    for name, text in _stub_files():
+        path = os.path.join(include, name)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "w", encoding="utf-8") as handle:
             handle.write(text)
@@ -268,9 +275,9 @@ def _write_headers_once(directory: str) -> str:
 
 def _headers_match(include: str) -> bool:
     """Whether `include` holds exactly the stub headers (1 ms: cheap next to the preludes it saves)."""
-    for virtual_path, text in stub_headers():
+    for name, text in _stub_files():
         try:
-            with open(os.path.join(include, virtual_path[len(VIRTUAL_INCLUDE_DIR) + 1:]), encoding="utf-8") as handle:
+            with open(os.path.join(include, name), encoding="utf-8") as handle:
                 if handle.read() != text:
                     return False
         except (OSError, UnicodeDecodeError):
