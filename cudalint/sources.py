@@ -70,6 +70,8 @@ class SourceDocument:
     units: list[CudaUnit]
     python_syntax_error: SyntaxError | None = None
     python_module: ast.Module | None = None
+    # what rules share about this document, by the analysis that derives it (it dies with the document)
+    analyses: dict = field(default_factory=dict, repr=False)
 
     @property
     def lines(self) -> list[str]:

@@ -4,6 +4,7 @@ text as well as paths."""
 
 from __future__ import annotations
 
+import gc
 import textwrap
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import pytest
 import cudalint
 from cudalint.engine import lint_paths
 from cudalint.harness.kernelbench import find_reference, parse_run_name, reference_for
+from cudalint.model import ir
 from cudalint.prefilter import BatchSummary, rejecting_findings, summarize
 
 KERNEL = '''
@@ -177,3 +179,24 @@ def test_tool_findings_never_reject() -> None:
 
     internal = Finding("CL900", "internal-error", Severity.WARNING, Location("x.py", 1, 1, 1, 1), "bug")
     assert rejecting_findings([internal], "info") == []
+
+
+def test_linting_keeps_no_kernel_model_alive():
+    """A batch worker lints thousands of files: nothing of a linted file's IR may outlive its findings
+    (analyses cached in module-level tables once kept every file's IR, 250 KB a file, alive)."""
+    source = textwrap.dedent("""
+        __global__ void probe_kept_alive_kernel(const float* in, float* out, int n) {
+            __shared__ float tile[256];
+            int i = blockIdx.x * blockDim.x + threadIdx.x;
+            int j = i;
+            j += 1;
+            tile[threadIdx.x] = i < n ? in[i] : 0.0f;
+            __syncthreads();
+            if (i < n) out[i] = tile[255 - threadIdx.x] + j;
+        }
+        """)
+    findings = cudalint.lint_source(source, filename="probe.cu")
+    assert all(f.code != "CL900" for f in findings)
+    gc.collect()
+    kept = [o for o in gc.get_objects() if isinstance(o, ir.Function) and o.name == "probe_kept_alive_kernel"]
+    assert kept == []

@@ -17,7 +17,6 @@ For each kernel (with its `__device__` callees inlined, see `cfg.py`):
 
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -1618,12 +1617,9 @@ class SyncAnalysis:
         return self._loops[1]
 
 
-_ANALYSES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
 def sync_analysis(program: Program) -> SyncAnalysis:
     """The (cached) synchronization analysis of `program`, shared by every rule."""
-    found = _ANALYSES.get(program)
+    found = program.analyses.get(SyncAnalysis)
     if found is None:
-        found = _ANALYSES[program] = SyncAnalysis(program)
-    return found
+        found = program.analyses[SyncAnalysis] = SyncAnalysis(program)
+    return found  # type: ignore[return-value]

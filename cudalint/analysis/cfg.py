@@ -690,13 +690,10 @@ def _has_break(body: ir.Stmt | None) -> bool:
     return visit(body)
 
 
-_ASSIGNED_CACHE: dict[int, tuple[ir.Function, frozenset[str]]] = {}
-
-
 def _assigned_refs(function: ir.Function) -> frozenset[str]:
-    cached = _ASSIGNED_CACHE.get(id(function))
-    if cached is not None and cached[0] is function:
-        return cached[1]
+    cached = function.analyses.get(_assigned_refs)
+    if cached is not None:
+        return cached
     refs = set()
     if function.body is not None:
         for node in function.nodes:
@@ -709,8 +706,5 @@ def _assigned_refs(function: ir.Function) -> frozenset[str]:
                 target = target.operand if isinstance(target, ir.Cast) else target.base
             if isinstance(target, ir.Name) and target.ref:
                 refs.add(target.ref)
-    result = frozenset(refs)
-    if len(_ASSIGNED_CACHE) > 4096:
-        _ASSIGNED_CACHE.clear()
-    _ASSIGNED_CACHE[id(function)] = (function, result)
+    result = function.analyses[_assigned_refs] = frozenset(refs)
     return result

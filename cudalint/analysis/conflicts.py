@@ -974,14 +974,11 @@ def _data_only(expr: ir.Expr, scope, depth: int = 0) -> bool:
     return False
 
 
-_VALUES_CACHE: dict[int, tuple[ir.Function, dict[str, list]]] = {}
-
-
 def _assigned_values(function: ir.Function) -> dict[str, list]:
     """ref -> the expressions assigned to the variable in `function` (None for ++/--)."""
-    cached = _VALUES_CACHE.get(id(function))
-    if cached is not None and cached[0] is function:
-        return cached[1]
+    cached = function.analyses.get(_assigned_values)
+    if cached is not None:
+        return cached
     found: dict[str, list] = {}
     if function.body is not None:
         for node in function.nodes:
@@ -992,9 +989,7 @@ def _assigned_values(function: ir.Function) -> dict[str, list]:
             elif isinstance(node, ir.Unary) and node.op in ("++", "--", "post++", "post--") \
                     and isinstance(node.operand, ir.Name) and node.operand.ref:
                 found.setdefault(node.operand.ref, []).append(ir.Const(node.span, "1", "int", 1))
-    if len(_VALUES_CACHE) > 4096:
-        _VALUES_CACHE.clear()
-    _VALUES_CACHE[id(function)] = (function, found)
+    function.analyses[_assigned_values] = found
     return found
 
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import ast
 import builtins
-import threading
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -719,14 +718,10 @@ class DocumentState:
         return self._flow
 
 
-_local = threading.local()
-
-
 def state_of(document) -> DocumentState:
-    current = getattr(_local, "state", None)
-    if current is None or current.document is not document:
-        current = DocumentState(document)
-        _local.state = current
+    current = document.analyses.get(DocumentState)
+    if current is None:
+        current = document.analyses[DocumentState] = DocumentState(document)
     return current
 
 

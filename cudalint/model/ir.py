@@ -335,6 +335,9 @@ class Function:
     templated: bool = False
     max_threads_per_block: int | None = None  # from __launch_bounds__, when constant
     return_type: str = ""
+    # facts analyses derive from the body, by the analysis that derives them: kept on the function so they
+    # die with it (a module-level table would keep every linted file's IR alive)
+    analyses: dict = field(default_factory=dict, repr=False)
 
     @cached_property
     def nodes(self) -> tuple[Node, ...]:

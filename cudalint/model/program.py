@@ -105,6 +105,9 @@ class Program:
         return found
 
     _env_cache: dict[int, ConstantEnv] = field(default_factory=dict, repr=False)
+    # analyses of this program that rules share, by analysis class: stored here, not in a module-level
+    # table, so they die with the program (a value referring to its key would keep a weak table's entry)
+    analyses: dict[type, object] = field(default_factory=dict, repr=False)
 
     def env(self, function: ir.Function) -> ConstantEnv:
         """Constant values of `function`'s single-assignment locals (and the file's constants)."""
