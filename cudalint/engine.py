@@ -17,7 +17,7 @@ from cudalint.checks.context import RuleContext, UnitFacts
 from cudalint.checks.registry import Rule, all_rules, find_rule, matches
 from cudalint.config import ConfigError, LintOptions, find_config, load_config
 from cudalint.findings import Finding, Location, Severity
-from cudalint.frontend import lower_unit, prepare_workspace
+from cudalint.frontend import LoweredUnit, lower_unit, prepare_workspace
 from cudalint.model.program import build_program
 from cudalint.sources import SUFFIXES, SourceDocument, load_document
 from cudalint.suppressions import apply_suppressions, parse_suppressions, unused
@@ -170,12 +170,23 @@ def _lint_document(document: SourceDocument, options: LintOptions, directory: st
 
 
 def _unit_facts(document: SourceDocument, directory: str | None, findings: list[Finding]) -> Iterator[UnitFacts]:
-    for unit in document.units:
+    # the CUDA units first: a C++ unit that only declares functions they define is read from them
+    lowered: dict[int, LoweredUnit] = {}
+    for unit in sorted(document.units, key=lambda u: u.language != "cuda"):
         try:
-            lowered = lower_unit(unit, directory)
-            yield UnitFacts(unit, lowered, build_program(unit, lowered.functions, lowered.globals))
+            cuda_units = [lowered[id(u)] for u in document.units if u.language == "cuda" and id(u) in lowered]
+            lowered[id(unit)] = lower_unit(unit, directory, cuda_units)
         except Exception as error:  # noqa: BLE001 - a frontend bug must not stop the other files
             findings.append(_internal_error(document, error))
+    for unit in document.units:
+        if id(unit) not in lowered:
+            continue
+        try:
+            program = build_program(unit, lowered[id(unit)].functions, lowered[id(unit)].globals)
+        except Exception as error:  # noqa: BLE001
+            findings.append(_internal_error(document, error))
+            continue
+        yield UnitFacts(unit, lowered[id(unit)], program)
 
 
 def _run(rule: Rule, context: RuleContext) -> list[Finding]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -16,6 +17,7 @@ from cudalint.frontend.clang_api import (CHILDREN, END, INDEX, KIND, OPERATOR, R
                                          line_starts, location, main_file_bounds, referenced, result_type, size_of,
                                          spelling, type_spelling, unary_operator_spelling, usr)
 from cudalint.frontend.parse import Diagnostic, ParsedUnit, parse_unit
+from cudalint.frontend.prototypes import from_definitions
 from cudalint.model import ir
 from cudalint.sources import CudaUnit
 
@@ -73,8 +75,14 @@ class LoweredUnit:
     prototypes: list[ir.Function] = field(default_factory=list)  # declarations without a body (`body` None)
 
 
-def lower_unit(unit: CudaUnit, directory: str | None = None) -> LoweredUnit:
-    """Parse and lower `unit`; `directory` is where its file lives, for relative includes."""
+def lower_unit(unit: CudaUnit, directory: str | None = None, cuda_units: Sequence[LoweredUnit] = ()) -> LoweredUnit:
+    """Parse and lower `unit`; `directory` is where its file lives, for relative includes. `cuda_units`, the
+    file's CUDA units already lowered, spare the parse of a C++ unit that only declares functions they
+    define (see `prototypes`)."""
+    if unit.language == "c++" and cuda_units:
+        prototypes = from_definitions(unit, cuda_units)
+        if prototypes is not None:
+            return LoweredUnit(unit, [], [], prototypes=prototypes)
     return Lowering(parse_unit(unit, directory)).lower()
 
 

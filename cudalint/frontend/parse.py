@@ -383,8 +383,7 @@ def parse_unit(unit: CudaUnit, directory: str | None = None) -> ParsedUnit:
         args.append("-I" + directory)
     include = _workspace.include_dir()
     args += _search_args(include)
-    suffix = ".cu" if unit.language == "cuda" else ".cpp"
-    main_file = os.path.join(directory or _VIRTUAL_MAIN_DIR, "__cudalint_unit__" + suffix)
+    main_file = os.path.join(directory or _VIRTUAL_MAIN_DIR, main_file_name(unit.language))
     unknown = _unknown_headers(unit.text, directory)
     unsaved = [(main_file, unit.text), *_in_memory_headers(include)]
     unsaved += [(f"{_VIRTUAL_UNKNOWN_DIR}/{name}", "") for name, _ in unknown]
@@ -400,6 +399,11 @@ def parse_unit(unit: CudaUnit, directory: str | None = None) -> ParsedUnit:
             d.spelling, location.line if in_main else 0, location.column if in_main else 0, in_main,
         ))
     return ParsedUnit(unit, tu, main_file, diagnostics, unknown)
+
+
+def main_file_name(language: str) -> str:
+    """The name a unit's text is parsed under (clang puts it in the symbols of local declarations)."""
+    return "__cudalint_unit__" + (".cu" if language == "cuda" else ".cpp")
 
 
 def _unknown_headers(text: str, directory: str | None) -> list[tuple[str, int]]:
