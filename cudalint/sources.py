@@ -92,7 +92,8 @@ def _python_document(path: str, text: str) -> SourceDocument:
     try:
         module = ast.parse(text, filename=path)
     except SyntaxError as error:
-        return SourceDocument(path, text, "python", [], python_syntax_error=error)
+        # without its traceback, whose frames would make a cycle with the document
+        return SourceDocument(path, text, "python", [], python_syntax_error=error.with_traceback(None))
     except ValueError as error:  # e.g. null bytes
         syntax_error = SyntaxError(str(error))
         syntax_error.lineno, syntax_error.offset = 1, 1

@@ -17,6 +17,8 @@ For each kernel (with its `__device__` callees inlined, see `cfg.py`):
 
 from __future__ import annotations
 
+import weakref
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -393,7 +395,9 @@ class KernelSync:
     """Barrier intervals and races of one kernel (or of a device function analyzed on its own)."""
 
     def __init__(self, analysis: SyncAnalysis, function: ir.Function) -> None:
-        self.analysis = analysis
+        # the analysis, and the context's callbacks into both, are held weakly: the analysis caches this
+        # object, and the cycle would keep the file's IR alive for the cycle collector
+        self.analysis = weakref.proxy(analysis)
         self.function = function
         self.cfg = analysis.cfg(function)
         self.shape = analysis.block_shape(function)
@@ -402,7 +406,8 @@ class KernelSync:
         for access in self.accesses:
             self.by_node.setdefault(access.node, []).append(access)
         self.context = LinearContext(self.shape, analysis.induction, analysis.loop_counters,
-                                     analysis.counter_bounds, analysis.value_dependent, reaching=self.reaching)
+                                     analysis.counter_bounds, _weakly(analysis.value_dependent),
+                                     reaching=_weakly(self.reaching))
         self._reaching: dict[tuple[str, int], tuple | None] = {}
         self._lowerings: dict[tuple, tuple] = {}
         self._path_guards: dict[CfgNode, dict[CfgNode, tuple[Guard, ...]]] = {}
@@ -1245,32 +1250,34 @@ def _full_mask(call: ir.Call, scope: Scope) -> bool:
     return isinstance(value, int) and (value & 0xFFFFFFFF) == 0xFFFFFFFF
 
 
-def _calls_with_guards(node: CfgNode):
+def _calls_with_guards(node: CfgNode) -> list[tuple[ir.Call, tuple]]:
     """(call, expression-level guards) for each call a node evaluates."""
-    def visit(expr, guards):
-        if expr is None or id(expr) in node.skip or isinstance(expr, ir.Lambda):
-            return
-        if isinstance(expr, ir.Conditional):
-            visit(expr.cond, guards)
-            visit(expr.then, guards + ((expr.cond, True),))
-            visit(expr.otherwise, guards + ((expr.cond, False),))
-            return
-        if isinstance(expr, ir.Binary) and expr.op in ("&&", "||"):
-            visit(expr.lhs, guards)
-            visit(expr.rhs, guards + ((expr.lhs, expr.op == "&&"),))
-            return
-        if isinstance(expr, ir.Call):
-            yield_list.append((expr, guards))
-        for child in expr.children():
-            if isinstance(child, ir.Expr):
-                visit(child, guards)
-
-    yield_list: list = []
+    found: list[tuple[ir.Call, tuple]] = []
     for root in node.access_roots():
-        visit(root, ())
+        _add_calls_with_guards(root, (), node.skip, found)
     if node.kind == "barrier" and node.call is not None:
-        yield_list.append((node.call, ()))
-    return yield_list
+        found.append((node.call, ()))
+    return found
+
+
+def _add_calls_with_guards(expr: ir.Expr | None, guards: tuple, skip: frozenset[int], found: list) -> None:
+    # a function, not a recursive closure: that would be a reference cycle keeping the file's IR alive
+    if expr is None or id(expr) in skip or isinstance(expr, ir.Lambda):
+        return
+    if isinstance(expr, ir.Conditional):
+        _add_calls_with_guards(expr.cond, guards, skip, found)
+        _add_calls_with_guards(expr.then, guards + ((expr.cond, True),), skip, found)
+        _add_calls_with_guards(expr.otherwise, guards + ((expr.cond, False),), skip, found)
+        return
+    if isinstance(expr, ir.Binary) and expr.op in ("&&", "||"):
+        _add_calls_with_guards(expr.lhs, guards, skip, found)
+        _add_calls_with_guards(expr.rhs, guards + ((expr.lhs, expr.op == "&&"),), skip, found)
+        return
+    if isinstance(expr, ir.Call):
+        found.append((expr, guards))
+    for child in expr.children():
+        if isinstance(child, ir.Expr):
+            _add_calls_with_guards(child, guards, skip, found)
 
 
 def _partial_warp_calls(analysis: SyncAnalysis, function: ir.Function) -> list[PartialWarpCall]:
@@ -1617,9 +1624,12 @@ class SyncAnalysis:
         return self._loops[1]
 
 
+def _weakly(method: Callable) -> Callable:
+    """A bound method as a function that holds its object weakly."""
+    reference = weakref.WeakMethod(method)
+    return lambda *args: reference()(*args)
+
+
 def sync_analysis(program: Program) -> SyncAnalysis:
     """The (cached) synchronization analysis of `program`, shared by every rule."""
-    found = program.analyses.get(SyncAnalysis)
-    if found is None:
-        found = program.analyses[SyncAnalysis] = SyncAnalysis(program)
-    return found  # type: ignore[return-value]
+    return program.analysis("sync", lambda: SyncAnalysis(program))

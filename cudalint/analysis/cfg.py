@@ -13,6 +13,7 @@ Barrier kinds: "block" (`__syncthreads`, `_count/_and/_or`, `this_thread_block()
 from __future__ import annotations
 
 import itertools
+import weakref
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -120,18 +121,31 @@ class Scope:
         return f"Scope({self.function.name}, {self.key})"
 
 
-@dataclass(frozen=True, eq=False)
 class Guard:
     """A condition a node runs under: `cond` is true (positive) or false."""
 
-    cond: ir.Expr
-    positive: bool
-    scope: Scope
-    # "if", "loop" (a loop's condition, for its body), "exit" (statements after `if (c) return/break/continue`),
-    # "after_loop" (the loop condition failed), "switch" (a case of a switch: not expressible)
-    kind: str
-    exit_stmt: ir.Stmt | None = None  # for "exit": the return/break/continue
-    node: CfgNode | None = None  # where the condition is evaluated
+    __slots__ = ("cond", "positive", "scope", "kind", "exit_stmt", "_node")
+
+    def __init__(self, cond: ir.Expr, positive: bool, scope: Scope, kind: str, exit_stmt: ir.Stmt | None = None,
+                 node: CfgNode | None = None) -> None:
+        self.cond = cond
+        self.positive = positive
+        self.scope = scope
+        # "if", "loop" (a loop's condition, for its body), "exit" (statements after `if (c)
+        # return/break/continue`), "after_loop" (the loop condition failed), "switch" (a case of a switch:
+        # not expressible)
+        self.kind = kind
+        self.exit_stmt = exit_stmt  # for "exit": the return/break/continue
+        self._node = None if node is None else weakref.ref(node)
+
+    @property
+    def node(self) -> CfgNode | None:
+        """Where the condition is evaluated. Held weakly (the graph holds its nodes): a loop's head runs
+        under the loop's own guard, and that cycle would keep the file's IR alive for the cycle collector."""
+        return None if self._node is None else self._node()
+
+    def evaluated_at(self, node: CfgNode) -> None:
+        self._node = weakref.ref(node)
 
     @property
     def thread_exits(self) -> bool:
@@ -507,7 +521,7 @@ class _Builder:
                           branch=(cond, True) if cond is not None and not do_while else None)
         if loop_guard is not None:
             # the body sees the condition's variables as they are at the loop head, in every iteration
-            object.__setattr__(loop_guard, "node", head)
+            loop_guard.evaluated_at(head)
         # a loop holding a barrier is assumed to run at least once: no path skips it from the entry
         runs_once = do_while or (body is not None and self.contains_barrier(body))
         duplicate = cond is not None and (runs_once or bool(self._special_calls(cond, ctx.scope)))
@@ -592,27 +606,28 @@ class _Builder:
     def _special_calls(self, expr: ir.Expr, scope: Scope) -> list[tuple[ir.Call, ir.Function | None, str | None]]:
         """Barrier calls and inlinable calls in `expr`, in evaluation order (arguments first)."""
         found: list = []
-
-        def visit(node: ir.Node) -> None:
-            if isinstance(node, ir.Lambda):
-                return
-            for child in node.children():
-                visit(child)
-            if isinstance(node, ir.Call):
-                kind = barrier_kind(node, scope.env)
-                if kind is not None:
-                    found.append((node, None, kind))
-                    return
-                callee = self.callee_of(node)
-                if callee is None:
-                    return
-                if self._can_inline(callee, scope):
-                    found.append((node, callee, None))
-                elif self.function_has_barrier(callee):
-                    found.append((node, None, BLOCK))
-
-        visit(expr)
+        self._add_special_calls(expr, scope, found)
         return found
+
+    def _add_special_calls(self, node: ir.Node, scope: Scope, found: list) -> None:
+        # a method, not a recursive closure: a closure that calls itself is a reference cycle, which would
+        # keep the graph and the file's IR alive until the cycle collector runs
+        if isinstance(node, ir.Lambda):
+            return
+        for child in node.children():
+            self._add_special_calls(child, scope, found)
+        if isinstance(node, ir.Call):
+            kind = barrier_kind(node, scope.env)
+            if kind is not None:
+                found.append((node, None, kind))
+                return
+            callee = self.callee_of(node)
+            if callee is None:
+                return
+            if self._can_inline(callee, scope):
+                found.append((node, callee, None))
+            elif self.function_has_barrier(callee):
+                found.append((node, None, BLOCK))
 
     def _can_inline(self, callee: ir.Function, scope: Scope) -> bool:
         if scope.depth >= _MAX_INLINE_DEPTH:
@@ -676,18 +691,11 @@ def _exit_guard(stmt: ir.If, scope: Scope, node: CfgNode | None) -> Guard | None
     return None
 
 
-def _has_break(body: ir.Stmt | None) -> bool:
-    if body is None:
+def _has_break(stmt: ir.Stmt | None) -> bool:
+    """Whether `stmt` holds a `break` of the loop it is the body of (not one of an inner loop or switch)."""
+    if stmt is None or isinstance(stmt, (ir.For, ir.While, ir.Switch)):
         return False
-
-    def visit(stmt) -> bool:
-        if isinstance(stmt, ir.Break):
-            return True
-        if isinstance(stmt, (ir.For, ir.While, ir.Switch)):
-            return False
-        return any(visit(c) for c in stmt.children() if isinstance(c, ir.Stmt))
-
-    return visit(body)
+    return isinstance(stmt, ir.Break) or any(_has_break(c) for c in stmt.children() if isinstance(c, ir.Stmt))
 
 
 def _assigned_refs(function: ir.Function) -> frozenset[str]:

@@ -33,16 +33,8 @@ NEGATED = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "=="}
 AXES = ("x", "y", "z")
 
 
-def cached(program: Program, key: str, factory: Callable[[], object]):
-    """One instance of an analysis per program, created on first use."""
-    store = program.__dict__.setdefault("_cudalint_analyses", {})
-    if key not in store:
-        store[key] = factory()
-    return store[key]
-
-
 def uniformity_of(program: Program) -> Uniformity:
-    return cached(program, "uniformity", lambda: Uniformity(program))
+    return program.analysis("uniformity", lambda: Uniformity(program))
 
 
 # ------------------------------------------------------------------------------------------ conditions
@@ -121,27 +113,29 @@ def definitions(function: ir.Function, ref: str | None) -> list[ir.Expr]:
 def comparisons_of(condition: Condition, env: ConstantEnv | None = None) -> list[Comparison]:
     """The atomic comparisons a condition implies."""
     found: list[Comparison] = []
-
-    def visit(expr: ir.Expr, holds: bool, depth: int) -> None:
-        if depth > 20:
-            return
-        expr = strip(expr)
-        if isinstance(expr, ir.Unary) and expr.op == "!":
-            visit(expr.operand, not holds, depth + 1)
-        elif isinstance(expr, ir.Binary) and expr.op in ("&&", "||"):
-            if (expr.op == "&&") == holds:  # a && b true, or a || b false: both parts
-                visit(expr.lhs, holds, depth + 1)
-                visit(expr.rhs, holds, depth + 1)
-        elif isinstance(expr, ir.Binary) and expr.op in COMPARISON_OPERATORS:
-            op = expr.op if holds else NEGATED[expr.op]
-            found.append(Comparison(expr.lhs, op, expr.rhs, expr, condition))
-        elif isinstance(expr, ir.Name) and env is not None:
-            definition = env.definition(expr.ref)
-            if definition is not None and _is_boolean(strip(definition)):
-                visit(definition, holds, depth + 1)
-
-    visit(condition.expr, condition.holds, 0)
+    _add_comparisons(condition.expr, condition.holds, 0, condition, env, found)
     return found
+
+
+def _add_comparisons(expr: ir.Expr, holds: bool, depth: int, condition: Condition, env: ConstantEnv | None,
+                     found: list[Comparison]) -> None:
+    # a function, not a recursive closure: that would be a reference cycle keeping the file's IR alive
+    if depth > 20:
+        return
+    expr = strip(expr)
+    if isinstance(expr, ir.Unary) and expr.op == "!":
+        _add_comparisons(expr.operand, not holds, depth + 1, condition, env, found)
+    elif isinstance(expr, ir.Binary) and expr.op in ("&&", "||"):
+        if (expr.op == "&&") == holds:  # a && b true, or a || b false: both parts
+            _add_comparisons(expr.lhs, holds, depth + 1, condition, env, found)
+            _add_comparisons(expr.rhs, holds, depth + 1, condition, env, found)
+    elif isinstance(expr, ir.Binary) and expr.op in COMPARISON_OPERATORS:
+        op = expr.op if holds else NEGATED[expr.op]
+        found.append(Comparison(expr.lhs, op, expr.rhs, expr, condition))
+    elif isinstance(expr, ir.Name) and env is not None:
+        definition = env.definition(expr.ref)
+        if definition is not None and _is_boolean(strip(definition)):
+            _add_comparisons(definition, holds, depth + 1, condition, env, found)
 
 
 def _is_boolean(expr: ir.Expr) -> bool:
@@ -365,7 +359,7 @@ def shared_parameters(program: Program) -> dict[str, SharedArray]:
             result[ref] = next(iter(bound["#" + ref]))
         return result
 
-    return cached(program, "shared_parameters", build)
+    return program.analysis("shared_parameters", build)
 
 
 class _AccessCollector:
@@ -976,7 +970,7 @@ class GuardAnalysis:
 
     @staticmethod
     def of(program: Program) -> GuardAnalysis:
-        return cached(program, "guards", lambda: GuardAnalysis(program))
+        return program.analysis("guards", lambda: GuardAnalysis(program))
 
     def guards(self, function: ir.Function) -> FunctionGuards:
         key = id(function)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from cudalint.analysis.guards import AXES, cached, strip
+from cudalint.analysis.guards import AXES, strip
 from cudalint.analysis.symbolic import Poly, Symbolizer
 from cudalint.model import ir
 from cudalint.model.constants import Dim3
@@ -65,7 +65,7 @@ class LaunchLinks:
 
     @staticmethod
     def of(program: Program) -> LaunchLinks:
-        return cached(program, "launch_links", lambda: LaunchLinks(program))
+        return program.analysis("launch_links", lambda: LaunchLinks(program))
 
     def of_kernel(self, kernel: ir.Function) -> list[LaunchLink]:
         return [link for link in self.links if link.kernel is kernel]

@@ -16,7 +16,7 @@ import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from cudalint.analysis.guards import AXES, Access, FunctionGuards, GuardAnalysis, cached, strip
+from cudalint.analysis.guards import AXES, Access, FunctionGuards, GuardAnalysis, strip
 from cudalint.analysis.launch_link import LaunchLinks
 from cudalint.analysis.symbolic import BLOCK_DIM, THREAD_IDX, Poly, Symbolizer
 from cudalint.model import ir
@@ -328,7 +328,7 @@ class RangeAnalysis:
 
     @staticmethod
     def of(program) -> RangeAnalysis:
-        return cached(program, "ranges", lambda: RangeAnalysis(program))
+        return program.analysis("ranges", lambda: RangeAnalysis(program))
 
     def array_witness(self, kernel: ir.Function, function: ir.Function, access: Access, dimension: int,
                       size: int) -> Witness | None:

@@ -194,18 +194,17 @@ def _assigned_variable(expr: ir.Expr) -> ir.Name | None:
     return None
 
 
-def _has_dependent_exit(body: ir.Stmt, facts: ThreadDependence) -> bool:
+def _has_dependent_exit(stmt: ir.Stmt, facts: ThreadDependence, under_dependent: bool = False) -> bool:
     """A break/return under a thread-dependent condition makes the loop's remaining trip count divergent."""
-    def visit(stmt, under_dependent: bool) -> bool:
-        if isinstance(stmt, (ir.Break, ir.Return)):
-            return under_dependent
-        if isinstance(stmt, ir.If):
-            inner = under_dependent or facts.is_dependent(stmt.cond)
-            return visit(stmt.then, inner) or (stmt.otherwise is not None and visit(stmt.otherwise, inner))
-        if isinstance(stmt, (ir.For, ir.While, ir.Switch)):
-            return False  # their breaks leave the inner loop only
-        return any(visit(c, under_dependent) for c in stmt.children() if isinstance(c, ir.Stmt))
-    return visit(body, False)
+    if isinstance(stmt, (ir.Break, ir.Return)):
+        return under_dependent
+    if isinstance(stmt, ir.If):
+        inner = under_dependent or facts.is_dependent(stmt.cond)
+        return _has_dependent_exit(stmt.then, facts, inner) or (
+            stmt.otherwise is not None and _has_dependent_exit(stmt.otherwise, facts, inner))
+    if isinstance(stmt, (ir.For, ir.While, ir.Switch)):
+        return False  # their breaks leave the inner loop only
+    return any(_has_dependent_exit(c, facts, under_dependent) for c in stmt.children() if isinstance(c, ir.Stmt))
 
 
 def value_dependent_refs(function: ir.Function, facts: ThreadDependence,

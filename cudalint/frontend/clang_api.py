@@ -22,6 +22,13 @@ _EVAL_INT = 1
 _EVAL_FLOAT = 2
 
 
+def diagnostics(tu: ci.TranslationUnit) -> list[ci.Diagnostic]:
+    """The unit's diagnostics. (cindex's `tu.diagnostics` defines a class at each call: a reference cycle
+    per parse, left to the cycle collector.)"""
+    lib = ci.conf.lib
+    return [ci.Diagnostic(lib.clang_getDiagnostic(tu, index)) for index in range(lib.clang_getNumDiagnostics(tu))]
+
+
 class _String(ctypes.Structure):
     """CXString, disposed by its reader (cindex's _CXString disposes itself in __del__, a Python call)."""
 

@@ -20,7 +20,7 @@ from pathlib import PurePosixPath
 
 import clang.cindex as ci
 
-from cudalint.frontend.clang_api import reparse
+from cudalint.frontend.clang_api import diagnostics, reparse
 from cudalint.sources import CudaUnit
 
 VIRTUAL_INCLUDE_DIR = "/__cudalint__/include"
@@ -197,7 +197,7 @@ class _Workspace:
         try:
             tu = _index().parse(stem + ".h", args=_LANGUAGE_ARGS[language] + _search_args(self._include),
                                 unsaved_files=[(stem + ".h", text), *_in_memory_headers(self._include)])
-            if any(d.severity >= ci.Diagnostic.Error for d in tu.diagnostics):
+            if any(d.severity >= ci.Diagnostic.Error for d in diagnostics(tu)):
                 return None  # a broken stub: fall back to parsing the prelude with every unit
             tu.save(stem + ".pch")
             if stem + ".pch" != path:
@@ -217,7 +217,7 @@ class _Workspace:
                                 + _search_args(self._include), unsaved_files=[(main, "")])
         except ci.TranslationUnitLoadError:
             return False
-        return not any(d.severity >= ci.Diagnostic.Error for d in tu.diagnostics)
+        return not any(d.severity >= ci.Diagnostic.Error for d in diagnostics(tu))
 
 
 def _cache_directory() -> str | None:
@@ -388,17 +388,17 @@ def parse_unit(unit: CudaUnit, directory: str | None = None) -> ParsedUnit:
     unsaved = [(main_file, unit.text), *_in_memory_headers(include)]
     unsaved += [(f"{_VIRTUAL_UNKNOWN_DIR}/{name}", "") for name, _ in unknown]
     tu = _pool.parse(tuple(args), main_file, unsaved)
-    diagnostics = []
-    for d in tu.diagnostics:
+    reported = []
+    for d in diagnostics(tu):
         if d.severity < ci.Diagnostic.Warning:
             continue
         location = d.location
         in_main = location.file is not None and location.file.name == main_file
-        diagnostics.append(Diagnostic(
+        reported.append(Diagnostic(
             "error" if d.severity >= ci.Diagnostic.Error else "warning",
             d.spelling, location.line if in_main else 0, location.column if in_main else 0, in_main,
         ))
-    return ParsedUnit(unit, tu, main_file, diagnostics, unknown)
+    return ParsedUnit(unit, tu, main_file, reported, unknown)
 
 
 def main_file_name(language: str) -> str:

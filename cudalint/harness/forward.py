@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import weakref
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -376,7 +377,8 @@ class Typing:
     expressions compute with torch."""
 
     def __init__(self, flow: ForwardFlow, info: FunctionInfo) -> None:
-        self.flow = flow
+        # weakly: the flow caches its typings, and the cycle would keep the module's AST for the cycle collector
+        self.flow = weakref.proxy(flow)
         self.info = info
         self.imports = flow.imports
         self.tensors: set[str] = set()
@@ -570,30 +572,28 @@ def cpu_only_statements(function: _FunctionNode) -> set[int]:
     """ids of the statements of `function` that only run for CPU tensors: under `if not x.is_cuda:`, in
     the else of `if x.is_cuda:`, or after `if x.is_cuda: return ...`. A GPU harness never runs them."""
     found: set[int] = set()
-
-    def ends_in_return(body: list[ast.stmt]) -> bool:
-        return bool(body) and isinstance(body[-1], (ast.Return, ast.Raise))
-
-    def visit(body: list[ast.stmt], cpu_only: bool) -> None:
-        for statement in body:
-            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                continue
-            if cpu_only:
-                found.add(id(statement))
-            if isinstance(statement, ast.If):
-                polarity = device_polarity(statement.test)
-                visit(statement.body, cpu_only or polarity is False)
-                visit(statement.orelse, cpu_only or polarity is True)
-                if polarity is True and ends_in_return(statement.body):
-                    cpu_only = True
-                continue
-            for name in ("body", "orelse", "finalbody"):
-                visit(getattr(statement, name, []) or [], cpu_only)
-            for handler in getattr(statement, "handlers", []) or []:
-                visit(handler.body, cpu_only)
-
-    visit(function.body, False)
+    _add_cpu_only(function.body, False, found)
     return found
+
+
+def _add_cpu_only(body: list[ast.stmt], cpu_only: bool, found: set[int]) -> None:
+    # a function, not a recursive closure: that would be a reference cycle keeping the module's AST alive
+    for statement in body:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        if cpu_only:
+            found.add(id(statement))
+        if isinstance(statement, ast.If):
+            polarity = device_polarity(statement.test)
+            _add_cpu_only(statement.body, cpu_only or polarity is False, found)
+            _add_cpu_only(statement.orelse, cpu_only or polarity is True, found)
+            if polarity is True and statement.body and isinstance(statement.body[-1], (ast.Return, ast.Raise)):
+                cpu_only = True
+            continue
+        for name in ("body", "orelse", "finalbody"):
+            _add_cpu_only(getattr(statement, name, []) or [], cpu_only, found)
+        for handler in getattr(statement, "handlers", []) or []:
+            _add_cpu_only(handler.body, cpu_only, found)
 
 
 def _owner(solution: Solution, cls: ast.ClassDef, method: _FunctionNode) -> ast.ClassDef:
@@ -649,21 +649,21 @@ def _names_in_target(target: ast.expr) -> list[str]:
 def statements_in_order(function: _FunctionNode) -> list[ast.stmt]:
     """The simple statements of `function` (not of nested functions), in source order."""
     found: list[ast.stmt] = []
-
-    def visit(body: list[ast.stmt]) -> None:
-        for statement in body:
-            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                continue
-            found.append(statement)
-            for name in ("body", "orelse", "finalbody"):
-                visit(getattr(statement, name, []) or [])
-            for handler in getattr(statement, "handlers", []) or []:
-                visit(handler.body)
-            for case in getattr(statement, "cases", []) or []:
-                visit(case.body)
-
-    visit(function.body)
+    _add_statements(function.body, found)
     return found
+
+
+def _add_statements(body: list[ast.stmt], found: list[ast.stmt]) -> None:
+    for statement in body:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        found.append(statement)
+        for name in ("body", "orelse", "finalbody"):
+            _add_statements(getattr(statement, name, []) or [], found)
+        for handler in getattr(statement, "handlers", []) or []:
+            _add_statements(handler.body, found)
+        for case in getattr(statement, "cases", []) or []:
+            _add_statements(case.body, found)
 
 
 # ------------------------------------------------------------------------------------ per-document state

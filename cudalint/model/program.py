@@ -6,12 +6,16 @@ its configuration resolved to constants where the source allows.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TypeVar
 
 from cudalint.model import ir
 from cudalint.model.constants import ConstantEnv, Dim3
 from cudalint.sources import CudaUnit
+
+T = TypeVar("T")
 
 _COOPERATIVE_LAUNCHES = {"cudaLaunchCooperativeKernel", "cudaLaunchCooperativeKernelMultiDevice"}
 _DYNAMIC_SMEM_ATTRIBUTE = "cudaFuncAttributeMaxDynamicSharedMemorySize"
@@ -105,9 +109,17 @@ class Program:
         return found
 
     _env_cache: dict[int, ConstantEnv] = field(default_factory=dict, repr=False)
-    # analyses of this program that rules share, by analysis class: stored here, not in a module-level
-    # table, so they die with the program (a value referring to its key would keep a weak table's entry)
-    analyses: dict[type, object] = field(default_factory=dict, repr=False)
+    # analyses of this program that rules share, by name (see `analysis`)
+    analyses: dict[str, object] = field(default_factory=dict, repr=False)
+
+    def analysis(self, name: str, make: Callable[[], T]) -> T:
+        """The analysis `name` of this program, made by `make` on first use and shared by every rule. Kept
+        here, not in a module-level table, so it dies with the program; it refers back to the program, so
+        the engine drops it when the file is done (the IR is then freed without the cycle collector)."""
+        found = self.analyses.get(name)
+        if found is None:
+            found = self.analyses[name] = make()
+        return found  # type: ignore[return-value]
 
     def env(self, function: ir.Function) -> ConstantEnv:
         """Constant values of `function`'s single-assignment locals (and the file's constants)."""
