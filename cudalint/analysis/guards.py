@@ -98,15 +98,23 @@ def strip(expr: ir.Expr) -> ir.Expr:
 
 def definitions(function: ir.Function, ref: str | None) -> list[ir.Expr]:
     """The values `function` gives the variable `ref`: its initializer and what plain `=` assigns it."""
-    found: list[ir.Expr] = []
-    if ref is None:
+    return list(_definitions_by_ref(function).get(ref, ())) if ref is not None else []
+
+
+def _definitions_by_ref(function: ir.Function) -> dict[str, list[ir.Expr]]:
+    """`definitions` of every variable of `function`, found in one pass (rules ask about many variables)."""
+    found = function.analyses.get(_definitions_by_ref)
+    if found is not None:
         return found
+    found = function.analyses[_definitions_by_ref] = {}
     for node in function.nodes:
-        if isinstance(node, ir.VarDecl) and node.ref == ref and node.init is not None:
-            found.append(node.init)
-        elif isinstance(node, ir.Binary) and node.op == "=" and isinstance(strip(node.lhs), ir.Name) \
-                and strip(node.lhs).ref == ref:
-            found.append(node.rhs)
+        if isinstance(node, ir.VarDecl):
+            if node.ref is not None and node.init is not None:
+                found.setdefault(node.ref, []).append(node.init)
+        elif isinstance(node, ir.Binary) and node.op == "=":
+            target = strip(node.lhs)
+            if isinstance(target, ir.Name) and target.ref is not None:
+                found.setdefault(target.ref, []).append(node.rhs)
     return found
 
 
