@@ -71,8 +71,9 @@ def print_phases(cases, repeat: int) -> None:
     from cudalint.checks.context import RuleContext, UnitFacts
     from cudalint.config import LintOptions
     from cudalint.engine import selected_rules
-    from cudalint.frontend.lower import Lowering
+    from cudalint.frontend.lower import LoweredUnit, Lowering
     from cudalint.frontend.parse import parse_unit
+    from cudalint.frontend.prototypes import from_definitions
     from cudalint.model.program import build_program
     from cudalint.sources import load_document
 
@@ -96,9 +97,18 @@ def print_phases(cases, repeat: int) -> None:
                 if rule.scope == "document":
                     timed("Python-side rules (CL400, CL403, CL404)",
                           lambda: list(rule.check(RuleContext(rule, document, arch, options=options))))
-            for unit in document.units:
+            lowered_units: dict[int, LoweredUnit] = {}
+            for unit in sorted(document.units, key=lambda u: u.language != "cuda"):  # as `lower_unit` is used
+                cuda_units = [lowered_units[id(u)] for u in document.units if id(u) in lowered_units]
+                prototypes = timed("lower to IR", lambda: from_definitions(unit, cuda_units)) \
+                    if unit.language == "c++" and cuda_units else None
+                if prototypes is not None:
+                    lowered_units[id(unit)] = LoweredUnit(unit, [], [], prototypes=prototypes)
+                    continue
                 parsed = timed("parse (libclang)", lambda: parse_unit(unit))
-                lowered = timed("lower to IR", lambda: Lowering(parsed).lower())
+                lowered_units[id(unit)] = timed("lower to IR", lambda: Lowering(parsed).lower())
+            for unit in document.units:
+                lowered = lowered_units[id(unit)]
                 program = timed("unit rules", lambda: build_program(unit, lowered.functions, lowered.globals))
                 facts = UnitFacts(unit, lowered, program)
                 for rule in rules:

@@ -190,7 +190,7 @@ def _unit_facts(document: SourceDocument, directory: str | None, findings: list[
             continue
         try:
             program = build_program(unit, lowered[id(unit)].functions, lowered[id(unit)].globals)
-        except Exception as error:  # noqa: BLE001
+        except Exception as error:  # noqa: BLE001 - as above
             findings.append(_internal_error(document, error))
             continue
         yield UnitFacts(unit, lowered[id(unit)], program)

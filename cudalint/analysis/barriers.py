@@ -1632,4 +1632,4 @@ def _weakly(method: Callable) -> Callable:
 
 def sync_analysis(program: Program) -> SyncAnalysis:
     """The (cached) synchronization analysis of `program`, shared by every rule."""
-    return program.analysis("sync", lambda: SyncAnalysis(program))
+    return program.analysis(SyncAnalysis)

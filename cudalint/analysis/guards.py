@@ -34,7 +34,7 @@ AXES = ("x", "y", "z")
 
 
 def uniformity_of(program: Program) -> Uniformity:
-    return program.analysis("uniformity", lambda: Uniformity(program))
+    return program.analysis(Uniformity)
 
 
 # ------------------------------------------------------------------------------------------ conditions
@@ -340,34 +340,35 @@ def _is_pointer_type(type_: str) -> bool:
 def shared_parameters(program: Program) -> dict[str, SharedArray]:
     """Pointer parameters of device functions that every call in the unit binds to the same
     `__shared__` array (`block_reduce(v, sbuf)`), by parameter ref."""
-    def build() -> dict[str, SharedArray]:
-        shared = {s.decl.ref: s for s in program.shared_arrays if s.decl.ref}
-        bound: dict[str, set] = {}
-        for caller in program.functions:
-            if caller.body is None:
-                continue
-            for node in caller.nodes:
-                if not isinstance(node, ir.Call) or node.receiver is not None:
-                    continue
-                for callee in program.functions_by_name.get(node.callee, []):
-                    if callee.is_kernel or callee.body is None or len(callee.params) != len(node.args):
-                        continue
-                    for param, arg in zip(callee.params, node.args):
-                        if not param.ref or not _is_pointer_type(param.type):
-                            continue
-                        arg = strip(arg)
-                        target = shared.get(arg.ref) if isinstance(arg, ir.Name) else None
-                        bound.setdefault(param.ref, set()).add(id(target) if target is not None else None)
-                        if target is not None:
-                            bound.setdefault("#" + param.ref, set()).add(target)
-        result = {}
-        for ref, targets in bound.items():
-            if ref.startswith("#") or None in targets or len(targets) != 1:
-                continue
-            result[ref] = next(iter(bound["#" + ref]))
-        return result
+    return program.analysis(_bind_shared_parameters)
 
-    return program.analysis("shared_parameters", build)
+
+def _bind_shared_parameters(program: Program) -> dict[str, SharedArray]:
+    shared = {s.decl.ref: s for s in program.shared_arrays if s.decl.ref}
+    bound: dict[str, set] = {}
+    for caller in program.functions:
+        if caller.body is None:
+            continue
+        for node in caller.nodes:
+            if not isinstance(node, ir.Call) or node.receiver is not None:
+                continue
+            for callee in program.functions_by_name.get(node.callee, []):
+                if callee.is_kernel or callee.body is None or len(callee.params) != len(node.args):
+                    continue
+                for param, arg in zip(callee.params, node.args):
+                    if not param.ref or not _is_pointer_type(param.type):
+                        continue
+                    arg = strip(arg)
+                    target = shared.get(arg.ref) if isinstance(arg, ir.Name) else None
+                    bound.setdefault(param.ref, set()).add(id(target) if target is not None else None)
+                    if target is not None:
+                        bound.setdefault("#" + param.ref, set()).add(target)
+    result = {}
+    for ref, targets in bound.items():
+        if ref.startswith("#") or None in targets or len(targets) != 1:
+            continue
+        result[ref] = next(iter(bound["#" + ref]))
+    return result
 
 
 class _AccessCollector:
@@ -978,7 +979,7 @@ class GuardAnalysis:
 
     @staticmethod
     def of(program: Program) -> GuardAnalysis:
-        return program.analysis("guards", lambda: GuardAnalysis(program))
+        return program.analysis(GuardAnalysis)
 
     def guards(self, function: ir.Function) -> FunctionGuards:
         key = id(function)

@@ -65,7 +65,7 @@ class LaunchLinks:
 
     @staticmethod
     def of(program: Program) -> LaunchLinks:
-        return program.analysis("launch_links", lambda: LaunchLinks(program))
+        return program.analysis(LaunchLinks)
 
     def of_kernel(self, kernel: ir.Function) -> list[LaunchLink]:
         return [link for link in self.links if link.kernel is kernel]

@@ -328,7 +328,7 @@ class RangeAnalysis:
 
     @staticmethod
     def of(program) -> RangeAnalysis:
-        return program.analysis("ranges", lambda: RangeAnalysis(program))
+        return program.analysis(RangeAnalysis)
 
     def array_witness(self, kernel: ir.Function, function: ir.Function, access: Access, dimension: int,
                       size: int) -> Witness | None:

@@ -109,16 +109,16 @@ class Program:
         return found
 
     _env_cache: dict[int, ConstantEnv] = field(default_factory=dict, repr=False)
-    # analyses of this program that rules share, by name (see `analysis`)
-    analyses: dict[str, object] = field(default_factory=dict, repr=False)
+    # analyses of this program that rules share, by the class or function that makes them (see `analysis`)
+    analyses: dict[Callable, object] = field(default_factory=dict, repr=False)
 
-    def analysis(self, name: str, make: Callable[[], T]) -> T:
-        """The analysis `name` of this program, made by `make` on first use and shared by every rule. Kept
-        here, not in a module-level table, so it dies with the program; it refers back to the program, so
-        the engine drops it when the file is done (the IR is then freed without the cycle collector)."""
-        found = self.analyses.get(name)
+    def analysis(self, make: Callable[[Program], T]) -> T:
+        """`make(self)`, made on first use and shared by every rule. Kept here, not in a module-level table,
+        so it dies with the program; it refers back to the program, so the engine drops it when the file
+        is done (the IR is then freed without the cycle collector)."""
+        found = self.analyses.get(make)
         if found is None:
-            found = self.analyses[name] = make()
+            found = self.analyses[make] = make(self)
         return found  # type: ignore[return-value]
 
     def env(self, function: ir.Function) -> ConstantEnv:
