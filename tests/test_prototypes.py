@@ -118,6 +118,15 @@ def test_only_file_scope_host_definitions_vouch(definition: str) -> None:
     assert from_definitions(unit, [_parsed(cuda)]) is None
 
 
+def test_a_void_parameter_list_is_parsed() -> None:
+    cuda = CudaUnit("m.py:cuda_sources", "#include <torch/extension.h>\ntorch::Tensor make(void) { return {}; }\n",
+                    "cuda", "load_inline", None)
+    unit = CudaUnit("m.py:cpp_sources", "torch::Tensor make(void);", "c++", "load_inline", None)
+    assert _parsed(cuda).diagnostics == [] and [len(f.params) for f in _parsed(unit).prototypes] == [0]
+    assert from_definitions(unit, [_parsed(cuda)]) is None
+    assert [f.name for f in lower_unit(unit, None, [lower_unit(cuda)]).prototypes] == ["make"]
+
+
 def test_a_lone_word_is_a_type_not_a_parameter_name() -> None:
     cuda = CudaUnit("m.py:cuda_sources", "#include <torch/extension.h>\nusing at::Tensor;\n"
                     "void scale_cuda(Tensor) {}\n", "cuda", "load_inline", None)

@@ -3,7 +3,7 @@ parse.
 
 Nearly every generated `cpp_sources` is one line, `torch::Tensor forward(torch::Tensor x);`, repeating
 the declarator of a function defined in `cuda_sources`. Parsing it still costs a whole libclang parse
-(2 ms, a tenth of linting a KernelBench file). When each of its declarations is, token for token, the
+(1 to 2 ms, up to a tenth of linting a KernelBench file). When each of its declarations is, token for token, the
 declarator of a file-scope host function of a CUDA unit that clang accepted, clang would give the
 C++ unit exactly that function's name, signature and types, so the unit is lowered from that
 function instead.
@@ -11,16 +11,18 @@ function instead.
 The tokens are read the same way in both units only when nothing in the CUDA unit changes what they
 mean: its names are keywords, the `<cstdint>` typedefs and a list of torch and std types that the C++
 prelude (`torch/extension.h`) declares, always qualified (a `using namespace torch;` in the CUDA unit
-must not make a bare `Tensor` look valid), and the CUDA unit defines no macro of those names and opens
-none of their namespaces. Anything else (a `#include`, a default argument, a template, a comment with
+must not make a bare `Tensor` look valid), and the CUDA unit defines no macro of those names and opens or
+uses none of their namespaces. Anything else (a `#include`, a default argument, a template, a comment with
 text that is not ASCII) is parsed as before.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from cudalint.frontend.clang_api import line_starts
 from cudalint.frontend.parse import main_file_name
 from cudalint.model import ir
 from cudalint.sources import CudaUnit
@@ -43,7 +45,7 @@ _NAMESPACES = frozenset(first for first, _ in QUALIFIED_TYPES)
 _TOKEN = re.compile(r"\s+|//[^\n]*|/\*.*?\*/|(?P<token>[A-Za-z_]\w*|::|[&*<>,();])", re.DOTALL)
 
 
-def from_definitions(unit: CudaUnit, cuda_units: list[LoweredUnit]) -> list[ir.Function] | None:
+def from_definitions(unit: CudaUnit, cuda_units: Sequence[LoweredUnit]) -> list[ir.Function] | None:
     """The declarations of the C++ unit `unit` (all it holds) read from the definitions of `cuda_units`
     (lowered CUDA units of the same file), or None when `unit` is not made only of declarations that
     repeat one of them."""
@@ -55,14 +57,15 @@ def from_definitions(unit: CudaUnit, cuda_units: list[LoweredUnit]) -> list[ir.F
     definers = [(lowered, _declarators(lowered)) for lowered in cuda_units if _trusted(lowered)]
     prototypes = []
     for declaration in declarations:
-        words = {text for text, _ in declaration if text[0].isalpha() or text[0] == "_"}
-        found = next(((lowered, function) for lowered, declarators in definers
-                      for function, tokens in declarators.get(_name(declaration), ())
-                      if tokens == [text for text, _ in declaration] and not _redefines(lowered.unit.text, words)),
-                     None)
-        if found is None:
+        words = {text for text, _ in declaration if _is_identifier(text)}
+        definition = next((function for lowered, declarators in definers
+                           for function, tokens in declarators.get(_name(declaration), ())
+                           if tokens == [text for text, _ in declaration]
+                           and not _redefines(lowered.unit.text, words)), None)
+        prototype = _prototype(unit, declaration, definition) if definition is not None else None
+        if prototype is None:
             return None
-        prototypes.append(_prototype(unit, declaration, found[1]))
+        prototypes.append(prototype)
     return prototypes
 
 
@@ -163,7 +166,7 @@ def _declarators(lowered: LoweredUnit) -> dict[str, list[tuple[ir.Function, list
     """The file-scope, C++-linkage, non-template host function definitions of a unit, by name, each with
     the tokens of its declarator (from its first token to the body)."""
     data = lowered.unit.text.encode("utf-8")
-    starts = [0] + [index + 1 for index, byte in enumerate(data) if byte == 10]
+    starts = line_starts(data)
     found: dict[str, list[tuple[ir.Function, list[str]]]] = {}
     for function in lowered.functions:
         if function.space != "host" or function.templated or function.body is None or not function.ref \
@@ -177,9 +180,10 @@ def _declarators(lowered: LoweredUnit) -> dict[str, list[tuple[ir.Function, list
     return found
 
 
-def _prototype(unit: CudaUnit, declaration: list[_Token], definition: ir.Function) -> ir.Function:
+def _prototype(unit: CudaUnit, declaration: list[_Token], definition: ir.Function) -> ir.Function | None:
     """The declaration as clang's lowering gives it: the definition's name, types and symbol, with this
-    unit's spans and parameter symbols."""
+    unit's spans and parameter symbols (None for a parameter list this does not split as clang does, such
+    as `(void)`)."""
     tokens = [t for t, _ in declaration]
     opening = tokens.index("(")
     params = []
@@ -194,7 +198,7 @@ def _prototype(unit: CudaUnit, declaration: list[_Token], definition: ir.Functio
             parameter_tokens.append((token, offset))
     params = [p for p in params if p]
     if len(params) != len(definition.params):
-        raise ValueError("a declarator repeated token for token has as many parameters")
+        return None
     file_name = main_file_name(unit.language)
     lowered_params = []
     for tokens_of, param in zip(params, definition.params):
