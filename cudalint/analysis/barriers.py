@@ -1466,7 +1466,7 @@ class SyncAnalysis:
 
     def __init__(self, program: Program) -> None:
         self.program = program
-        self.uniformity = Uniformity(program)
+        self.uniformity = program.analysis(Uniformity)  # the one the guard analysis uses too
         self._cfgs: dict[int, FunctionCFG] = {}
         self._kernels: dict[int, KernelSync] = {}
         self._shapes: dict[int, BlockShape] = {}

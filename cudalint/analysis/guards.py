@@ -33,10 +33,6 @@ NEGATED = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "=="}
 AXES = ("x", "y", "z")
 
 
-def uniformity_of(program: Program) -> Uniformity:
-    return program.analysis(Uniformity)
-
-
 # ------------------------------------------------------------------------------------------ conditions
 
 
@@ -593,7 +589,7 @@ class ProvenanceAnalysis:
         self.env = program.env(function)
         self.symbolizer = Symbolizer(self.env)
         self.guards = guards
-        self.dependence = uniformity_of(program).of(function)
+        self.dependence = program.analysis(Uniformity).of(function)
         self._poly_memo: dict[ir.Expr, Poly] = {}
         self._var_memo: dict[str, Provenance | None] = {}
         self._var_axes: dict[str, frozenset[str]] = {}
