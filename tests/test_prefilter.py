@@ -5,6 +5,7 @@ text as well as paths."""
 from __future__ import annotations
 
 import gc
+import os
 import textwrap
 from pathlib import Path
 
@@ -223,8 +224,9 @@ def test_linting_leaves_no_reference_cycles():
         for text, name in inputs:
             cudalint.lint_source(text, filename=name)
         gc.collect()
-        ours = [o for o in gc.garbage if type(o).__module__.startswith("cudalint")
-                or getattr(getattr(o, "__code__", None), "co_filename", "").find("cudalint") >= 0]
+        package = os.path.dirname(cudalint.__file__)
+        ours = [o for o in gc.garbage if type(o).__module__.startswith("cudalint.")
+                or getattr(getattr(o, "__code__", None), "co_filename", "").startswith(package)]
     finally:
         gc.set_debug(0)
         gc.garbage.clear()
