@@ -9,6 +9,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import cudalint
 from cudalint.frontend.lower import Lowering, lower_unit
@@ -158,3 +160,39 @@ def test_lower_unit_reads_declarations_only_given_the_cuda_units() -> None:
     read = lower_unit(unit, None, [lower_unit(cuda)])
     assert [f.name for f in read.prototypes] == ["scale_cuda"]
     assert _fields(read.prototypes) == _fields(lower_unit(unit).prototypes)
+
+
+_VOCABULARY = ["torch", "::", "Tensor", "at", "std", "vector", "<", ">", "int64_t", "int", "double", "const",
+               "&", "*", "scale_cuda", "x", "s", "(", ")", ",", ";", "void"]
+_MATCHING = ["torch", "::", "Tensor", "scale_cuda", "(", "torch", "::", "Tensor", "x", ",", "double", "s", ")", ";"]
+_SEPARATORS = st.sampled_from([" ", "\n", "  /* c */ ", " // note\n"])
+
+
+@st.composite
+def _near_declarations(draw) -> str:
+    """The declaration that `scale_cuda`'s definition repeats, with up to two tokens changed, added or
+    dropped, and any spacing and comments between tokens."""
+    tokens = list(_MATCHING)
+    for _ in range(draw(st.integers(0, 2))):
+        at = draw(st.integers(0, len(tokens) - 1))
+        change = draw(st.sampled_from(["replace", "insert", "drop"]))
+        if change == "drop":
+            del tokens[at]
+        elif change == "insert":
+            tokens.insert(at, draw(st.sampled_from(_VOCABULARY)))
+        else:
+            tokens[at] = draw(st.sampled_from(_VOCABULARY))
+    return "".join(draw(_SEPARATORS) + token for token in tokens)
+
+
+@settings(max_examples=80, deadline=None)
+@given(_near_declarations())
+def test_declarations_near_the_accepted_form_are_read_as_clang_reads_them_or_parsed(text: str) -> None:
+    """Never an exception, and whatever is read is what clang's parse of the C++ unit gives."""
+    cuda = _parsed(CudaUnit("m.py:cuda_sources", CUDA.format(prefix=""), "cuda", "load_inline", None))
+    unit = CudaUnit("m.py:cpp_sources", text, "c++", "load_inline", None)
+    prototypes = from_definitions(unit, [cuda])
+    if prototypes is not None:
+        parsed = _parsed(unit)
+        assert [d for d in parsed.diagnostics if d.severity == "error"] == []
+        assert _fields(prototypes) == _fields(parsed.prototypes)
