@@ -5,8 +5,8 @@
 Copies the corpus's KernelBench-style .py files (cycled up to `--files`) into a temporary run directory
 named like a KernelBench run (`level_1_problem_<P>_sample_<S>_kernel.py`), then times one
 `prefilter(run_dir, jobs=N)` call, process pool start-up included, and prints files/second with the
-accepted/rejected split. `--profile` lints the same files in this process under cProfile instead and
-prints where the time goes.
+accepted/rejected split and the workers' CPU time per file. `--profile` lints the same files in this
+process under cProfile instead and prints where the time goes.
 
 The package's bytecode is compiled first, as `pip install` does: where PYTHONDONTWRITEBYTECODE is set (as
 on our development machines), every run would otherwise compile the rules' source on import, 0.1 s
@@ -20,6 +20,7 @@ import compileall
 import cProfile
 import os
 import pstats
+import resource
 import shutil
 import sys
 import tempfile
@@ -71,13 +72,17 @@ def main() -> None:
                   f"({len(texts) / elapsed:.1f} files/s)")
             pstats.Stats(profiler).sort_stats("cumulative").print_stats(30)
             return
+        workers_before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         result = prefilter([run], jobs=args.jobs, options=LintOptions())
         elapsed = time.perf_counter() - start
+        workers_after = resource.getrusage(resource.RUSAGE_CHILDREN)
     total = len(result.accepted) + len(result.rejected)
+    worker_cpu = (workers_after.ru_utime + workers_after.ru_stime
+                  - workers_before.ru_utime - workers_before.ru_stime)
     print(f"{total} KernelBench-style files, jobs={args.jobs} ({os.cpu_count()} cores on this machine): "
           f"{elapsed:.2f} s, {total / elapsed:.1f} files/s; accepted {len(result.accepted)}, "
-          f"rejected {len(result.rejected)}")
+          f"rejected {len(result.rejected)}; worker CPU {worker_cpu / total * 1000:.1f} ms per file")
 
 
 if __name__ == "__main__":
