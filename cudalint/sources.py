@@ -17,6 +17,7 @@ from itertools import repeat
 from typing import NamedTuple
 
 from cudalint import pyast
+from cudalint.caching import Analysed
 
 CUDA_SUFFIXES = (".cu", ".cuh")
 PYTHON_SUFFIXES = (".py",)
@@ -61,7 +62,7 @@ class CudaUnit:
 
 
 @dataclass
-class SourceDocument:
+class SourceDocument(Analysed):
     """An input file: its text, the CUDA units in it, and whether it is Python that does not parse."""
 
     path: str
@@ -70,8 +71,7 @@ class SourceDocument:
     units: list[CudaUnit]
     python_syntax_error: SyntaxError | None = None
     python_module: ast.Module | None = None
-    # what rules share about this document, by the analysis that derives it (it dies with the document)
-    analyses: dict = field(default_factory=dict, repr=False)
+    analyses: dict = field(default_factory=dict, repr=False)  # see `Analysed`
 
     @property
     def lines(self) -> list[str]:

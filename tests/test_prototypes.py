@@ -36,6 +36,14 @@ def _parsed(unit: CudaUnit):
     return Lowering(parse_unit(unit)).lower()
 
 
+def _cuda(text: str) -> CudaUnit:
+    return CudaUnit("m.py:cuda_sources", text, "cuda", "load_inline", None)
+
+
+def _cpp(text: str) -> CudaUnit:
+    return CudaUnit("m.py:cpp_sources", text, "c++", "load_inline", None)
+
+
 def test_declarations_read_from_definitions_equal_clangs_parse() -> None:
     read = 0
     for path in PYTHON_FILES:
@@ -60,7 +68,7 @@ def test_trusted_names_are_declared_by_the_cpp_prelude() -> None:
     params += ["int8_t a", "int16_t b", "int32_t c", "int64_t d", "uint8_t e", "uint16_t f", "uint32_t g",
                "uint64_t h", "size_t i", "const volatile unsigned long long j", "signed short k", "char l",
                "bool m", "double n", "float o"]
-    unit = CudaUnit("m.py:cpp_sources", f"void f({', '.join(params)});", "c++", "load_inline", None)
+    unit = _cpp(f"void f({', '.join(params)});")
     assert [d.message for d in parse_unit(unit).diagnostics] == []
 
 
@@ -73,14 +81,14 @@ torch::Tensor scale_cuda(torch::Tensor x, double s) {{
 """
 
 
-@pytest.mark.parametrize("cpp, prefix", [
-    ("torch::Tensor scale_cuda(torch::Tensor x, double s);", ""),
-    ("// the binding\ntorch::Tensor scale_cuda(\n    torch::Tensor x,   /* input */\n    double s);\n", ""),
-    ("torch::Tensor scale_cuda(torch::Tensor x, double s); torch::Tensor scale_cuda(torch::Tensor x, double s);", ""),
+@pytest.mark.parametrize("cpp", [
+    "torch::Tensor scale_cuda(torch::Tensor x, double s);",
+    "// the binding\ntorch::Tensor scale_cuda(\n    torch::Tensor x,   /* input */\n    double s);\n",
+    "torch::Tensor scale_cuda(torch::Tensor x, double s); torch::Tensor scale_cuda(torch::Tensor x, double s);",
 ])
-def test_repeated_declarators_are_read(cpp: str, prefix: str) -> None:
-    cuda = CudaUnit("m.py:cuda_sources", CUDA.format(prefix=prefix), "cuda", "load_inline", None)
-    unit = CudaUnit("m.py:cpp_sources", cpp, "c++", "load_inline", None)
+def test_repeated_declarators_are_read(cpp: str) -> None:
+    cuda = _cuda(CUDA.format(prefix=""))
+    unit = _cpp(cpp)
     prototypes = from_definitions(unit, [_parsed(cuda)])
     assert prototypes is not None
     assert _fields(prototypes) == _fields(_parsed(unit).prototypes)
@@ -101,8 +109,8 @@ def test_repeated_declarators_are_read(cpp: str, prefix: str) -> None:
     ("torch::Tensor scale_cuda(torch::Tensor x, double s); // é", ""),
 ])
 def test_declarations_that_cannot_be_vouched_for_are_parsed(cpp: str, prefix: str) -> None:
-    cuda = CudaUnit("m.py:cuda_sources", CUDA.format(prefix=prefix), "cuda", "load_inline", None)
-    unit = CudaUnit("m.py:cpp_sources", cpp, "c++", "load_inline", None)
+    cuda = _cuda(CUDA.format(prefix=prefix))
+    unit = _cpp(cpp)
     assert from_definitions(unit, [_parsed(cuda)]) is None
 
 
@@ -114,25 +122,22 @@ def test_declarations_that_cannot_be_vouched_for_are_parsed(cpp: str, prefix: st
     "__device__ torch::Tensor scale_cuda(torch::Tensor x, double s) { return x * s; }",
 ])
 def test_only_file_scope_host_definitions_vouch(definition: str) -> None:
-    cuda = CudaUnit("m.py:cuda_sources", "#include <torch/extension.h>\n" + definition, "cuda", "load_inline", None)
-    unit = CudaUnit("m.py:cpp_sources", "torch::Tensor scale_cuda(torch::Tensor x, double s);", "c++",
-                    "load_inline", None)
+    cuda = _cuda("#include <torch/extension.h>\n" + definition)
+    unit = _cpp("torch::Tensor scale_cuda(torch::Tensor x, double s);")
     assert from_definitions(unit, [_parsed(cuda)]) is None
 
 
 def test_a_void_parameter_list_is_parsed() -> None:
-    cuda = CudaUnit("m.py:cuda_sources", "#include <torch/extension.h>\ntorch::Tensor make(void) { return {}; }\n",
-                    "cuda", "load_inline", None)
-    unit = CudaUnit("m.py:cpp_sources", "torch::Tensor make(void);", "c++", "load_inline", None)
+    cuda = _cuda("#include <torch/extension.h>\ntorch::Tensor make(void) { return {}; }\n")
+    unit = _cpp("torch::Tensor make(void);")
     assert _parsed(cuda).diagnostics == [] and [len(f.params) for f in _parsed(unit).prototypes] == [0]
     assert from_definitions(unit, [_parsed(cuda)]) is None
     assert [f.name for f in lower_unit(unit, None, [lower_unit(cuda)]).prototypes] == ["make"]
 
 
 def test_a_lone_word_is_a_type_not_a_parameter_name() -> None:
-    cuda = CudaUnit("m.py:cuda_sources", "#include <torch/extension.h>\nusing at::Tensor;\n"
-                    "void scale_cuda(Tensor) {}\n", "cuda", "load_inline", None)
-    unit = CudaUnit("m.py:cpp_sources", "void scale_cuda(Tensor);", "c++", "load_inline", None)
+    cuda = _cuda("#include <torch/extension.h>\nusing at::Tensor;\nvoid scale_cuda(Tensor) {}\n")
+    unit = _cpp("void scale_cuda(Tensor);")
     assert _parsed(cuda).diagnostics == [] and _parsed(unit).diagnostics != []
     assert from_definitions(unit, [_parsed(cuda)]) is None
 
@@ -154,9 +159,8 @@ def test_a_declaration_the_cpp_build_rejects_is_still_reported() -> None:
 
 
 def test_lower_unit_reads_declarations_only_given_the_cuda_units() -> None:
-    cuda = CudaUnit("m.py:cuda_sources", CUDA.format(prefix=""), "cuda", "load_inline", None)
-    unit = CudaUnit("m.py:cpp_sources", "torch::Tensor scale_cuda(torch::Tensor x, double s);", "c++",
-                    "load_inline", None)
+    cuda = _cuda(CUDA.format(prefix=""))
+    unit = _cpp("torch::Tensor scale_cuda(torch::Tensor x, double s);")
     read = lower_unit(unit, None, [lower_unit(cuda)])
     assert [f.name for f in read.prototypes] == ["scale_cuda"]
     assert _fields(read.prototypes) == _fields(lower_unit(unit).prototypes)
@@ -189,8 +193,8 @@ def _near_declarations(draw) -> str:
 @given(_near_declarations())
 def test_declarations_near_the_accepted_form_are_read_as_clang_reads_them_or_parsed(text: str) -> None:
     """Never an exception, and whatever is read is what clang's parse of the C++ unit gives."""
-    cuda = _parsed(CudaUnit("m.py:cuda_sources", CUDA.format(prefix=""), "cuda", "load_inline", None))
-    unit = CudaUnit("m.py:cpp_sources", text, "c++", "load_inline", None)
+    cuda = _parsed(_cuda(CUDA.format(prefix="")))
+    unit = _cpp(text)
     prototypes = from_definitions(unit, [cuda])
     if prototypes is not None:
         parsed = _parsed(unit)

@@ -699,9 +699,10 @@ def _has_break(stmt: ir.Stmt | None) -> bool:
 
 
 def _assigned_refs(function: ir.Function) -> frozenset[str]:
-    cached = function.analyses.get(_assigned_refs)
-    if cached is not None:
-        return cached
+    return function.analysis(_find_assigned_refs)
+
+
+def _find_assigned_refs(function: ir.Function) -> frozenset[str]:
     refs = set()
     if function.body is not None:
         for node in function.nodes:
@@ -714,5 +715,4 @@ def _assigned_refs(function: ir.Function) -> frozenset[str]:
                 target = target.operand if isinstance(target, ir.Cast) else target.base
             if isinstance(target, ir.Name) and target.ref:
                 refs.add(target.ref)
-    result = function.analyses[_assigned_refs] = frozenset(refs)
-    return result
+    return frozenset(refs)

@@ -976,9 +976,10 @@ def _data_only(expr: ir.Expr, scope, depth: int = 0) -> bool:
 
 def _assigned_values(function: ir.Function) -> dict[str, list]:
     """ref -> the expressions assigned to the variable in `function` (None for ++/--)."""
-    cached = function.analyses.get(_assigned_values)
-    if cached is not None:
-        return cached
+    return function.analysis(_find_assigned_values)
+
+
+def _find_assigned_values(function: ir.Function) -> dict[str, list]:
     found: dict[str, list] = {}
     if function.body is not None:
         for node in function.nodes:
@@ -989,7 +990,6 @@ def _assigned_values(function: ir.Function) -> dict[str, list]:
             elif isinstance(node, ir.Unary) and node.op in ("++", "--", "post++", "post--") \
                     and isinstance(node.operand, ir.Name) and node.operand.ref:
                 found.setdefault(node.operand.ref, []).append(ir.Const(node.span, "1", "int", 1))
-    function.analyses[_assigned_values] = found
     return found
 
 

@@ -94,15 +94,12 @@ def strip(expr: ir.Expr) -> ir.Expr:
 
 def definitions(function: ir.Function, ref: str | None) -> list[ir.Expr]:
     """The values `function` gives the variable `ref`: its initializer and what plain `=` assigns it."""
-    return list(_definitions_by_ref(function).get(ref, ())) if ref is not None else []
+    return list(function.analysis(_definitions_by_ref).get(ref, ())) if ref is not None else []
 
 
 def _definitions_by_ref(function: ir.Function) -> dict[str, list[ir.Expr]]:
     """`definitions` of every variable of `function`, found in one pass (rules ask about many variables)."""
-    found = function.analyses.get(_definitions_by_ref)
-    if found is not None:
-        return found
-    found = function.analyses[_definitions_by_ref] = {}
+    found: dict[str, list[ir.Expr]] = {}
     for node in function.nodes:
         if isinstance(node, ir.VarDecl):
             if node.ref is not None and node.init is not None:

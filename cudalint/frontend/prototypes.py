@@ -54,14 +54,13 @@ def from_definitions(unit: CudaUnit, cuda_units: Sequence[LoweredUnit]) -> list[
     declarations = _declarations(unit.text)
     if not declarations:
         return None
-    definers = [(lowered, _declarators(lowered)) for lowered in cuda_units if _trusted(lowered)]
+    definers = [(_declarators(lowered), _macros(lowered.unit.text)) for lowered in cuda_units if _trusted(lowered)]
     prototypes = []
     for declaration in declarations:
         words = {text for text, _ in declaration if _is_identifier(text)}
-        definition = next((function for lowered, declarators in definers
+        definition = next((function for declarators, macros in definers if words.isdisjoint(macros)
                            for function, tokens in declarators.get(_name(declaration), ())
-                           if tokens == [text for text, _ in declaration]
-                           and not _redefines(lowered.unit.text, words)), None)
+                           if tokens == [text for text, _ in declaration]), None)
         prototype = _prototype(unit, declaration, definition) if definition is not None else None
         if prototype is None:
             return None
@@ -149,17 +148,15 @@ def _name(declaration: list[_Token]) -> str:
 
 def _trusted(lowered: LoweredUnit) -> bool:
     """Whether clang read every declarator of this CUDA unit as it will read the same tokens in the C++
-    unit: no error and no header cudalint could not see (which may define macros)."""
-    return not lowered.unknown_headers and not any(d.severity == "error" for d in lowered.diagnostics)
+    unit: no error, no header cudalint could not see (which may define macros), and no namespace of a
+    trusted type opened or used."""
+    return not lowered.unknown_headers and not any(d.severity == "error" for d in lowered.diagnostics) \
+        and not any(name in _NAMESPACES for name in re.findall(r"\bnamespace\s+(\w+)", lowered.unit.text))
 
 
-def _redefines(text: str, words: set[str]) -> bool:
-    """Whether `text` defines a macro named like one of `words`, or opens or uses a namespace of a trusted
-    type."""
-    for match in re.finditer(r"#\s*define\s+(\w+)|\bnamespace\s+(\w+)", text):
-        if match.group(1) in words or match.group(2) in _NAMESPACES:
-            return True
-    return False
+def _macros(text: str) -> set[str]:
+    """The names of the macros `text` defines (a declaration using one may mean something else there)."""
+    return set(re.findall(r"#\s*define\s+(\w+)", text))
 
 
 def _declarators(lowered: LoweredUnit) -> dict[str, list[tuple[ir.Function, list[str]]]]:

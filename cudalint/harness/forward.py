@@ -719,10 +719,7 @@ class DocumentState:
 
 
 def state_of(document) -> DocumentState:
-    current = document.analyses.get(DocumentState)
-    if current is None:
-        current = document.analyses[DocumentState] = DocumentState(document)
-    return current
+    return document.analysis(DocumentState)
 
 
 def record_unit(ctx) -> tuple[DocumentState, bool]:

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import NamedTuple
 
+from cudalint.caching import Analysed
+
 
 class Span(NamedTuple):
     # a tuple: the frontend makes one per node, and a frozen dataclass costs four times as much to build
@@ -324,7 +326,7 @@ class Param:
 
 
 @dataclass(eq=False)
-class Function:
+class Function(Analysed):
     name: str
     space: str  # "global" (a kernel), "device", "host", "host_device"
     params: list[Param]
@@ -335,9 +337,7 @@ class Function:
     templated: bool = False
     max_threads_per_block: int | None = None  # from __launch_bounds__, when constant
     return_type: str = ""
-    # facts analyses derive from the body, by the analysis that derives them: kept on the function so they
-    # die with it (a module-level table would keep every linted file's IR alive)
-    analyses: dict = field(default_factory=dict, repr=False)
+    analyses: dict = field(default_factory=dict, repr=False)  # see `Analysed`
 
     @cached_property
     def nodes(self) -> tuple[Node, ...]:

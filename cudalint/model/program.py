@@ -6,16 +6,13 @@ its configuration resolved to constants where the source allows.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TypeVar
 
+from cudalint.caching import Analysed
 from cudalint.model import ir
 from cudalint.model.constants import ConstantEnv, Dim3
 from cudalint.sources import CudaUnit
-
-T = TypeVar("T")
 
 _COOPERATIVE_LAUNCHES = {"cudaLaunchCooperativeKernel", "cudaLaunchCooperativeKernelMultiDevice"}
 _DYNAMIC_SMEM_ATTRIBUTE = "cudaFuncAttributeMaxDynamicSharedMemorySize"
@@ -59,7 +56,7 @@ class LaunchSite:
 
 
 @dataclass(eq=False)
-class Program:
+class Program(Analysed):
     unit: CudaUnit
     functions: list[ir.Function]
     globals: list[ir.VarDecl]
@@ -109,17 +106,7 @@ class Program:
         return found
 
     _env_cache: dict[int, ConstantEnv] = field(default_factory=dict, repr=False)
-    # analyses of this program that rules share, by the class or function that makes them (see `analysis`)
-    analyses: dict[Callable, object] = field(default_factory=dict, repr=False)
-
-    def analysis(self, make: Callable[[Program], T]) -> T:
-        """`make(self)`, made on first use and shared by every rule. Kept here, not in a module-level table,
-        so it dies with the program; it refers back to the program, so the engine drops it when the file
-        is done (the IR is then freed without the cycle collector)."""
-        found = self.analyses.get(make)
-        if found is None:
-            found = self.analyses[make] = make(self)
-        return found  # type: ignore[return-value]
+    analyses: dict = field(default_factory=dict, repr=False)  # see `Analysed`
 
     def env(self, function: ir.Function) -> ConstantEnv:
         """Constant values of `function`'s single-assignment locals (and the file's constants)."""
