@@ -23,7 +23,7 @@ class Span(NamedTuple):
     end_column: int
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Node:
     span: Span
 
@@ -47,13 +47,13 @@ class Node:
 # ------------------------------------------------------------------------------------------ expressions
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Expr(Node):
     text: str = ""  # the source text, for messages
     type: str = ""  # clang's spelling of the expression's type, when known
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Name(Expr):
     name: str = ""
     ref: str | None = None  # identity of the declaration (clang USR or location): tells shadowed names apart
@@ -61,12 +61,12 @@ class Name(Expr):
     constant: int | float | None = None  # value when the declaration is a compile-time constant
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Const(Expr):
     value: int | float | bool | None = None
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Member(Expr):
     base: Expr | None = None
     field: str = ""
@@ -75,7 +75,7 @@ class Member(Expr):
         return (self.base,) if self.base is not None else ()
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Index(Expr):
     base: Expr = None  # type: ignore[assignment]
     index: Expr = None  # type: ignore[assignment]
@@ -84,7 +84,7 @@ class Index(Expr):
         return self.base, self.index
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Unary(Expr):
     op: str = ""  # "-", "!", "~", "*", "&", "++", "--", "post++", "post--"
     operand: Expr = None  # type: ignore[assignment]
@@ -96,7 +96,7 @@ class Unary(Expr):
 ASSIGNMENT_OPERATORS = frozenset({"=", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "|=", "^="})
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Binary(Expr):
     op: str = ""  # C operators, assignments included ("=", "+=")
     lhs: Expr = None  # type: ignore[assignment]
@@ -110,7 +110,7 @@ class Binary(Expr):
         return self.lhs, self.rhs
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Conditional(Expr):
     cond: Expr = None  # type: ignore[assignment]
     then: Expr = None  # type: ignore[assignment]
@@ -120,7 +120,7 @@ class Conditional(Expr):
         return self.cond, self.then, self.otherwise
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Call(Expr):
     callee: str = ""  # the function's name ("__syncthreads", "atomicAdd", "sync", "data_ptr")
     args: list[Expr] = field(default_factory=list)
@@ -132,7 +132,7 @@ class Call(Expr):
         return (self.receiver, *self.args) if self.receiver is not None else tuple(self.args)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Launch(Expr):
     """A `kernel<<<grid, block, smem, stream>>>(args)` launch; absent configuration parts are None."""
 
@@ -149,7 +149,7 @@ class Launch(Expr):
         return (*(part for part in config if part is not None), *self.args)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Construct(Expr):
     """A constructor call or functional cast: `dim3(16, 16)`, `float4{...}`; default arguments omitted."""
 
@@ -159,7 +159,7 @@ class Construct(Expr):
         return tuple(self.args)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Cast(Expr):
     operand: Expr = None  # type: ignore[assignment]
 
@@ -167,7 +167,7 @@ class Cast(Expr):
         return (self.operand,)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class InitList(Expr):
     elements: list[Expr] = field(default_factory=list)
 
@@ -175,7 +175,7 @@ class InitList(Expr):
         return tuple(self.elements)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Lambda(Expr):
     body: Block = None  # type: ignore[assignment]
 
@@ -183,7 +183,7 @@ class Lambda(Expr):
         return (self.body,)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Opaque(Expr):
     """An expression cudalint does not model; its sub-expressions are kept so walks still see them."""
 
@@ -196,12 +196,12 @@ class Opaque(Expr):
 # ------------------------------------------------------------------------------------------- statements
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Stmt(Node):
     pass
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Block(Stmt):
     body: list[Stmt] = field(default_factory=list)
 
@@ -209,7 +209,7 @@ class Block(Stmt):
         return tuple(self.body)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class ExprStmt(Stmt):
     expr: Expr = None  # type: ignore[assignment]
 
@@ -217,7 +217,7 @@ class ExprStmt(Stmt):
         return (self.expr,)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class VarDecl(Stmt):
     name: str = ""
     ref: str | None = None
@@ -237,7 +237,7 @@ class VarDecl(Stmt):
         return (self.init,) if self.init is not None else ()
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class DeclStmt(Stmt):
     decls: list[VarDecl] = field(default_factory=list)
 
@@ -245,7 +245,7 @@ class DeclStmt(Stmt):
         return tuple(self.decls)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class If(Stmt):
     cond: Expr = None  # type: ignore[assignment]
     then: Stmt = None  # type: ignore[assignment]
@@ -255,7 +255,7 @@ class If(Stmt):
         return (self.cond, self.then, self.otherwise) if self.otherwise is not None else (self.cond, self.then)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class For(Stmt):
     init: Stmt | None = None
     cond: Expr | None = None
@@ -266,7 +266,7 @@ class For(Stmt):
         return tuple(part for part in (self.init, self.cond, self.step, self.body) if part is not None)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class While(Stmt):
     cond: Expr = None  # type: ignore[assignment]
     body: Stmt = None  # type: ignore[assignment]
@@ -276,7 +276,7 @@ class While(Stmt):
         return (self.body, self.cond) if self.do_while else (self.cond, self.body)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Switch(Stmt):
     cond: Expr = None  # type: ignore[assignment]
     body: Stmt = None  # type: ignore[assignment]
@@ -285,7 +285,7 @@ class Switch(Stmt):
         return self.cond, self.body
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Return(Stmt):
     value: Expr | None = None
 
@@ -293,17 +293,17 @@ class Return(Stmt):
         return (self.value,) if self.value is not None else ()
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Break(Stmt):
     pass
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Continue(Stmt):
     pass
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class OpaqueStmt(Stmt):
     """A statement cudalint does not model (goto, label, asm); nested statements are kept."""
 
