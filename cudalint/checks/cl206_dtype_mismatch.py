@@ -13,6 +13,7 @@ from cudalint.checks.registry import rule
 from cudalint.findings import Finding
 from cudalint.harness.kernelbench import extension_call_arguments
 from cudalint.model import ir
+from cudalint.sources import SourceDocument
 
 # element types by C++ spelling (namespaces and qualifiers removed)
 _ELEMENT = {
@@ -60,10 +61,14 @@ _PY_DTYPES = {"float16": "float16", "half": "float16", "bfloat16": "bfloat16", "
               "int64": "int64", "long": "int64"}
 
 
-def _python_argument_dtypes(module: ast.Module) -> dict[str, dict[int, str]]:
+def _python_argument_dtypes(document: SourceDocument) -> dict[str, dict[int, str]]:
     """For each called function name: the dtype of arguments the Python code converts explicitly
-    (`ext.fn(x.half())`, `fn(x.to(torch.float16))`, or a local assigned such a value)."""
-    return extension_call_arguments(module, lambda arg, assignments: _python_dtype(arg, assignments, 0))
+    (`ext.fn(x.half())`, `fn(x.to(torch.float16))`, or a local assigned such a value). Per document: a .py
+    file's units all ask."""
+    if document.python_module is None:
+        return {}
+    return extension_call_arguments(document.python_module,
+                                    lambda arg, assignments: _python_dtype(arg, assignments, 0))
 
 
 def _python_dtype(expr: ast.expr, assignments: dict[str, list[ast.expr]], depth: int) -> str | None:
@@ -95,8 +100,7 @@ def _python_dtype(expr: ast.expr, assignments: dict[str, list[ast.expr]], depth:
 def check(ctx: RuleContext) -> Iterator[Finding]:
     program = ctx.program
     reported: set[int] = set()
-    module = ctx.document.python_module
-    python_dtypes = _python_argument_dtypes(module) if module is not None else {}
+    python_dtypes = ctx.document.analysis(_python_argument_dtypes)
     for function in program.functions:
         if function.body is None or function.is_kernel:
             continue

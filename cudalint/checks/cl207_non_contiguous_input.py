@@ -14,6 +14,7 @@ from cudalint.checks.registry import rule
 from cudalint.findings import Finding
 from cudalint.harness.kernelbench import extension_call_arguments
 from cudalint.model import ir
+from cudalint.sources import SourceDocument
 
 # operations whose result is in general a non-contiguous view
 _VIEW_OPS = {"t", "transpose", "permute", "narrow", "expand", "expand_as", "unfold", "as_strided", "diagonal",
@@ -27,7 +28,7 @@ _CONTIGUOUS_OPS = {"contiguous"}
       "`data_ptr` of a tensor that may be a non-contiguous view, never made contiguous or checked")
 def check(ctx: RuleContext) -> Iterator[Finding]:
     program = ctx.program
-    python_views = _python_view_arguments(ctx.document.python_module) if ctx.document.python_module else {}
+    python_views = ctx.document.analysis(_python_view_arguments)
     for function in program.functions:
         if function.body is None or function.is_device_code:
             continue
@@ -107,10 +108,14 @@ def _cpp_view(expr: ir.Expr, function: ir.Function, contiguous_refs: set[str], d
 # ------------------------------------------------------------------------------------------- Python side
 
 
-def _python_view_arguments(module: ast.Module) -> dict[str, dict[int, str]]:
-    """For each called function name: the positions of arguments that are non-contiguous views."""
+def _python_view_arguments(document: SourceDocument) -> dict[str, dict[int, str]]:
+    """For each called function name: the positions of arguments that are non-contiguous views. Per
+    document: a .py file's units all ask."""
+    if document.python_module is None:
+        return {}
     return extension_call_arguments(
-        module, lambda arg, assignments: ast.unparse(arg) if _python_view(arg, assignments, 0) else None)
+        document.python_module,
+        lambda arg, assignments: ast.unparse(arg) if _python_view(arg, assignments, 0) else None)
 
 
 def _python_view(expr: ast.expr, assignments: dict[str, list[ast.expr]], depth: int) -> bool:

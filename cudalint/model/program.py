@@ -76,6 +76,13 @@ class Program(Analysed):
             found.setdefault(function.name, []).append(function)
         return found
 
+    @cached_property
+    def called_names(self) -> frozenset[str]:
+        """The callee of every call in the unit's function bodies: lets an analysis skip a unit that never
+        calls what it looks for."""
+        return frozenset(node.callee for function in self.functions for node in function.nodes
+                         if isinstance(node, ir.Call))
+
     def kernel_named(self, name: str) -> ir.Function | None:
         return next((f for f in self.functions_by_name.get(name, []) if f.is_kernel), None)
 
