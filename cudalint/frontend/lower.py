@@ -96,12 +96,17 @@ class _Declaration:
     def __init__(self, cursor: ci.Cursor) -> None:
         self.cursor = cursor
         self.kind = _cursor_kind(cursor)
-        self.usr = usr(cursor)  # "" when clang gives none
         self.name_kind = _NAME_KINDS.get(self.kind, "")  # ir.Name.decl_kind
 
     @cached_property
     def spelling(self) -> str:
         return spelling(self.cursor)
+
+    @cached_property
+    def usr(self) -> str:
+        """Clang's USR ("" when it gives none). Asked only where a symbol is needed: a USR costs clang about
+        8 us, and most called functions never need one."""
+        return usr(self.cursor)
 
     @cached_property
     def ref(self) -> str:
@@ -182,8 +187,8 @@ class Lowering:
             if _kind(node) == K.PARM_DECL:
                 p = self._cursor(node)
                 p_type = cursor_type(p)
-                params.append(ir.Param(spelling(p), usr(p) or None, type_spelling(p_type), self._span(node),
-                                       type_spelling(canonical_type(p_type))))
+                params.append(ir.Param(spelling(p), self._declared(p).usr or None, type_spelling(p_type),
+                                       self._span(node), type_spelling(canonical_type(p_type))))
         body_node = next((c for c in kids if _kind(c) == K.COMPOUND_STMT), None)
         body = self._block(body_node) if body_node is not None else None
         name = spelling(cursor)
@@ -307,7 +312,7 @@ class Lowering:
             element = array_element_type(element)
         size = size_of(type_)
         decl = ir.VarDecl(
-            self._span(node), name=spelling(cursor), ref=usr(cursor) or None, type=type_spelling(type_),
+            self._span(node), name=spelling(cursor), ref=self._declared(cursor).usr or None, type=type_spelling(type_),
             init=None, shared=K.CUDASHARED_ATTR in attrs, extern=is_extern(cursor),
             constant_memory=K.CUDACONSTANT_ATTR in attrs, is_const=is_const_qualified(type_),
             volatile=is_volatile_qualified(type_) or is_volatile_qualified(element),
@@ -407,18 +412,20 @@ class Lowering:
         """The declaration `node` refers to, looked up once per declaration."""
         reference = node[REFERENCED]
         if reference is not None:
-            key, found = reference[:2], None
-        elif node[KIND] in REFERENCING_KINDS:  # the subtree asked libclang already: no declaration
+            declaration = self._declarations.get(reference[:2])
+            return declaration if declaration is not None else self._declared(self._tree.cursor(reference[2]))
+        if node[KIND] in REFERENCING_KINDS:  # the subtree asked libclang already: no declaration
             return None
-        else:
-            found = referenced(self._cursor(node))
-            if found is None:
-                return None
-            key = (found._kind_id, found.data[0] or 0)
+        found = referenced(self._cursor(node))
+        return None if found is None else self._declared(found)
+
+    def _declared(self, cursor: ci.Cursor) -> _Declaration:
+        """The record of declaration `cursor`, one per declaration: a variable's declaration and the names
+        that refer to it share one USR."""
+        key = (cursor._kind_id, cursor.data[0] or 0)  # as the subtree's referenced declarations give it
         declaration = self._declarations.get(key)
         if declaration is None:
-            declaration = self._declarations[key] = _Declaration(
-                self._tree.cursor(reference[2]) if found is None else found)
+            declaration = self._declarations[key] = _Declaration(cursor)
         return declaration
 
     def _name(self, node: tuple, span: ir.Span, text: str, type_: str) -> ir.Name:
@@ -445,7 +452,7 @@ class Lowering:
             if lowered is not None:
                 return lowered
         callee_node = kids[0] if kids else None
-        receiver, callee, callee_ref, template_args = None, name, None, ""
+        receiver, callee, template_args = None, name, ""
         target = _strip_implicit(callee_node) if callee_node is not None else None
         if target is not None:
             if _kind(target) == K.MEMBER_REF_EXPR:
@@ -454,15 +461,12 @@ class Lowering:
                 callee = target[SPELLING] or callee
             elif _kind(target) in (K.DECL_REF_EXPR, K.OVERLOADED_DECL_REF):
                 callee = target[SPELLING] or callee
-            target_declaration = self._declaration(target)
-            if target_declaration is not None:
-                callee_ref = target_declaration.usr or None
             callee_text = self._text(target)
             angle = re.search(r"<(.*)>\s*$", callee_text, re.DOTALL)
             if angle:
                 template_args = angle.group(1).strip()
         args = [self._expr(c) for c in kids[1:] if not self._is_default_argument(c)]
-        return ir.Call(span, text, type_, callee, args, receiver, template_args, callee_ref)
+        return ir.Call(span, text, type_, callee, args, receiver, template_args)
 
     def _operator_call(self, name: str, kids: tuple, span: ir.Span, text: str, type_: str) -> ir.Expr | None:
         """An overloaded operator written as an operator (`h[i] = x` on __half, `f4[i] = make_float4(...)`):
@@ -494,14 +498,12 @@ class Lowering:
     def _launch(self, node, kids, config, span, text, type_) -> ir.Launch:
         target = _strip_implicit(kids[0]) if kids else None
         kernel = (self._spelling(target) if target is not None else "") or node[SPELLING]
-        declaration = self._declaration(target) if target is not None else None
-        kernel_ref = declaration.usr if declaration is not None else None
         parts: list[ir.Expr | None] = [None, None, None, None]
         if config is not None:
             for i, arg in enumerate(config[CHILDREN][1:5]):
                 parts[i] = None if self._is_default_argument(arg) else self._expr(arg)
         args = [self._expr(c) for c in kids[2 if config is not None else 1:]]
-        return ir.Launch(span, text, type_, kernel, kernel_ref, parts[0], parts[1], parts[2], parts[3], args)
+        return ir.Launch(span, text, type_, kernel, parts[0], parts[1], parts[2], parts[3], args)
 
     @staticmethod
     def _is_default_argument(node: tuple) -> bool:

@@ -126,7 +126,6 @@ class Call(Expr):
     args: list[Expr] = field(default_factory=list)
     receiver: Expr | None = None  # the object of a method call (`grid` in `grid.sync()`)
     template_args: str = ""  # text between <> after the callee, e.g. "float" in data_ptr<float>()
-    callee_ref: str | None = None
 
     def children(self) -> tuple[Node, ...]:
         return (self.receiver, *self.args) if self.receiver is not None else tuple(self.args)
@@ -137,7 +136,6 @@ class Launch(Expr):
     """A `kernel<<<grid, block, smem, stream>>>(args)` launch; absent configuration parts are None."""
 
     kernel: str = ""
-    kernel_ref: str | None = None
     grid: Expr | None = None
     block: Expr | None = None
     shared_bytes: Expr | None = None
