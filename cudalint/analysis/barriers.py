@@ -601,10 +601,19 @@ class KernelSync:
     def _index_exact(self, access: SharedAccess, inst: str, renamed: frozenset[str]) -> bool:
         return self._exact_indices.get((id(access), inst, renamed), False)
 
+    def _lowering_key(self, access: SharedAccess, inst: str, renamed: frozenset[str],
+                      start: CfgNode | None) -> tuple[tuple, tuple[Guard, ...]]:
+        """What lowering `access` in the interval from `start` depends on, and the interval's path guards
+        that its own guards do not state. Intervals whose path guards are the same branches share a key."""
+        paths = self.path_guards(start) if start is not None else {}
+        own = {(id(g.cond), g.positive) for g in access.guards}
+        extra = tuple(g for g in paths.get(access.node, ()) if (id(g.cond), g.positive) not in own)
+        return (id(access), inst, renamed, tuple((id(g.cond), g.positive, id(g.node)) for g in extra)), extra
+
     def _lowered(self, access: SharedAccess, inst: str, renamed: frozenset[str], start: CfgNode | None):
         """An access lowered for instance `inst`: (index, its side constraints, [(guard alternatives, their
         side constraints)], exact). Cached: names of solver variables depend only on these inputs."""
-        key = (id(access), inst, renamed, start.index if start is not None else -1)
+        key, extra = self._lowering_key(access, inst, renamed, start)
         found = self._lowerings.get(key)
         if found is not None:
             return found
@@ -613,9 +622,6 @@ class KernelSync:
         index_constraints = list(lin.constraints)
         self._exact_indices[(id(access), inst, renamed)] = lin.exact and access.index.exact
         guards = []
-        paths = self.path_guards(start) if start is not None else {}
-        own = {(id(g.cond), g.positive) for g in access.guards}
-        extra = tuple(g for g in paths.get(access.node, ()) if (id(g.cond), g.positive) not in own)
         for guard in access.guards + extra:
             lin.constraints = []
             lin.at = guard.node or access.node
@@ -727,7 +733,13 @@ class KernelSync:
                 continue
             renamed = self.renamed_between(a, b)
             same_warp = self.same_warp_interval(a, b)
+            tested: set[tuple] = set()
             for start in starts:
+                lowerings = (self._lowering_key(a, "1", renamed, start)[0],
+                             self._lowering_key(b, "2", renamed, start)[0])
+                if lowerings in tested:
+                    continue  # the constraints of an interval already tested, so its verdict: no conflict
+                tested.add(lowerings)
                 verdict = self.test(a, b, renamed, cross_warp=not same_warp, start=start)
                 if verdict.result != CONFLICT:
                     continue
