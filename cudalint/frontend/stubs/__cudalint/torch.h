@@ -275,6 +275,9 @@ template <class I1, class I2> integer_range<I2> irange(I1 begin, I2 end);
 namespace detail {
 [[noreturn]] void torchCheckFail(const char* func, const char* file, uint32_t line, const std::string& msg);
 [[noreturn]] void torchCheckFail(const char* func, const char* file, uint32_t line, const char* msg);
+// what a failed TORCH_CHECK calls here: its message is checked as expressions, like c10::str's arguments, without
+// building a std::string and choosing between torchCheckFail's overloads in every parse (0.3 ms)
+template <class... Args> [[noreturn]] void torchCheckFailed(const Args&... message);
 [[noreturn]] void torchInternalAssertFail(const char* func, const char* file, uint32_t line, const char* condMsg,
                                           const std::string& userMsg);
 }  // namespace detail
@@ -882,9 +885,9 @@ namespace py = pybind11;
 #define TORCH_LIBRARY_IMPL(ns, k, m) static void TORCH_LIBRARY_IMPL_init_##ns##_##k(torch::Library& m)
 
 /* ---- error checking macros ---- */
-#define TORCH_CHECK(cond, ...)                                                                                      \
-  if (C10_UNLIKELY(!(cond))) {                                                                                      \
-    ::c10::detail::torchCheckFail(__func__, __FILE__, static_cast<uint32_t>(__LINE__), ::c10::str(__VA_ARGS__));  \
+#define TORCH_CHECK(cond, ...)                                      \
+  if (C10_UNLIKELY(!(cond))) {                                      \
+    ::c10::detail::torchCheckFailed(__VA_ARGS__);                   \
   }
 #define TORCH_CHECK_MSG(cond, type, ...) (::c10::str(__VA_ARGS__))
 #define TORCH_CHECK_VALUE(cond, ...) TORCH_CHECK(cond, __VA_ARGS__)
@@ -996,4 +999,16 @@ inline at::ScalarType scalar_type(const at::DeprecatedTypeProperties& t) { retur
   AT_DISPATCH_SWITCH(TYPE, NAME,                                                  \
                      AT_PRIVATE_CASE_TYPE_USING_HINT(at::ScalarType::Int, index_t, __VA_ARGS__) \
                      AT_PRIVATE_CASE_TYPE_USING_HINT(at::ScalarType::Long, index_t, __VA_ARGS__))
+/* Never called. Parsed here, it makes in the precompiled prelude the template instantiations that nearly every
+ * load_inline wrapper needs: an IntArrayRef from a braced list, the factory functions' optional arguments,
+ * data_ptr<float>, an optional<ScalarType> from a dtype constant. Made in each parse instead, they cost
+ * 0.2-0.5 ms apiece. Inline, so that loading the prelude does not deserialize it. */
+namespace c10 { namespace detail {
+inline void __cudalint_common_instantiations(const at::Tensor& x) {
+  at::Tensor sized = at::empty({x.size(0), x.size(1)}, x.options().dtype(at::kFloat));
+  at::Tensor like = at::empty_like(x);
+  float* data = x.data_ptr<float>();
+  (void)sized, (void)like, (void)data;
+}
+} }
 #endif
