@@ -422,6 +422,8 @@ def prelude_headers(unit: CudaUnit, directory: str | None = None) -> tuple[str, 
             run.append(name)
     if not any(_weight(name, base) >= _HEAVY_LINES for name in run):
         return base  # light headers: a parse reads them faster than a new prelude is built
+    if directory and any(os.path.isfile(os.path.join(directory, name)) for name in _closure(tuple(run))):
+        return base  # a header they include is the user's file there, which a prelude would not see
     return base + tuple(run)
 
 
