@@ -93,3 +93,17 @@ def test_a_unit_reads_the_same_with_its_headers_precompiled(text: str, errors: i
     monkeypatch.setattr(parse, "_HEAVY_LINES", 10 ** 9)  # the headers parsed from the unit's text instead
     assert _headers(text) == ("cuda_runtime.h",)
     assert _read(text) == precompiled
+
+
+def test_past_the_limit_of_preludes_a_unit_reads_its_headers_from_its_text(monkeypatch, tmp_path) -> None:
+    plain = "__global__ void k(float* a) { a[threadIdx.x] = 0.0f; }\n"
+    texts = [plain, UNITS[0], "#include <torch/extension.h>\n" + plain]
+    expected = [_read(text) for text in texts]
+    monkeypatch.setenv("CUDALINT_CACHE_DIR", str(tmp_path / "cache"))
+    workspace = parse._Workspace()
+    monkeypatch.setattr(parse, "_workspace", workspace)
+    monkeypatch.setattr(workspace, "MAX_PRELUDES", 2)
+    assert [_read(text) for text in texts] == expected
+    # the build's prelude and the second unit's own; the third unit's own was not built: it used the first
+    assert sorted(workspace._pch) == [("cuda", ("cuda_runtime.h",)), ("cuda", _headers(UNITS[0]))]
+    assert len(_headers(texts[2])) == 2

@@ -123,6 +123,8 @@ class _Workspace:
     workspace was prepared read it as it is. Without any usable directory, parsing falls back to
     in-memory headers and no precompiled prelude."""
 
+    MAX_PRELUDES = 32
+
     def __init__(self) -> None:
         self._directory: str | None = None
         self._include: str | None = None
@@ -151,10 +153,15 @@ class _Workspace:
             return self._include
 
     def prelude(self, language: str, headers: tuple[str, ...]) -> str | None:
+        """The precompiled prelude of `headers`, or None: the unit then includes them as text. Built (or
+        loaded from the cache) on first use, for at most `MAX_PRELUDES` header lists per process: files that
+        each bring another list of heavy headers must not each pay for a build."""
         key = (language, headers)
         with self._lock:
             self._prepare()
             if key not in self._pch:
+                if len(self._pch) >= self.MAX_PRELUDES:
+                    return None
                 self._pch[key] = self._build(language, headers)
             return self._pch[key]
 
@@ -372,13 +379,16 @@ def parse_unit(unit: CudaUnit, directory: str | None = None) -> ParsedUnit:
     """Parse `unit`; `directory` is where the file lives, for its relative includes."""
     args = list(_LANGUAGE_ARGS[unit.language])
     headers = prelude_headers(unit, directory)
-    if headers:
-        pch = _workspace.prelude(unit.language, headers)
-        if pch is not None:
-            args += ["-include-pch", pch]
-        else:
-            for header in headers:
-                args += ["-include", header]
+    pch = _workspace.prelude(unit.language, headers) if headers else None
+    if pch is None and headers != _build_prelude(unit):
+        # no prelude of its own (over the limit, or it failed to build): its own #include lines read the headers
+        headers = _build_prelude(unit)
+        pch = _workspace.prelude(unit.language, headers) if headers else None
+    if pch is not None:
+        args += ["-include-pch", pch]
+    else:
+        for header in headers:
+            args += ["-include", header]
     if directory:
         args.append("-I" + directory)
     include = _workspace.include_dir()
@@ -412,7 +422,7 @@ def prelude_headers(unit: CudaUnit, directory: str | None = None) -> tuple[str, 
     `#include`s of stub headers when it brings a heavy one. Only a leading run (nothing but blank lines and
     comments before it, stopping at the first other line or header): the unit then sees the same declarations in
     the same order, and its own `#include` lines find the headers already included."""
-    base = _PRELUDES.get((unit.language, unit.origin), ("cuda_runtime.h",) if unit.language == "cuda" else ())
+    base = _build_prelude(unit)
     known = _stub_names()
     run: list[str] = []
     for name in _leading_includes(unit.text):
@@ -425,6 +435,11 @@ def prelude_headers(unit: CudaUnit, directory: str | None = None) -> tuple[str, 
     if directory and any(os.path.isfile(os.path.join(directory, name)) for name in _closure(tuple(run))):
         return base  # a header they include is the user's file there, which a prelude would not see
     return base + tuple(run)
+
+
+def _build_prelude(unit: CudaUnit) -> tuple[str, ...]:
+    """What the real build puts in front of the unit's text without a line of it."""
+    return _PRELUDES.get((unit.language, unit.origin), ("cuda_runtime.h",) if unit.language == "cuda" else ())
 
 
 _DIRECTIVE = re.compile(r'[ \t]*#[ \t]*include[ \t]*[<"]([^>"]+)[>"][ \t]*(?://.*)?')
