@@ -325,10 +325,18 @@ class RangeAnalysis:
         self.program = program
         self.guards = GuardAnalysis.of(program)
         self.links = LaunchLinks.of(program)
+        self._loops: dict[int, _Loop | None] = {}  # by id of the loop statement
 
     @staticmethod
     def of(program) -> RangeAnalysis:
         return program.analysis(RangeAnalysis)
+
+    def _loop(self, stmt: ir.Stmt) -> _Loop | None:
+        """`_loop_of(stmt)`, once per loop: every access under the loop asks, and it walks the loop's body."""
+        key = id(stmt)
+        if key not in self._loops:
+            self._loops[key] = _loop_of(stmt)
+        return self._loops[key]
 
     def array_witness(self, kernel: ir.Function, function: ir.Function, access: Access, dimension: int,
                       size: int) -> Witness | None:
@@ -347,16 +355,17 @@ class RangeAnalysis:
         elif root.offsets:
             return None
         blocks = self.links.block_sizes(kernel)
+        guards = self.guards.guards(function)
+        loops = [loop for loop in map(self._loop, guards.loops(access.node)) if loop is not None]
         try:
-            return _Search(self.program, function, self.guards.guards(function), access.node, parts, size,
-                           blocks).run()
+            return _Search(self.program, function, guards, access.node, parts, size, blocks, loops).run()
         except _Abort:
             return None
 
 
 class _Search:
     def __init__(self, program, function: ir.Function, guards: FunctionGuards, node: ir.Expr, parts: list[ir.Expr],
-                 size: int, blocks: list[Dim3]) -> None:
+                 size: int, blocks: list[Dim3], loops: list[_Loop]) -> None:
         self.env = program.env(function)
         self.node = node
         self.parts = parts
@@ -364,7 +373,7 @@ class _Search:
         self.blocks = blocks
         self.conditions = guards.conditions(node)
         self.comparisons = guards.comparisons(node)
-        self.loops = [loop for loop in map(_loop_of, guards.loops(node)) if loop is not None]
+        self.loops = loops  # the loops around `node` whose counter the search can enumerate
         self.evaluations = 0
 
     def run(self) -> Witness | None:
