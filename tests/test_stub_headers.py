@@ -44,3 +44,28 @@ def test_stub_headers_are_included_once() -> None:
                if path[len(VIRTUAL_INCLUDE_DIR) + 1:] not in reincludable and not text.startswith("#pragma once\n")]
     assert not missing, missing
     assert len(stub_headers()) > 100
+
+
+TORCH_CHECKS = """#include <torch/extension.h>
+torch::Tensor f(torch::Tensor x) {
+    TORCH_CHECK(x.is_cuda(), "x must be a CUDA tensor, got ", x.device(), " with ", x.dim(), " dims");
+    TORCH_CHECK(x.dim() == 2);
+    TORCH_CHECK(x.is_cuda, "a member function, not called");
+    TORCH_CHECK(x.dim() == 2, "shape ", undeclared_shape);
+    return x;
+}
+"""
+
+
+@pytest.mark.parametrize("filename, source", [
+    ("check.cu", TORCH_CHECKS),  # torch precompiled with the file's own leading include
+    ("check.py", "from torch.utils.cpp_extension import load_inline\n"
+                 f"m = load_inline(name='m', cpp_sources='', cuda_sources='''{TORCH_CHECKS}''', functions=['f'])\n"),
+])
+def test_torch_check_still_checks_its_condition_and_message(filename: str, source: str) -> None:
+    findings = cudalint.lint_source(source, filename=filename)
+    messages = sorted(f.message for f in findings if f.code == "CL901")
+    assert len(messages) == 2, messages
+    assert "undeclared_shape" in messages[1] or "undeclared_shape" in messages[0]
+    offset = 0 if filename.endswith(".cu") else 1  # the .py's CUDA starts on its second line
+    assert {f.line for f in findings if f.code == "CL901"} == {5 + offset, 6 + offset}
