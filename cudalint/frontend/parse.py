@@ -412,8 +412,8 @@ def parse_unit(unit: CudaUnit, directory: str | None = None) -> ParsedUnit:
 
 
 # A stub header whose text, with what it includes beyond the build's prelude, has this many lines is worth
-# precompiling when a unit includes it (torch headers cost about 60 ms a parse, the C++ library's 15-25 ms,
-# mma.h 16 ms, cuda_fp16.h 7 ms, cooperative_groups.h 3 ms; math.h 0.1 ms).
+# precompiling when a unit includes it (after cuda_runtime.h alone, torch headers cost about 60 ms a parse, the
+# C++ library's 15-25 ms, mma.h 13-16 ms, cuda_fp16.h 4-7 ms, cooperative_groups.h 2-3 ms; math.h 0.1-0.2 ms).
 _HEAVY_LINES = 100
 
 
