@@ -107,3 +107,16 @@ def test_past_the_limit_of_preludes_a_unit_reads_its_headers_from_its_text(monke
     # the build's prelude and the second unit's own; the third unit's own was not built: it used the first
     assert sorted(workspace._pch) == [("cuda", ("cuda_runtime.h",)), ("cuda", _headers(UNITS[0]))]
     assert len(_headers(texts[2])) == 2
+
+
+def test_a_full_cache_gets_no_more_unit_preludes(monkeypatch, tmp_path) -> None:
+    plain = "__global__ void k(float* a) { a[threadIdx.x] = 0.0f; }\n"
+    expected = _read(UNITS[0])
+    monkeypatch.setenv("CUDALINT_CACHE_DIR", str(tmp_path / "cache"))
+    workspace = parse._Workspace()
+    monkeypatch.setattr(parse, "_workspace", workspace)
+    monkeypatch.setattr(workspace, "MAX_CACHED", 1)
+    _read(plain)  # the build's prelude: always made
+    assert _read(UNITS[0]) == expected
+    assert len(list((tmp_path / "cache").rglob("*.pch"))) == 1
+    assert workspace._pch[("cuda", _headers(UNITS[0]))] is None

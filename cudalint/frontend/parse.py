@@ -124,6 +124,7 @@ class _Workspace:
     in-memory headers and no precompiled prelude."""
 
     MAX_PRELUDES = 32
+    MAX_CACHED = 64  # preludes in the persistent cache, about 1 MB each: units' own ones stop being added there
 
     def __init__(self) -> None:
         self._directory: str | None = None
@@ -201,6 +202,8 @@ class _Workspace:
             path = os.path.join(self._directory, f"{language}-{_digest(text)[:16]}.pch")
             if os.path.exists(path) and self._loads(language, path):
                 return path
+            if headers not in _PRELUDES.values() and _count_preludes(self._directory) >= self.MAX_CACHED:
+                return None  # the cache keeps what it has (a file in use must not go), and grows no further
         try:
             tu = _index().parse(stem + ".h", args=_LANGUAGE_ARGS[language] + _search_args(self._include),
                                 unsaved_files=[(stem + ".h", text), *_in_memory_headers(self._include)])
@@ -225,6 +228,13 @@ class _Workspace:
         except ci.TranslationUnitLoadError:
             return False
         return not any(d.severity >= ci.Diagnostic.Error for d in diagnostics(tu))
+
+
+def _count_preludes(directory: str) -> int:
+    try:
+        return sum(1 for name in os.listdir(directory) if name.endswith(".pch"))
+    except OSError:
+        return 0
 
 
 def _cache_directory() -> str | None:
