@@ -656,9 +656,7 @@ class KernelSync:
 
     def _index(self, access: SharedAccess, lin: Linearizer) -> Lin:
         lin.at = access.node
-        total = Lin.of(0)
-        for expr, scale, scope in access.index.terms:
-            total = total + lin.lin(expr, scope).scale(scale)
+        total = _linear_sum(lin, access.index.terms)
         for expr, bound, scope in access.index.ranges:
             value = lin.lin(expr, scope)
             lin.constraints += [ge(value), less(value, Lin.of(bound))]
@@ -1189,25 +1187,26 @@ def _distinct_per_thread(kernel: KernelSync, address: Lin, across_blocks: bool) 
     return True
 
 
+def _linear_sum(lin: Linearizer, terms) -> Lin:
+    """The sum of an address's (expression, scale, scope) terms, each lowered by `lin` and scaled."""
+    total = Lin.of(0)
+    for expr, scale, scope in terms:
+        total = total + lin.lin(expr, scope).scale(scale)
+    return total
+
+
 def _same_address(kernel: KernelSync, node: CfgNode, address: _GlobalAddress, same_block: bool) -> bool | None:
     """Whether two different threads (of one block, or of two blocks) can store to the address."""
     l1 = Linearizer(kernel.context, "1", global_mode=not same_block, shared_iterations=False)
     l2 = Linearizer(kernel.context, "2", global_mode=not same_block, shared_iterations=False)
-
-    def address_of(lin: Linearizer) -> Lin:
-        lin.at = node
-        total = Lin.of(0)
-        for expr, scale, scope in address.terms:
-            total = total + lin.lin(expr, scope).scale(scale)
-        return total
-
-    first = address_of(l1)
+    l1.at = l2.at = node
+    first = _linear_sum(l1, address.terms)
     if not l1.exact:
         return None  # an address the constraints do not capture can never prove a race
     if _distinct_per_thread(kernel, first, not same_block):
         return False  # most stores (`out[blockIdx.x * blockDim.x + threadIdx.x]`): the second thread's is not needed
     base = thread_bounds(kernel.shape, "1") + thread_bounds(kernel.shape, "2")
-    base.append(eq(first - address_of(l2)))
+    base.append(eq(first - _linear_sum(l2, address.terms)))
     base += l1.constraints + l2.constraints
     l1.constraints, l2.constraints = [], []
     alternatives = []

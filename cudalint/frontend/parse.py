@@ -93,8 +93,14 @@ def _stub_files() -> tuple[tuple[str, str], ...]:
 
 
 @cache
+def _stub_texts() -> dict[str, str]:
+    """The stub headers' texts by their path relative to the include directory."""
+    return dict(_stub_files())
+
+
+@cache
 def _stub_names() -> frozenset[str]:
-    return frozenset(name for name, _ in _stub_files())
+    return frozenset(_stub_texts())
 
 
 _local = threading.local()
@@ -388,11 +394,11 @@ _pool = _TranslationUnitPool()
 def parse_unit(unit: CudaUnit, directory: str | None = None) -> ParsedUnit:
     """Parse `unit`; `directory` is where the file lives, for its relative includes."""
     args = list(_LANGUAGE_ARGS[unit.language])
-    headers = prelude_headers(unit, directory)
+    headers, base = prelude_headers(unit, directory), _build_prelude(unit)
     pch = _workspace.prelude(unit.language, headers) if headers else None
-    if pch is None and headers != _build_prelude(unit):
+    if pch is None and headers != base:
         # no prelude of its own (over the limit, or it failed to build): its own #include lines read the headers
-        headers = _build_prelude(unit)
+        headers = base
         pch = _workspace.prelude(unit.language, headers) if headers else None
     if pch is not None:
         args += ["-include-pch", pch]
@@ -436,23 +442,20 @@ def prelude_headers(unit: CudaUnit, directory: str | None = None) -> tuple[str, 
     known = _stub_names()
     run: list[str] = []
     for name in _leading_includes(unit.text):
-        if name not in known or (directory and os.path.isfile(os.path.join(directory, name))):
+        if name not in known:
             break  # a header of the user's, or one parsed as empty: it and what follows stay in the unit
         if name not in base and name not in run:
             run.append(name)
     if not any(_weight(name, base) >= _HEAVY_LINES for name in run):
         return base  # light headers: a parse reads them faster than a new prelude is built
     if directory and any(os.path.isfile(os.path.join(directory, name)) for name in _closure(tuple(run))):
-        return base  # a header they include is the user's file there, which a prelude would not see
+        return base  # one of them, or a header they include, is the user's file there: a prelude would not see it
     return base + tuple(run)
 
 
 def _build_prelude(unit: CudaUnit) -> tuple[str, ...]:
     """What the real build puts in front of the unit's text without a line of it."""
     return _PRELUDES.get((unit.language, unit.origin), ("cuda_runtime.h",) if unit.language == "cuda" else ())
-
-
-_DIRECTIVE = re.compile(r'[ \t]*#[ \t]*include[ \t]*[<"]([^>"]+)[>"][ \t]*(?://.*)?')
 
 
 def _leading_includes(text: str) -> list[str]:
@@ -473,8 +476,9 @@ def _leading_includes(text: str) -> list[str]:
             stripped = stripped.split("*/", 1)[1].strip()
         if not stripped or stripped.startswith("//"):
             continue
-        match = _DIRECTIVE.fullmatch(stripped)
-        if match is None:
+        match = _INCLUDE.match(stripped)
+        rest = stripped[match.end():].strip() if match is not None else ""
+        if match is None or (rest and not rest.startswith("//")):
             break
         found.append(match.group(1).strip())
     return found
@@ -483,7 +487,7 @@ def _leading_includes(text: str) -> list[str]:
 @cache
 def _closure(headers: tuple[str, ...]) -> frozenset[str]:
     """The stub headers that including `headers` reads, themselves included."""
-    texts = dict(_stub_files())
+    texts = _stub_texts()
     seen: set[str] = set()
     stack = list(headers)
     while stack:
@@ -498,7 +502,7 @@ def _closure(headers: tuple[str, ...]) -> frozenset[str]:
 @cache
 def _weight(header: str, base: tuple[str, ...]) -> int:
     """Lines of stub text that including `header` after the prelude `base` reads."""
-    texts = dict(_stub_files())
+    texts = _stub_texts()
     return sum(texts[name].count("\n") for name in _closure((header,)) - _closure(base))
 
 
