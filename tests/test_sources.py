@@ -124,3 +124,21 @@ def test_string_positions_without_the_tokenizer_match_the_tokenizer(body: str, p
         sources._single_token = monkey
     assert fast == slow
     assert fast[0] == node.value
+
+
+def test_memoized_walk_visits_what_ast_walk_visits_in_its_order() -> None:
+    import ast
+    from pathlib import Path
+
+    from cudalint import pyast
+
+    checked = 0
+    for path in sorted(Path(__file__).resolve().parents[1].joinpath("corpus", "py").rglob("*.py"))[:40]:
+        try:
+            module = ast.parse(path.read_text())
+        except SyntaxError:
+            continue
+        for node in [module] + [n for n in ast.walk(module) if isinstance(n, (ast.ClassDef, ast.FunctionDef, ast.Call))]:
+            assert list(pyast.walk(node)) == list(ast.walk(node))
+            checked += 1
+    assert checked > 400

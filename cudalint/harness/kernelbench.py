@@ -23,6 +23,7 @@ CUDA, is not a solution and is never reported as an invalid one.
 from __future__ import annotations
 
 import ast
+import builtins
 import os
 import re
 from dataclasses import dataclass, field
@@ -356,11 +357,12 @@ def _assignment_targets(nodes: list[ast.AST]) -> dict[int, str]:
     return found
 
 
+_BUILTIN_NAMES = frozenset(dir(builtins))
+
+
 def _bound_names(nodes: list[ast.AST], imports: ImportMap) -> set[str]:
     """Every name the module binds anywhere (assignments, defs, parameters, imports, loops, ...)."""
-    import builtins
-
-    names = set(dir(builtins)) | set(imports.aliases)
+    names = set(_BUILTIN_NAMES) | set(imports.aliases)
     for node in nodes:
         if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
             names.add(node.id)
