@@ -8,12 +8,12 @@ whose every character knows its line and column in the .py file.
 from __future__ import annotations
 
 import ast
+import bisect
 import io
 import re
 import tokenize
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from itertools import repeat
 from typing import NamedTuple
 
 from cudalint import pyast
@@ -29,6 +29,79 @@ class Position(NamedTuple):
     column: int  # 1-based
 
 
+class CharPositions:
+    """The file (line, column) of each character of a unit's text, kept as runs: a run's first character
+    is at its place, and each following one a column further, up to the next run. A kernel string has
+    thousands of characters but a run per line (and per escape), and only a finding's position is asked."""
+
+    __slots__ = ("starts", "places", "length")
+
+    def __init__(self, starts: list[int], places: list[tuple[int, int]], length: int) -> None:
+        self.starts = starts  # the index of each run's first character, ascending
+        self.places = places  # the (line, column) of each run's first character
+        self.length = length
+
+    @classmethod
+    def of_text(cls, text: str, line: int, column0: int) -> CharPositions:
+        """`text` as it stands in the file from (line, 0-based column0) on: a run per line, its newline
+        included."""
+        starts, places = [], []
+        index = 0
+        for piece in text.split("\n"):
+            if index < len(text):
+                starts.append(index)
+                places.append((line, column0 + 1))
+            index += len(piece) + 1
+            line, column0 = line + 1, 0
+        return cls(starts, places, len(text))
+
+    @classmethod
+    def of_list(cls, positions: list[tuple[int, int]]) -> CharPositions:
+        starts, places = [], []
+        previous = None
+        for index, place in enumerate(positions):
+            if previous is None or place != (previous[0], previous[1] + 1):
+                starts.append(index)
+                places.append(place)
+            previous = place
+        return cls(starts, places, len(positions))
+
+    def __len__(self) -> int:
+        return self.length
+
+    def __getitem__(self, index: int) -> tuple[int, int]:
+        if index < 0:
+            index += self.length
+        if not 0 <= index < self.length:
+            raise IndexError("character index out of range")
+        run = bisect.bisect_right(self.starts, index) - 1
+        line, column = self.places[run]
+        return line, column + index - self.starts[run]
+
+    def __iter__(self) -> Iterator[tuple[int, int]]:
+        bounds = self.starts[1:] + [self.length]
+        for start, end, (line, column) in zip(self.starts, bounds, self.places):
+            for offset in range(end - start):
+                yield line, column + offset
+
+    def __add__(self, other: CharPositions) -> CharPositions:
+        starts = self.starts + [start + self.length for start in other.starts]
+        places = self.places + other.places
+        if self.length and other.length:  # a run that goes on across the seam is one run
+            line, column = self[self.length - 1]
+            if other.places[0] == (line, column + 1):
+                del starts[len(self.starts)], places[len(self.places)]
+        return CharPositions(starts, places, self.length + other.length)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, CharPositions):
+            return NotImplemented
+        return (self.starts, self.places, self.length) == (other.starts, other.places, other.length)
+
+    def __repr__(self) -> str:
+        return f"CharPositions({len(self.starts)} runs, {self.length} characters)"
+
+
 @dataclass
 class CudaUnit:
     """One translation unit as clang will see it."""
@@ -38,7 +111,7 @@ class CudaUnit:
     language: str  # "cuda" or "c++" (load_inline's cpp_sources are compiled as C++)
     origin: str  # "file", "load_inline", "cupy"
     # file position of each character of `text`; None for a file unit (identity mapping)
-    char_positions: list[tuple[int, int]] | None = None
+    char_positions: CharPositions | None = None
     _line_starts: list[int] = field(default_factory=list, repr=False)
 
     def __post_init__(self) -> None:
@@ -139,7 +212,7 @@ def _argument(call: ast.Call, keyword: str, position: int) -> ast.expr | None:
     return None
 
 
-_Mapped = tuple[str, list[tuple[int, int]]]  # text, and the file (line, column) of each character
+_Mapped = tuple[str, CharPositions]  # text, and the file (line, column) of each character
 
 
 class StringResolver:
@@ -196,7 +269,8 @@ class StringResolver:
             text, positions = parts[0]
             for part_text, part_positions in parts[1:]:
                 glue = positions[-1] if positions else (node.lineno, node.col_offset + 1)
-                text, positions = text + "\n" + part_text, positions + [glue] + part_positions
+                text = text + "\n" + part_text
+                positions = positions + CharPositions([0], [glue], 1) + part_positions
             return text, positions
         if isinstance(node, ast.Name):
             value = self.assigned_value(node)
@@ -213,7 +287,7 @@ class StringResolver:
         if single is not None:
             return single
         text_parts: list[str] = []
-        positions: list[tuple[int, int]] = []
+        positions = CharPositions([], [], 0)
         try:
             tokens = list(tokenize.generate_tokens(io.StringIO(segment).readline))
         except (tokenize.TokenError, SyntaxError):
@@ -225,7 +299,7 @@ class StringResolver:
                 if decoded is None:
                     return None
                 text_parts.append(decoded[0])
-                positions.extend(decoded[1])
+                positions = positions + decoded[1]
             elif token.type == getattr(tokenize, "FSTRING_START", -1):
                 return _fallback_literal(node)
         if not text_parts:
@@ -268,8 +342,8 @@ def _single_token(segment: str, node: ast.expr) -> _Mapped | None:
 def _literal_value(node: ast.expr) -> _Mapped:
     """A literal's value without positions (`StringResolver.value`)."""
     if isinstance(node, ast.JoinedStr):
-        return "".join(v.value for v in node.values), []
-    return node.value, []
+        return "".join(v.value for v in node.values), _NO_POSITIONS
+    return node.value, _NO_POSITIONS
 
 
 def _fallback_literal(node: ast.expr) -> _Mapped | None:
@@ -280,18 +354,10 @@ def _fallback_literal(node: ast.expr) -> _Mapped | None:
         value = node.value
     else:
         return None
-    return value, _run_positions(value, node.lineno, node.col_offset)
+    return value, CharPositions.of_text(value, node.lineno, node.col_offset)
 
 
-def _run_positions(text: str, line: int, column0: int) -> list[tuple[int, int]]:
-    """The file (line, column) of each character of `text`, which stands in the file as it is from
-    (line, 0-based column0) on. Plain tuples, built a line at a time: a kernel string has thousands."""
-    positions: list[tuple[int, int]] = []
-    for piece in text.split("\n"):
-        positions.extend(zip(repeat(line), range(column0 + 1, column0 + len(piece) + 2)))  # its newline too
-        line, column0 = line + 1, 0
-    del positions[len(text):]  # the last piece has no newline
-    return positions
+_NO_POSITIONS = CharPositions([], [], 0)
 
 
 _PREFIX = re.compile(r"^([rRbBuUfF]*)('''|\"\"\"|'|\")")
@@ -311,9 +377,10 @@ def _decode_string_token(token: str, line: int, column0: int) -> _Mapped | None:
     raw, fstring = "r" in prefix, "f" in prefix
     body_start = len(prefix) + len(quote)
     body = token[body_start : len(token) - len(quote)]
-    source_positions = _run_positions(body, line, column0 + body_start)
+    positions = CharPositions.of_text(body, line, column0 + body_start)
     if (raw or "\\" not in body) and not (fstring and ("{{" in body or "}}" in body)):
-        return body, source_positions  # nothing to decode: every character stands for itself
+        return body, positions  # nothing to decode: every character stands for itself
+    source_positions = list(positions)
     out: list[str] = []
     out_positions: list[tuple[int, int]] = []
     i = 0
@@ -343,7 +410,7 @@ def _decode_string_token(token: str, line: int, column0: int) -> _Mapped | None:
         out.append(ch)
         out_positions.append(source_positions[i])
         i += 1
-    return "".join(out), out_positions
+    return "".join(out), CharPositions.of_list(out_positions)
 
 
 def _decode_escape(escape: str) -> str:

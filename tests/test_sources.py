@@ -142,3 +142,26 @@ def test_memoized_walk_visits_what_ast_walk_visits_in_its_order() -> None:
             assert list(pyast.walk(node)) == list(ast.walk(node))
             checked += 1
     assert checked > 400
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.text(alphabet="ab\n", max_size=8), st.integers(1, 5), st.integers(0, 4)), max_size=4))
+def test_character_positions_kept_as_runs_read_as_one_place_per_character(pieces) -> None:
+    """A unit's map to file positions is kept as runs; read back, it is the place of every character,
+    across concatenation too (a run continuing over the seam is merged, as a fresh build would have it)."""
+    from cudalint.sources import CharPositions
+
+    combined, expected = CharPositions([], [], 0), []
+    for text, line, column0 in pieces:
+        part = CharPositions.of_text(text, line, column0)
+        places = []
+        for offset, char in enumerate(text):
+            places.append((line, column0 + 1))
+            line, column0 = (line + 1, 0) if char == "\n" else (line, column0 + 1)
+        assert list(part) == places and len(part) == len(text)
+        combined, expected = combined + part, expected + places
+    assert list(combined) == expected
+    assert [combined[i] for i in range(len(expected))] == expected
+    assert combined == CharPositions.of_list(expected)
+    if expected:
+        assert combined[-1] == expected[-1]
