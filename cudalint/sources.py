@@ -171,12 +171,10 @@ def _python_document(path: str, text: str) -> SourceDocument:
         syntax_error = SyntaxError(str(error))
         syntax_error.lineno, syntax_error.offset = 1, 1
         return SourceDocument(path, text, "python", [], python_syntax_error=syntax_error)
-    resolver = StringResolver(pyast.walk(module), text)
+    resolver = StringResolver(pyast.of_type(module, ast.Assign, ast.AnnAssign), text)
     units: list[CudaUnit] = []
     name = path.rsplit("/", 1)[-1]
-    for call in pyast.walk(module):
-        if not isinstance(call, ast.Call):
-            continue
+    for call in pyast.of_type(module, ast.Call):
         callee = _callee_name(call)
         if callee == "load_inline":
             for keyword, position, language in (("cpp_sources", 1, "c++"), ("cuda_sources", 2, "cuda")):

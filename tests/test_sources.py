@@ -127,6 +127,7 @@ def test_string_positions_without_the_tokenizer_match_the_tokenizer(body: str, p
 
 
 def test_memoized_walk_visits_what_ast_walk_visits_in_its_order() -> None:
+    """And `of_type` keeps that order for the node classes asked for (exact classes only)."""
     import ast
     from pathlib import Path
 
@@ -141,6 +142,8 @@ def test_memoized_walk_visits_what_ast_walk_visits_in_its_order() -> None:
         for node in [module] + [n for n in ast.walk(module) if isinstance(n, (ast.ClassDef, ast.FunctionDef, ast.Call))]:
             assert list(pyast.walk(node)) == list(ast.walk(node))
             checked += 1
+        for classes in [(ast.Call,), (ast.Assign, ast.Call, ast.FunctionDef), (ast.Name, ast.arg), (ast.stmt,)]:
+            assert pyast.of_type(module, *classes) == tuple(n for n in ast.walk(module) if type(n) in classes)
     assert checked > 400
 
 

@@ -118,9 +118,8 @@ def _reads_at_import(solution, node: ast.expr, depth: int = 0) -> bool:
 
 def _assigned_values(module: ast.Module, name: str) -> list[ast.expr]:
     values = []
-    for statement in pyast.walk(module):
-        if isinstance(statement, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name
-                                                      for t in statement.targets):
+    for statement in pyast.of_type(module, ast.Assign):
+        if any(isinstance(t, ast.Name) and t.id == name for t in statement.targets):
             values.append(statement.value)
     return values
 

@@ -195,9 +195,7 @@ def _calls_fallback(flow: ForwardFlow, info, node: ast.AST) -> bool:
 def _swallowed_build(ctx: RuleContext, flow: ForwardFlow, report) -> Iterator[Finding]:
     solution = flow.solution
     builds = {id(c.call) for c in solution.load_inline_calls} | {id(r.call) for r in solution.raw_kernels}
-    for node in pyast.walk(solution.module):
-        if not isinstance(node, ast.Try):
-            continue
+    for node in pyast.of_type(solution.module, ast.Try):
         if not any(id(sub) in builds for statement in node.body for sub in pyast.walk(statement)):
             continue
         for handler in node.handlers:
@@ -207,9 +205,8 @@ def _swallowed_build(ctx: RuleContext, flow: ForwardFlow, report) -> Iterator[Fi
             if not flags:
                 continue
             derived = set(flags)
-            for sub in pyast.walk(solution.module):  # self.use_cuda = EXT_OK
-                if isinstance(sub, ast.Assign) and any(isinstance(n, ast.Name) and n.id in flags
-                                                       for n in pyast.walk(sub.value)):
+            for sub in pyast.of_type(solution.module, ast.Assign):  # self.use_cuda = EXT_OK
+                if any(isinstance(n, ast.Name) and n.id in flags for n in pyast.walk(sub.value)):
                     derived.update(_assigned_names([sub]))
             if _forward_branches_on(flow, derived):
                 yield from report(handler.lineno, (

@@ -59,7 +59,8 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
             seen.add(line)
             yield ctx.finding_at(line_location(ctx.document, line), message)
 
-    for node in pyast.walk(solution.module):
+    for node in pyast.of_type(solution.module, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete, ast.Call,
+                              ast.ClassDef):
         targets: list[tuple[str | None, ast.AST]] = []
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
             raw = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
@@ -97,8 +98,8 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
                         f"what the harness times"))
     flow = state.flow
     if flow is not None:
-        created = {ast.unparse(target) for node in pyast.walk(solution.module) if isinstance(node, ast.Assign)
-                   and _creates_stream(node.value, imports) for target in node.targets}
+        created = {ast.unparse(target) for node in pyast.of_type(solution.module, ast.Assign)
+                   if _creates_stream(node.value, imports) for target in node.targets}
         for info in flow.functions:
             yield from _side_streams(info.node, imports, created, report)
 

@@ -167,7 +167,7 @@ class ForwardFlow:
         assigns: list[tuple[ast.expr, ast.expr, bool]] = []  # (target, value, in a class body)
         class_bodies = {id(s) for c in self.solution.classes.values() for s in c.body}
         returns: list[tuple[str, ast.expr]] = []
-        for node in pyast.walk(module):
+        for node in pyast.of_type(module, ast.Assign, ast.AnnAssign, ast.FunctionDef, ast.AsyncFunctionDef):
             if isinstance(node, ast.Assign):
                 for target in node.targets:
                     assigns.append((target, node.value, id(node) in class_bodies))
@@ -216,8 +216,8 @@ class ForwardFlow:
                         self.attr_torch_modules[target.attr] = last
                 elif qualified.startswith("torch.") and not qualified.startswith(_NONCOMPUTE_NAMESPACES):
                     self.attr_tensors.add(target.attr)
-        for node in pyast.walk(module):
-            if isinstance(node, ast.Call) and callee_name(node) == "register_buffer" and node.args and \
+        for node in pyast.of_type(module, ast.Call):
+            if callee_name(node) == "register_buffer" and node.args and \
                     isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
                 self.attr_tensors.add(node.args[0].value)
 

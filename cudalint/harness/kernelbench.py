@@ -26,6 +26,7 @@ import ast
 import builtins
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -99,10 +100,10 @@ class ImportMap:
     `import torch.nn as nn` gives nn -> torch.nn; `from torch.utils.cpp_extension import load_inline`
     gives load_inline -> torch.utils.cpp_extension.load_inline."""
 
-    def __init__(self, module: ast.Module, nodes: list[ast.AST] | None = None) -> None:
+    def __init__(self, module: ast.Module) -> None:
         self.aliases: dict[str, str] = {}
         self.modules: set[str] = set()  # every module imported, top-level packages included
-        for node in (nodes if nodes is not None else pyast.walk(module)):
+        for node in pyast.of_type(module, ast.Import, ast.ImportFrom):
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     self.modules.add(alias.name)
@@ -274,8 +275,7 @@ def _module_level_statements(body: list[ast.stmt]):
 
 def parse_solution(module: ast.Module, text: str, path: str = "<solution>.py") -> Solution:
     """Read a (possible) solution module: its classes, functions, builds and KernelBench functions."""
-    nodes = list(pyast.walk(module))
-    imports = ImportMap(module, nodes)
+    imports = ImportMap(module)
     classes: dict[str, ast.ClassDef] = {}
     functions: dict[str, ast.FunctionDef] = {}
     assignments: dict[str, list[ast.expr]] = {}
@@ -300,15 +300,13 @@ def parse_solution(module: ast.Module, text: str, path: str = "<solution>.py") -
             model_new = classes[value.id]
     model_new_named |= model_new is not None or "ModelNew" in assignments
 
-    bound = _bound_names(nodes, imports)
-    resolver = StringResolver(nodes, text)
-    targets = _assignment_targets(nodes)
+    bound = _bound_names(module, imports)
+    resolver = StringResolver(pyast.of_type(module, ast.Assign, ast.AnnAssign), text)
+    targets = _assignment_targets(pyast.of_type(module, ast.Assign))
     load_inline_calls: list[LoadInlineCall] = []
     raw_kernels: list[RawKernelCall] = []
     other_builders: list[ast.Call] = []
-    for node in nodes:
-        if not isinstance(node, ast.Call):
-            continue
+    for node in pyast.of_type(module, ast.Call):
         name = callee_name(node)
         if name == LOAD_INLINE:
             load_inline_calls.append(_load_inline(node, resolver, bound, targets.get(id(node))))
@@ -344,7 +342,7 @@ def _target_names(target: ast.expr) -> list[str]:
     return []
 
 
-def _assignment_targets(nodes: list[ast.AST]) -> dict[int, str]:
+def _assignment_targets(nodes: Iterable[ast.AST]) -> dict[int, str]:
     """id(call) -> the simple variable or `self.attr` its value is assigned to."""
     found: dict[int, str] = {}
     for node in nodes:
@@ -360,10 +358,14 @@ def _assignment_targets(nodes: list[ast.AST]) -> dict[int, str]:
 _BUILTIN_NAMES = frozenset(dir(builtins))
 
 
-def _bound_names(nodes: list[ast.AST], imports: ImportMap) -> set[str]:
+_BINDING_CLASSES = (ast.Name, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.arg, ast.alias, ast.Global,
+                    ast.Nonlocal, ast.ExceptHandler, ast.MatchAs)
+
+
+def _bound_names(module: ast.Module, imports: ImportMap) -> set[str]:
     """Every name the module binds anywhere (assignments, defs, parameters, imports, loops, ...)."""
     names = set(_BUILTIN_NAMES) | set(imports.aliases)
-    for node in nodes:
+    for node in pyast.of_type(module, *_BINDING_CLASSES):
         if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
             names.add(node.id)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -647,17 +649,12 @@ def extension_call_arguments(module: ast.Module, classify) -> dict[str, dict[int
 def _extension_calls(module: ast.Module) -> list[tuple[str, ast.Call, dict[str, list[ast.expr]]]]:
     """Calls of non-library functions by name, each with the assignments of its enclosing function."""
     calls = []
-    for function in pyast.walk(module):
-        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            continue
-        nodes = list(pyast.walk(function))
+    for function in pyast.of_type(module, ast.FunctionDef, ast.AsyncFunctionDef):
         assignments: dict[str, list[ast.expr]] = {}
-        for node in nodes:
-            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+        for node in pyast.of_type(function, ast.Assign):
+            if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
                 assignments.setdefault(node.targets[0].id, []).append(node.value)
-        for node in nodes:
-            if not isinstance(node, ast.Call):
-                continue
+        for node in pyast.of_type(function, ast.Call):
             name = node.func.attr if isinstance(node.func, ast.Attribute) else (
                 node.func.id if isinstance(node.func, ast.Name) else None)
             if name is not None and not library_call(node.func):
