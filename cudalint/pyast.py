@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import ast
 from functools import lru_cache
-from itertools import chain
+
+from cudalint.caching import ClassIndex
 
 
 @lru_cache(maxsize=4096)
@@ -24,27 +25,12 @@ def walk(node: ast.AST) -> tuple[ast.AST, ...]:
     return tuple(found)
 
 
-@lru_cache(maxsize=1024)
-def _positions_by_class(node: ast.AST) -> dict[type, list[int]]:
-    """For each node class under `node`, where its nodes stand in `walk(node)`."""
-    index: dict[type, list[int]] = {}
-    for position, sub in enumerate(walk(node)):
-        found = index.get(sub.__class__)
-        if found is None:
-            index[sub.__class__] = [position]
-        else:
-            found.append(position)
-    return index
-
 
 @lru_cache(maxsize=1024)
+def _class_index(node: ast.AST) -> ClassIndex:
+    return ClassIndex(walk(node))
+
+
 def of_type(node: ast.AST, *classes: type) -> tuple[ast.AST, ...]:
-    """The nodes of `walk(node)` whose class is one of `classes`, in its order: the harness rules scan a
-    module for a few node classes, over and over. Exact classes: the parser makes no subclasses of them
-    (an abstract class such as `ast.stmt` matches nothing)."""
-    index = _positions_by_class(node)
-    found = [index[cls] for cls in classes if cls in index]
-    if not found:
-        return ()
-    positions = found[0] if len(found) == 1 else sorted(chain.from_iterable(found))
-    return tuple(map(walk(node).__getitem__, positions))
+    """The nodes of `walk(node)` whose class is one of `classes`, in its order (see `ClassIndex`)."""
+    return _class_index(node).select(classes)

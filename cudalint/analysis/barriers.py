@@ -1339,9 +1339,8 @@ def _find_spin_loops(analysis: SyncAnalysis) -> list[SpinLoop]:
             continue
         env = program.env(function)
         params = {p.ref: p for p in function.params if p.ref}
-        for node in function.nodes:
-            if not isinstance(node, ir.While) and not (isinstance(node, ir.For) and node.init is None
-                                                       and node.step is None):
+        for node in function.of_type(ir.While, ir.For):
+            if isinstance(node, ir.For) and (node.init is not None or node.step is not None):
                 continue
             if node.cond is None or not _waits(node.body):
                 continue
@@ -1393,9 +1392,9 @@ def _polls_global(cond: ir.Expr, env, params: dict, device_globals: dict) -> boo
     return False
 
 
-def _loop_variables(function: ir.Function, env, nodes: list[ir.Node]) -> tuple[dict, set[str], dict]:
+def _loop_variables(function: ir.Function, env) -> tuple[dict, set[str], dict]:
     counts: dict[str, int] = {}
-    for node in nodes:
+    for node in function.of_type(ir.Binary, ir.Unary):
         target = None
         if isinstance(node, ir.Binary) and node.is_assignment:
             target = node.lhs
@@ -1406,8 +1405,8 @@ def _loop_variables(function: ir.Function, env, nodes: list[ir.Node]) -> tuple[d
     found: dict[str, tuple[ir.Expr, ir.Expr]] = {}
     counters: set[str] = set()
     bounds: dict[str, tuple[str, ir.Expr]] = {}
-    for node in nodes:
-        if not isinstance(node, ir.For) or node.step is None:
+    for node in function.of_type(ir.For):
+        if node.step is None:
             continue
         ref, init, init_assigns = None, None, 0
         if isinstance(node.init, ir.DeclStmt) and len(node.init.decls) == 1 and node.init.decls[0].init is not None:
@@ -1581,7 +1580,7 @@ class SyncAnalysis:
         sites = [s for s in self.program.launches if s.kernel_name == function.name] if function.is_kernel else []
         used_threads, used_blocks = set(), set()
         for reached in self.reachable(function):
-            for node in reached.nodes:
+            for node in reached.of_type(ir.Member, ir.Call):
                 if isinstance(node, ir.Member) and isinstance(node.base, ir.Name):
                     if node.base.name in ("threadIdx", "blockDim"):
                         used_threads.add(node.field)
@@ -1619,8 +1618,7 @@ class SyncAnalysis:
         for function in self.program.functions:
             if function.body is not None and function.is_device_code:
                 key = function.ref or function.name
-                induction[key], counters[key], bounds[key] = _loop_variables(function, self.program.env(function),
-                                                                             function.nodes)
+                induction[key], counters[key], bounds[key] = _loop_variables(function, self.program.env(function))
         return induction, counters, bounds
 
     @property

@@ -100,7 +100,7 @@ def definitions(function: ir.Function, ref: str | None) -> list[ir.Expr]:
 def _definitions_by_ref(function: ir.Function) -> dict[str, list[ir.Expr]]:
     """`definitions` of every variable of `function`, found in one pass (rules ask about many variables)."""
     found: dict[str, list[ir.Expr]] = {}
-    for node in function.nodes:
+    for node in function.of_type(ir.VarDecl, ir.Binary):
         if isinstance(node, ir.VarDecl):
             if node.ref is not None and node.init is not None:
                 found.setdefault(node.ref, []).append(node.init)
@@ -375,8 +375,8 @@ class _AccessCollector:
         self.globals = {g.ref: g for g in program.globals if g.ref}
         self.locals: dict[str, ir.VarDecl] = {}
         if function.body is not None:
-            for node in function.nodes:
-                if isinstance(node, ir.VarDecl) and node.ref:
+            for node in function.of_type(ir.VarDecl):
+                if node.ref:
                     self.locals[node.ref] = node
         self.found: list[Access] = []
 
@@ -599,7 +599,7 @@ class ProvenanceAnalysis:
 
     def _collect_assignments(self) -> None:
         declared: set[str] = set()
-        for node in self.function.nodes:
+        for node in self.function.of_type(ir.VarDecl, ir.Binary, ir.Unary):
             if isinstance(node, ir.VarDecl) and node.ref:
                 declared.add(node.ref)
                 if node.init is not None:

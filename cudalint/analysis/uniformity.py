@@ -103,8 +103,8 @@ class Uniformity:
     def _mark_callee_params(self, function: ir.Function, facts: ThreadDependence,
                             results: dict[int, ThreadDependence]) -> bool:
         changed = False
-        for node in function.nodes:
-            if not isinstance(node, ir.Call) or node.receiver is not None:
+        for node in function.of_type(ir.Call):
+            if node.receiver is not None:
                 continue
             for callee in self.program.functions_by_name.get(node.callee, []):
                 if id(callee) not in results or callee.is_kernel or len(callee.params) != len(node.args):
@@ -219,7 +219,7 @@ def value_dependent_refs(function: ir.Function, facts: ThreadDependence,
     params = {p.ref for p in function.params if p.ref}
     dependent = {ref for ref in facts.dependent_refs if ref in params}
     sites: list[tuple[str, ir.Expr | None, bool]] = []  # (variable, assigned value, reads the old value)
-    for node in function.nodes:
+    for node in function.of_type(ir.VarDecl, ir.Binary, ir.Unary):
         if isinstance(node, ir.VarDecl) and node.ref and node.init is not None and not node.shared:
             sites.append((node.ref, node.init, False))
         elif isinstance(node, ir.Binary) and node.is_assignment:

@@ -59,8 +59,8 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
 
 def _allocations(function: ir.Function) -> list[ir.VarDecl]:
     found = []
-    for node in function.nodes:
-        if isinstance(node, ir.VarDecl) and node.init is not None:
+    for node in function.of_type(ir.VarDecl):
+        if node.init is not None:
             init = strip(node.init)
             if isinstance(init, ir.Call) and init.callee in _UNINITIALIZED and init.receiver is None:
                 found.append(node)
@@ -73,9 +73,8 @@ def _launches_complete(text: str, function: ir.Function) -> bool:
     lines = text.splitlines()
     body = "\n".join(lines[function.span.line - 1: function.span.end_line])
     written = body.count("<<<")
-    modelled = sum(1 for n in function.nodes if isinstance(n, ir.Launch))
-    lambda_calls = any(isinstance(n, ir.Call) and n.callee == "operator()" and n.receiver is None
-                       for n in function.nodes)
+    modelled = len(function.of_type(ir.Launch))
+    lambda_calls = any(n.callee == "operator()" and n.receiver is None for n in function.of_type(ir.Call))
     return written <= modelled and not lambda_calls
 
 
@@ -95,7 +94,7 @@ def _uses(function: ir.Function, decl: ir.VarDecl) -> tuple[list[tuple[ir.Launch
         return isinstance(inner, ir.Call) and inner.callee in ("data_ptr", "mutable_data_ptr", "data") \
             and isinstance(inner.receiver, ir.Name) and inner.receiver.ref == ref and not inner.args
 
-    for node in function.nodes:
+    for node in function.of_type(ir.Launch, ir.Return, ir.Call, ir.Binary):
         if isinstance(node, ir.Launch):
             for position, arg in enumerate(node.args):
                 if data_pointer(arg):
@@ -111,8 +110,8 @@ def _uses(function: ir.Function, decl: ir.VarDecl) -> tuple[list[tuple[ir.Launch
         elif isinstance(node, ir.Binary) and node.is_assignment and isinstance(strip(node.lhs), ir.Name) \
                 and strip(node.lhs).ref == ref:
             return None  # reassigned
-    for node in function.nodes:
-        if isinstance(node, ir.Name) and node.ref == ref and id(node) not in consumed:
+    for node in function.of_type(ir.Name):
+        if node.ref == ref and id(node) not in consumed:
             return None  # any other use may write it (fill_, copy_, a helper, an alias)
     return launch_args, returned
 

@@ -24,7 +24,7 @@ class ConstantEnv:
         self.definitions: dict[str, ir.Expr] = {}
         self.outer = outer
         if function is not None and function.body is not None:
-            self._collect(function.nodes)
+            self._collect(function.of_type(ir.VarDecl, ir.Binary, ir.Unary))
 
     def _collect(self, nodes: tuple[ir.Node, ...]) -> None:
         written: set[str] = set()

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import NamedTuple
 
-from cudalint.caching import Analysed
+from cudalint.caching import Analysed, ClassIndex
 
 
 class Span(NamedTuple):
@@ -342,6 +342,14 @@ class Function(Analysed):
         """Every node of the body, in pre-order. Built once: analyses walk bodies many times, and the IR is
         not changed after lowering."""
         return tuple(self.body.walk()) if self.body is not None else ()
+
+    @cached_property
+    def _class_index(self) -> ClassIndex:
+        return ClassIndex(self.nodes)
+
+    def of_type(self, *classes: type) -> tuple[Node, ...]:
+        """The nodes of `nodes` whose class is one of `classes` (concrete node classes), in pre-order."""
+        return self._class_index.select(classes)
 
     @property
     def is_kernel(self) -> bool:

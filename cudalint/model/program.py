@@ -80,8 +80,7 @@ class Program(Analysed):
     def called_names(self) -> frozenset[str]:
         """The callee of every call in the unit's function bodies: lets an analysis skip a unit that never
         calls what it looks for."""
-        return frozenset(node.callee for function in self.functions for node in function.nodes
-                         if isinstance(node, ir.Call))
+        return frozenset(node.callee for function in self.functions for node in function.of_type(ir.Call))
 
     def kernel_named(self, name: str) -> ir.Function | None:
         return next((f for f in self.functions_by_name.get(name, []) if f.is_kernel), None)
@@ -106,8 +105,8 @@ class Program(Analysed):
                 continue
             seen.append(current)
             if current.body is not None:
-                for node in current.nodes:
-                    if isinstance(node, ir.Call) and node.receiver is None:
+                for node in current.of_type(ir.Call):
+                    if node.receiver is None:
                         stack.extend(self.functions_by_name.get(node.callee, []))
         found = self._reachable_cache[id(function)] = tuple(seen)
         return found
@@ -137,7 +136,7 @@ def build_program(unit: CudaUnit, functions: list[ir.Function], globals_: list[i
         if function.body is None:
             continue
         env = program.env(function)
-        for node in function.nodes:
+        for node in function.of_type(ir.VarDecl, ir.Launch, ir.Call):
             if isinstance(node, ir.VarDecl) and node.shared:
                 program.shared_arrays.append(SharedArray(node, function))
             elif isinstance(node, ir.Launch):
