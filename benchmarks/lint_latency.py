@@ -5,8 +5,9 @@
 Each file is linted `--repeat` times (the first run warms the stub headers and libclang) and its median
 kept; the table gives the median and p95 over files, by kind, and nvcc's median on the first `--nvcc`
 .cu files (`all`: every one, as the ratio is meant; 20 is quicker, but the first files are the heavier
-attention kernels) next to cudalint's median on those same files, and the median of the per-file ratios. `--phases` adds where the time goes: each
-stage of the engine timed on its own (fastest of the repeats), median and mean over files.
+attention kernels) next to cudalint's median on those same files, and the median of the per-file ratios.
+`--phases` adds where the time goes: each stage of the engine timed on its own (fastest of the repeats),
+median and mean over files.
 """
 
 from __future__ import annotations

@@ -139,7 +139,8 @@ def test_memoized_walk_visits_what_ast_walk_visits_in_its_order() -> None:
             module = ast.parse(path.read_text())
         except SyntaxError:
             continue
-        for node in [module] + [n for n in ast.walk(module) if isinstance(n, (ast.ClassDef, ast.FunctionDef, ast.Call))]:
+        scopes = [n for n in ast.walk(module) if isinstance(n, (ast.ClassDef, ast.FunctionDef, ast.Call))]
+        for node in [module] + scopes:
             assert list(pyast.walk(node)) == list(ast.walk(node))
             checked += 1
         for classes in [(ast.Call,), (ast.Assign, ast.Call, ast.FunctionDef), (ast.Name, ast.arg), (ast.stmt,)]:

@@ -1114,8 +1114,8 @@ def _global_store_races(analysis: SyncAnalysis, function: ir.Function) -> list[G
     cfg = kernel.cfg
     single_block = kernel.shape.grid == (1, 1, 1)
     # code that takes a lock (atomicCAS/atomicExch) orders its stores itself: stay silent
-    locked = any(isinstance(n, ir.Call) and n.callee in ("atomicCAS", "atomicExch")
-                 for f in analysis.reachable(function) for n in f.nodes)
+    locked = any(n.callee in ("atomicCAS", "atomicExch") for f in analysis.reachable(function)
+                 for n in f.of_type(ir.Call))
     if locked:
         return []
     out = []

@@ -705,7 +705,7 @@ def _assigned_refs(function: ir.Function) -> frozenset[str]:
 def _find_assigned_refs(function: ir.Function) -> frozenset[str]:
     refs = set()
     if function.body is not None:
-        for node in function.nodes:
+        for node in function.of_type(ir.Binary, ir.Unary):
             target = None
             if isinstance(node, ir.Binary) and node.is_assignment:
                 target = node.lhs

@@ -982,7 +982,7 @@ def _assigned_values(function: ir.Function) -> dict[str, list]:
 def _find_assigned_values(function: ir.Function) -> dict[str, list]:
     found: dict[str, list] = {}
     if function.body is not None:
-        for node in function.nodes:
+        for node in function.of_type(ir.VarDecl, ir.Binary, ir.Unary):
             if isinstance(node, ir.VarDecl) and node.ref and node.init is not None:
                 found.setdefault(node.ref, []).append(node.init)
             elif isinstance(node, ir.Binary) and node.is_assignment and isinstance(node.lhs, ir.Name) and node.lhs.ref:

@@ -342,8 +342,8 @@ def _bind_shared_parameters(program: Program) -> dict[str, SharedArray]:
     for caller in program.functions:
         if caller.body is None:
             continue
-        for node in caller.nodes:
-            if not isinstance(node, ir.Call) or node.receiver is not None:
+        for node in caller.of_type(ir.Call):
+            if node.receiver is not None:
                 continue
             for callee in program.functions_by_name.get(node.callee, []):
                 if callee.is_kernel or callee.body is None or len(callee.params) != len(node.args):

@@ -284,7 +284,7 @@ def _clamped_definition(expr: ir.Expr, caller: ir.Function) -> ir.Expr | None:
     for node in caller.nodes:
         for child in node.children():
             parents[id(child)] = node
-    for node in caller.nodes:
+    for node in caller.of_type(ir.VarDecl, ir.Unary, ir.Binary):
         if isinstance(node, ir.VarDecl) and node.ref == name.ref:
             initial = node.init
         elif isinstance(node, ir.Unary) and node.op in ("++", "--", "post++", "post--") \
@@ -308,7 +308,7 @@ def _multi_assigned(expr: ir.Expr, caller: ir.Function) -> bool:
     if not isinstance(expr, ir.Name) or not expr.ref or caller.body is None:
         return False
     count = 0
-    for node in caller.nodes:
+    for node in caller.of_type(ir.VarDecl, ir.Binary, ir.Unary):
         if isinstance(node, ir.VarDecl) and node.ref == expr.ref and node.init is not None:
             count += 1
         elif isinstance(node, ir.Binary) and node.is_assignment and isinstance(strip(node.lhs), ir.Name) \

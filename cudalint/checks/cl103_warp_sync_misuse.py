@@ -31,9 +31,8 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
     for function in program.functions:
         if function.body is None or not function.is_device_code:
             continue
-        for node in function.nodes:
-            if isinstance(node, ir.Call) and node.receiver is None and node.callee in LEGACY_WARP_INTRINSICS \
-                    and once(node.span):
+        for node in function.of_type(ir.Call):
+            if node.receiver is None and node.callee in LEGACY_WARP_INTRINSICS and once(node.span):
                 replacement = LEGACY_WARP_INTRINSICS[node.callee]
                 yield ctx.finding(node.span,
                                   f"`{node.callee}` is the legacy warp intrinsic without a mask: it assumes the warp "

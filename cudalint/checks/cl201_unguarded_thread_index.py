@@ -76,8 +76,8 @@ def _bound_at_every_call(program, function: ir.Function, analysis: GuardAnalysis
     for caller in program.functions:
         if caller.body is None or caller is function:
             continue
-        for node in caller.nodes:
-            if isinstance(node, ir.Call) and node.receiver is None and node.callee == function.name:
+        for node in caller.of_type(ir.Call):
+            if node.receiver is None and node.callee == function.name:
                 axes, _ = analysis.provenance(caller).bounded(analysis.guards(caller).comparisons(node))
                 common = set(axes) if common is None else common & axes
     return common or set()
@@ -222,8 +222,8 @@ def _fixes(ctx: RuleContext, kernel: ir.Function, unguarded: list[tuple[Access, 
 
 def _index_variable(kernel: ir.Function, env, provenance, axis: str) -> ir.VarDecl | None:
     """A single-assignment local holding the global thread index of `axis` (`idx`, `row`, `col`)."""
-    for node in kernel.nodes:
-        if isinstance(node, ir.VarDecl) and node.ref and not node.dims and env.definition(node.ref) is not None:
+    for node in kernel.of_type(ir.VarDecl):
+        if node.ref and not node.dims and env.definition(node.ref) is not None:
             poly = provenance.poly(node.init)
             if global_axes(poly) == {axis} and len(poly.terms) == 2:
                 return node

@@ -97,8 +97,8 @@ def _checked_divisible(link: LaunchLink, grid_axis: GridAxis) -> bool:
         return False
     symbolizer = Symbolizer(link.site.env)
     size = symbolizer.poly(strip(grid_axis.size))
-    for node in caller.nodes:
-        if isinstance(node, ir.Binary) and node.op == "%" and symbolizer.poly(strip(node.lhs)) == size:
+    for node in caller.of_type(ir.Binary):
+        if node.op == "%" and symbolizer.poly(strip(node.lhs)) == size:
             return True
     return False
 

@@ -31,8 +31,8 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         provenance = analysis.provenance(kernel)
         guards = analysis.guards(kernel)
         bounded_by_wide = _compared_with(kernel, guards, provenance, set(wide))
-        for node in kernel.nodes:
-            if not isinstance(node, ir.VarDecl) or node.init is None or node.dims or not node.ref:
+        for node in kernel.of_type(ir.VarDecl):
+            if node.init is None or node.dims or not node.ref:
                 continue
             if not _INT32.match(" ".join(node.type.split())):
                 continue

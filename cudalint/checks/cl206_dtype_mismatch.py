@@ -108,24 +108,23 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         passed = python_dtypes.get(function.name, {})
         param_dtypes = {p.ref: passed[i] for i, p in enumerate(function.params)
                         if i in passed and p.ref and "Tensor" in p.type}
-        for node in function.nodes:
-            if isinstance(node, ir.Launch):
-                kernel = program.kernel_named(node.kernel)
-                if kernel is None or kernel.templated or len(kernel.params) != len(node.args):
+        for node in function.of_type(ir.Launch):
+            kernel = program.kernel_named(node.kernel)
+            if kernel is None or kernel.templated or len(kernel.params) != len(node.args):
+                continue
+            for arg, param in zip(node.args, kernel.params):
+                call = _data_ptr_in(arg)
+                if call is None or id(call) in reported:
                     continue
-                for arg, param in zip(node.args, kernel.params):
-                    call = _data_ptr_in(arg)
-                    if call is None or id(call) in reported:
-                        continue
-                    written = element_type(call.template_args) if call.template_args else None
-                    expected = element_type(param.type) if "*" in param.type else None
-                    if written and expected and written != expected and "void" not in param.type:
-                        reported.add(id(call))
-                        yield ctx.finding(call.span,
-                                          f"`{_squash(call.text)}` is a {written} pointer, but it is passed to "
-                                          f"`{kernel.name}`'s parameter `{param.name}` of type `{param.type}`: "
-                                          f"the kernel reinterprets the tensor's bytes as {expected}")
-        for node in function.nodes:
+                written = element_type(call.template_args) if call.template_args else None
+                expected = element_type(param.type) if "*" in param.type else None
+                if written and expected and written != expected and "void" not in param.type:
+                    reported.add(id(call))
+                    yield ctx.finding(call.span,
+                                      f"`{_squash(call.text)}` is a {written} pointer, but it is passed to "
+                                      f"`{kernel.name}`'s parameter `{param.name}` of type `{param.type}`: "
+                                      f"the kernel reinterprets the tensor's bytes as {expected}")
+        for node in function.of_type(ir.Call):
             if not _is_data_ptr(node) or id(node) in reported or not node.template_args:
                 continue
             written = element_type(node.template_args)
@@ -204,8 +203,8 @@ def _checked_dtype(function: ir.Function, name: str) -> str | None:
     """`TORCH_CHECK(x.scalar_type() == torch::kHalf)` and the like in the function's text."""
     if function.body is None:
         return None
-    for node in function.nodes:
-        if isinstance(node, ir.Binary) and node.op == "==":
+    for node in function.of_type(ir.Binary):
+        if node.op == "==":
             for side, other in ((node.lhs, node.rhs), (node.rhs, node.lhs)):
                 side = strip(side)
                 if isinstance(side, ir.Call) and side.callee in ("scalar_type", "dtype") and side.receiver is not None \

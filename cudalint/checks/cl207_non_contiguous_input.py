@@ -36,9 +36,9 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         params = {p.ref: (i, p) for i, p in enumerate(function.params) if p.ref and "Tensor" in p.type}
         view_params = python_views.get(function.name, {})
         reported: set[str] = set()
-        for node in function.nodes:
-            if not (isinstance(node, ir.Call) and node.callee in ("data_ptr", "data", "const_data_ptr",
-                                                                   "mutable_data_ptr") and node.receiver is not None):
+        for node in function.of_type(ir.Call):
+            if not (node.callee in ("data_ptr", "data", "const_data_ptr", "mutable_data_ptr")
+                    and node.receiver is not None):
                 continue
             receiver = strip(node.receiver)
             if not isinstance(receiver, ir.Name) or not receiver.ref or receiver.ref in contiguous_refs:
@@ -65,7 +65,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
 def _made_contiguous(function: ir.Function) -> set[str]:
     """Refs of tensors the function checks (`x.is_contiguous()`) or reassigns from `.contiguous()`."""
     refs: set[str] = set()
-    for node in function.nodes:
+    for node in function.of_type(ir.Call, ir.Binary):
         if isinstance(node, ir.Call) and node.callee == "is_contiguous" and node.receiver is not None:
             receiver = strip(node.receiver)
             if isinstance(receiver, ir.Name) and receiver.ref:
@@ -73,7 +73,7 @@ def _made_contiguous(function: ir.Function) -> set[str]:
         elif isinstance(node, ir.Binary) and node.op == "=" and isinstance(strip(node.lhs), ir.Name):
             if _ends_contiguous(node.rhs) and strip(node.lhs).ref:
                 refs.add(strip(node.lhs).ref)
-    text = "\n".join(n.text for n in function.nodes if isinstance(n, ir.Call))
+    text = "\n".join(n.text for n in function.of_type(ir.Call))
     for match in re.finditer(r"CHECK_(?:CONTIGUOUS|INPUT)\s*\(\s*(\w+)", text):
         for param in function.params:
             if param.name == match.group(1) and param.ref:

@@ -75,7 +75,7 @@ def _launch_calls(facts) -> bool:
     for function in facts.program.functions:
         if function.body is None:
             continue
-        for node in function.nodes:
-            if isinstance(node, ir.Call) and node.callee in _LAUNCH_CALLS:
+        for node in function.of_type(ir.Call):
+            if node.callee in _LAUNCH_CALLS:
                 return True
     return False

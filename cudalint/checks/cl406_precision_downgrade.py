@@ -58,9 +58,7 @@ def _cuda_conversions(ctx: RuleContext) -> Iterator[Finding]:
         fp32_kernel = function.is_kernel and not any(_HALF_POINTER.search(p.type) for p in function.params) \
             and any("float" in p.type and "*" in p.type for p in function.params)
         reported_intrinsic = False
-        for node in function.nodes:
-            if not isinstance(node, ir.Call):
-                continue
+        for node in function.of_type(ir.Call):
             if fp32_kernel and not reported_intrinsic and _INTRINSICS.match(node.callee):
                 reported_intrinsic = True
                 yield ctx.finding(node.span, (

@@ -58,11 +58,10 @@ def _cuda_literals(ctx: RuleContext, sizes: set[int]) -> Iterator[Finding]:
     for function in program.functions:
         if function.body is None:
             continue
-        for node in function.nodes:
-            if isinstance(node, ir.Launch):
-                for part in (node.block, node.shared_bytes, node.stream):
-                    if part is not None:
-                        excluded.update(id(n) for n in part.walk())
+        for node in function.of_type(ir.Launch):
+            for part in (node.block, node.shared_bytes, node.stream):
+                if part is not None:
+                    excluded.update(id(n) for n in part.walk())
     for decl in program.globals:
         value = _literal_value(decl.init) if decl.init is not None else None
         if value in sizes:
@@ -70,8 +69,8 @@ def _cuda_literals(ctx: RuleContext, sizes: set[int]) -> Iterator[Finding]:
     for function in program.functions:
         if function.body is None:
             continue
-        for node in function.nodes:
-            if not isinstance(node, ir.Const) or id(node) in excluded or isinstance(node.value, (bool, float)):
+        for node in function.of_type(ir.Const):
+            if id(node) in excluded or isinstance(node.value, (bool, float)):
                 continue
             if node.value not in sizes:
                 continue
