@@ -25,7 +25,6 @@ def walk(node: ast.AST) -> tuple[ast.AST, ...]:
     return tuple(found)
 
 
-
 @lru_cache(maxsize=256)  # a file asks for its module's and its functions' indexes while it is linted
 def _class_index(node: ast.AST) -> ClassIndex:
     return ClassIndex(walk(node))

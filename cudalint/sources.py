@@ -57,6 +57,7 @@ class CharPositions:
 
     @classmethod
     def of_list(cls, positions: list[tuple[int, int]]) -> CharPositions:
+        """The runs of a place per character (decoded escapes)."""
         starts, places = [], []
         previous = None
         for index, place in enumerate(positions):
