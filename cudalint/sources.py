@@ -286,7 +286,7 @@ class StringResolver:
         if single is not None:
             return single
         text_parts: list[str] = []
-        positions = CharPositions([], [], 0)
+        positions = _NO_POSITIONS
         try:
             tokens = list(tokenize.generate_tokens(io.StringIO(segment).readline))
         except (tokenize.TokenError, SyntaxError):

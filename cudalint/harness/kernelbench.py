@@ -26,7 +26,6 @@ import ast
 import builtins
 import os
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -302,7 +301,7 @@ def parse_solution(module: ast.Module, text: str, path: str = "<solution>.py") -
 
     bound = _bound_names(module, imports)
     resolver = StringResolver(pyast.of_type(module, ast.Assign, ast.AnnAssign), text)
-    targets = _assignment_targets(pyast.of_type(module, ast.Assign))
+    targets = _assignment_targets(module)
     load_inline_calls: list[LoadInlineCall] = []
     raw_kernels: list[RawKernelCall] = []
     other_builders: list[ast.Call] = []
@@ -342,11 +341,11 @@ def _target_names(target: ast.expr) -> list[str]:
     return []
 
 
-def _assignment_targets(nodes: Iterable[ast.AST]) -> dict[int, str]:
+def _assignment_targets(module: ast.Module) -> dict[int, str]:
     """id(call) -> the simple variable or `self.attr` its value is assigned to."""
     found: dict[int, str] = {}
-    for node in nodes:
-        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+    for node in pyast.of_type(module, ast.Assign):
+        if len(node.targets) == 1:
             target = node.targets[0]
             if isinstance(target, ast.Name):
                 found[id(node.value)] = target.id
