@@ -44,3 +44,25 @@ def architecture(name: str) -> Architecture:
     if key not in ARCHITECTURES:
         raise ValueError(f"unknown architecture {name!r}; known: {', '.join(ARCHITECTURES)}")
     return ARCHITECTURES[key]
+
+
+# GPU product names (as torch.cuda.get_device_name and harness logs print them) -> architecture, tried
+# longest first so that "A100" is not read as "A10"
+_GPU_ARCHS = sorted((
+    ("RTX 50", "sm_120"), ("B200", "sm_100"), ("B100", "sm_100"), ("GB200", "sm_100"),
+    ("H200", "sm_90"), ("H100", "sm_90"), ("GH200", "sm_90"),
+    ("RTX 40", "sm_89"), ("L40", "sm_89"), ("L4", "sm_89"), ("RTX 6000 Ada", "sm_89"),
+    ("RTX 30", "sm_86"), ("A40", "sm_86"), ("A10", "sm_86"), ("A6000", "sm_86"),
+    ("A100", "sm_80"), ("A30", "sm_80"), ("A800", "sm_80"),
+    ("T4", "sm_75"), ("RTX 20", "sm_75"), ("V100", "sm_70"),
+), key=lambda pair: -len(pair[0]))
+
+
+def architecture_of_gpu(name: str) -> str | None:
+    """The architecture of a GPU named as `torch.cuda.get_device_name()` prints it
+    ("NVIDIA A100-SXM4-40GB" -> "sm_80"), or None for a name this table does not know."""
+    upper = name.upper()
+    for product, arch in _GPU_ARCHS:
+        if product.upper() in upper:
+            return arch
+    return None

@@ -110,7 +110,13 @@ def lint_paths(paths: Iterable[str], options: LintOptions | None = None, use_con
 def iter_lint_files(files: list[str], options: LintOptions, jobs: int = 1) -> Iterator[FileResult]:
     """The result of each file, in order, as soon as it is ready; `jobs` > 1 lints in worker processes
     (libclang is not known to be thread-safe; processes are)."""
-    options.validate()
+    return iter_lint_each(files, [options] * len(files), jobs)
+
+
+def iter_lint_each(files: list[str], options_per_file: list[LintOptions], jobs: int = 1) -> Iterator[FileResult]:
+    """`iter_lint_files` with options of each file's own (its reference problem, its GPU's architecture)."""
+    for options in {id(o): o for o in options_per_file}.values():
+        options.validate()
     if jobs > 1 and len(files) > 1:
         from concurrent.futures import ProcessPoolExecutor
 
@@ -118,9 +124,9 @@ def iter_lint_files(files: list[str], options: LintOptions, jobs: int = 1) -> It
         if multiprocessing.get_start_method() == "fork":
             prepare_workspace(files)  # forked workers share its headers and precompiled preludes
         with ProcessPoolExecutor(max_workers=jobs, initializer=tune_garbage_collector) as pool:
-            yield from pool.map(lint_file, files, [options] * len(files), chunksize=chunk)
+            yield from pool.map(lint_file, files, options_per_file, chunksize=chunk)
     else:
-        for path in files:
+        for path, options in zip(files, options_per_file):
             yield lint_file(path, options)
 
 
@@ -228,5 +234,5 @@ def exceeds(findings: Iterable[Finding], fail_on: str) -> bool:
 
 
 __all__ = ["ConfigError", "FileResult", "InputError", "LintOptions", "default_jobs", "exceeds", "expand_paths",
-           "iter_lint_files", "lint_file", "lint_paths", "lint_source", "read_source", "selected_rules",
+           "iter_lint_each", "iter_lint_files", "lint_file", "lint_paths", "lint_source", "read_source", "selected_rules",
            "tune_garbage_collector"]

@@ -11,21 +11,35 @@ import typer
 
 def eval_command(
     corpus: str = typer.Argument("corpus", help="the labelled corpus directory"),
+    runs: str = typer.Option(None, "--runs", metavar="LABELS",
+                             help="measure on real generated kernels instead: a labels.jsonl of harness verdicts "
+                                  "(or a directory holding one)"),
+    kernels_dir: str = typer.Option(None, "--kernels", help="with --runs: where the labels' paths are "
+                                                            "[default: kernels/ beside the labels]"),
+    problems_dir: str = typer.Option(None, "--problems", help="with --runs: where the labels' references are "
+                                                              "[default: problems/ beside the labels]"),
+    reviews: str = typer.Option(None, "--reviews", help="with --runs: reviews of findings on correct kernels "
+                                                        "[default: reviews.toml beside the labels]"),
+    jobs: int = typer.Option(1, "--jobs", "-j", help="with --runs: worker processes"),
     output_format: str = typer.Option("table", "--format", help="table or json"),
     mutants_per_operator: int = typer.Option(2, "--mutants", help="mutants per operator per clean file (0: none)"),
     nvcc: int = typer.Option(0, "--nvcc", help="also time nvcc -c on this many .cu files, in the same run"),
     thresholds: str = typer.Option(None, "--thresholds",
-                                   help="fail (exit 1) when a rule is below these floors [default: CORPUS/thresholds.json "
-                                        "with --check]"),
-    check: bool = typer.Option(False, "--check", help="compare with the corpus's recorded thresholds"),
-    misses: bool = typer.Option(True, "--misses/--no-misses", help="list each miss and false alarm"),
+                                   help="fail (exit 1) when a figure is below these floors [default: "
+                                        "thresholds.json of the corpus, or beside the labels, with --check]"),
+    check: bool = typer.Option(False, "--check", help="compare with the recorded thresholds"),
+    misses: bool = typer.Option(True, "--misses/--no-misses", help="list each miss, false alarm and false reject"),
 ) -> None:
-    """Measure every rule on the labelled corpus: precision, recall, F1, mutant recall, latency."""
-    if not os.path.isdir(corpus):
-        typer.echo(f"cudalint: error: {corpus}: no such directory", err=True)
-        raise typer.Exit(2)
+    """Measure every rule on the labelled corpus (precision, recall, F1, mutant recall, latency), or with
+    --runs on real generated kernels against their harness's verdicts (false rejects, catches)."""
     if output_format not in ("table", "json"):
         typer.echo(f"cudalint: error: --format must be table or json, not {output_format!r}", err=True)
+        raise typer.Exit(2)
+    if runs is not None:
+        _eval_runs(runs, kernels_dir, problems_dir, reviews, jobs, output_format, thresholds, check, misses)
+        return
+    if not os.path.isdir(corpus):
+        typer.echo(f"cudalint: error: {corpus}: no such directory", err=True)
         raise typer.Exit(2)
     from cudalint.evaluation.run import evaluate, to_json  # here: the CLI registers `eval` on every start
     from cudalint.evaluation.thresholds import load_thresholds, violations
@@ -38,11 +52,42 @@ def eval_command(
         typer.echo(format_table(result, show_misses=misses))
     threshold_path = thresholds or (os.path.join(corpus, "thresholds.json") if check else None)
     if threshold_path:
-        problems = violations(result, load_thresholds(threshold_path))
-        for problem in problems:
-            typer.echo(f"cudalint: threshold: {problem}", err=True)
-        if problems:
-            raise typer.Exit(1)
+        _fail_on(violations(result, load_thresholds(threshold_path)))
+
+
+def _eval_runs(runs: str, kernels_dir: str | None, problems_dir: str | None, reviews: str | None, jobs: int,
+               output_format: str, thresholds: str | None, check: bool, misses: bool) -> None:
+    from cudalint.evaluation.runs import LabelsError, evaluate_runs, gate_violations, load_labels, load_reviews, to_json
+    from cudalint.evaluation.thresholds import load_thresholds
+    from cudalint.report.runs_table import format_runs_table
+
+    beside = os.path.dirname(os.path.abspath(os.path.join(runs, "labels.jsonl") if os.path.isdir(runs) else runs))
+    reviews = reviews or (os.path.join(beside, "reviews.toml") if os.path.isfile(os.path.join(beside, "reviews.toml"))
+                          else None)
+    try:
+        kernels = load_labels(runs, kernels_dir, problems_dir)
+        loaded_reviews = load_reviews(reviews) if reviews else {}
+        missing = next((k.file for k in kernels if not os.path.isfile(k.file)), None)
+        if missing:
+            raise LabelsError(f"{missing}: no such kernel (use --kernels to say where the labels' paths are)")
+    except LabelsError as error:
+        typer.echo(f"cudalint: error: {error}", err=True)
+        raise typer.Exit(2) from None
+    evaluation = evaluate_runs(kernels, loaded_reviews, jobs=max(1, jobs))
+    if output_format == "json":
+        typer.echo(json.dumps(to_json(evaluation), indent=2))
+    else:
+        typer.echo(format_runs_table(evaluation, show_kernels=misses))
+    threshold_path = thresholds or (os.path.join(beside, "thresholds.json") if check else None)
+    if threshold_path:
+        _fail_on(gate_violations(evaluation, load_thresholds(threshold_path)))
+
+
+def _fail_on(problems: list[str]) -> None:
+    for problem in problems:
+        typer.echo(f"cudalint: threshold: {problem}", err=True)
+    if problems:
+        raise typer.Exit(1)
 
 
 def register(app: typer.Typer) -> None:
