@@ -89,7 +89,7 @@ def test_cli_table_json_and_exit_codes(tmp_path):
     runner = CliRunner()
     result = runner.invoke(app, ["eval", "--runs", RUNS, "--check"])
     assert result.exit_code == 0, result.output
-    assert "false rejects: 1 of 3 correct kernels (33.3%); 1 more rejected for a defect a review confirmed" \
+    assert "false rejects: 1 of 3 correct kernels (33.3%); confirmed by a review as a real defect on 1" \
         in result.output
     assert "run/unguarded_accepted.cu:6 CL201" in result.output
     result = runner.invoke(app, ["eval", "--runs", os.path.join(RUNS, "labels.jsonl"), "--format", "json"])

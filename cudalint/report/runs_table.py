@@ -21,7 +21,7 @@ def format_runs_table(evaluation: RunsEvaluation, show_kernels: bool = True) -> 
         "",
         f"false rejects: {len(false_rejects)} of {len(correct)} correct kernels "
         f"({_percent(len(false_rejects), len(correct))}); "
-        f"{len(evaluation.confirmed)} more rejected for a defect a review confirmed",
+        f"confirmed by a review as a real defect on {len(evaluation.confirmed)}",
         f"catches:       {len(catches)} of {len(broken)} broken kernels ({_percent(len(catches), len(broken))}), "
         f"{len(evaluation.explained_catches)} by a rule that explains the failure",
         f"build claims on kernels the harness built (CL901): {len(evaluation.false_build_claims)}",
