@@ -41,6 +41,8 @@ def architecture(name: str) -> Architecture:
     key = name.strip().lower().replace("compute_", "sm_")
     if key.isdigit():
         key = "sm_" + key
+    if key[-1:] in ("a", "f") and key[:-1] in ARCHITECTURES:
+        key = key[:-1]  # sm_90a, sm_100f: the family's features, the same per-block limits
     if key not in ARCHITECTURES:
         raise ValueError(f"unknown architecture {name!r}; known: {', '.join(ARCHITECTURES)}")
     return ARCHITECTURES[key]

@@ -1,7 +1,8 @@
 """The command line: parse options, build LintOptions, call the engine, render, choose the exit code.
 
 This is the only module that prints. Exit codes: 0 no finding at or above `--fail-on` (or `--exit-zero`),
-1 some finding at or above it, 2 usage, configuration or input errors (one line each on stderr).
+1 some finding at or above it, 2 usage, configuration or input errors, or a file whose analysis did not
+complete (CL900; one line each on stderr).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from cudalint.checks.registry import all_rules, find_rule, matches
 from cudalint.config import ConfigError, LintOptions, find_config, load_config
 from cudalint.engine import (FileResult, InputError, default_jobs, exceeds, expand_paths, iter_lint_files,
                              selected_rules, tune_garbage_collector)
+from cudalint.prefilter import INCOMPLETE
 from cudalint.report import all_findings, load_sources
 
 _DUNDER = re.compile(r"(?<![`\w])(__\w+__)(?![`\w])")  # __launch_bounds__ would render as bold
@@ -130,17 +132,17 @@ def build_options(paths: list[str], *, config: str | None = None, no_config: boo
     return options.validate()
 
 
-def _existing(paths: list[str]) -> tuple[list[str], list[str]]:
-    """Split the given paths into ones that exist and the error messages of ones that do not."""
-    found, errors = [], []
+def _existing(paths: list[str]) -> tuple[list[str], list[FileResult]]:
+    """Split the given paths into ones that exist and the results (errors) of ones that do not."""
+    found, missing = [], []
     for path in paths:
         try:
             for _ in expand_paths([path]):
                 break
             found.append(path)
         except InputError as error:
-            errors.append(str(error))
-    return found, errors
+            missing.append(FileResult(path, error=str(error)))
+    return found, missing
 
 
 # ------------------------------------------------------------------------------------------- commands
@@ -197,6 +199,8 @@ def check(
                                                     "rewritten atomically.")] = False,
 ) -> None:
     """Check CUDA sources (.cu, .cuh) and Python files with embedded CUDA for bugs."""
+    if show_statistics and output_format not in (OutputFormat.text, OutputFormat.json):
+        _fail(f"--statistics prints text or JSON, not {output_format.value}")
     if config is not None and no_config:
         _fail("--config and --no-config cannot be used together")
     try:
@@ -206,11 +210,11 @@ def check(
     except ConfigError as error:
         _fail(str(error))
 
-    existing, input_errors = _existing(paths)
+    existing, missing = _existing(paths)
     try:
         files = list(expand_paths(existing))
-        results: list[FileResult] = _lint_with_progress(files, options, jobs or default_jobs(len(files)),
-                                                        show=not quiet and len(files) > 1)
+        results: list[FileResult] = missing + _lint_with_progress(files, options, jobs or default_jobs(len(files)),
+                                                                  show=not quiet and len(files) > 1)
     except (InputError, ConfigError) as error:  # a path that vanished meanwhile, a late config problem
         _fail(str(error))
     except Exception as error:  # noqa: BLE001 - a cudalint bug: one line, the traceback only on request
@@ -218,7 +222,7 @@ def check(
             traceback.print_exc()
         _fail(f"internal error: {type(error).__name__}: {error} (set CUDALINT_DEBUG=1 for the traceback; "
               f"please report it)")
-    input_errors += [result.error for result in results if result.error is not None]
+    input_errors = [result.error for result in results if result.error is not None]
     for message in input_errors:
         _error(message)
     if fix:
@@ -234,7 +238,10 @@ def check(
 
         _write(render_batch_summary(summarize(results, options.fail_on)))
 
-    if input_errors:
+    incomplete = sorted({r.path for r in results for f in r.findings if f.code == INCOMPLETE})
+    for path in incomplete:
+        _error(f"{path}: the analysis did not complete (CL900), so the file was not fully checked")
+    if input_errors or incomplete:
         raise typer.Exit(EXIT_ERROR)
     if not exit_zero and exceeds(all_findings(results), options.fail_on):
         raise typer.Exit(EXIT_FINDINGS)

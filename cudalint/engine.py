@@ -8,8 +8,12 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import os
+import queue
+import threading
 import traceback
 from collections.abc import Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 
 from cudalint.archs import architecture
@@ -23,6 +27,12 @@ from cudalint.sources import SUFFIXES, SourceDocument, load_document
 from cudalint.suppressions import apply_suppressions, parse_suppressions, unused
 
 MAX_FILE_BYTES = 4 * 1024 * 1024  # larger inputs are not kernels; refusing them keeps lint time bounded
+
+# libclang parses on a thread of its own with an 8 MB stack unless LIBCLANG_NOTHREADS is set (it reads
+# the variable at each parse); thousands of nested statements or unary operators overflow that stack and
+# the process dies with SIGSEGV, taking the caller with it. With it set, libclang parses on the calling
+# thread: the lint thread below, whose stack is far larger.
+os.environ.setdefault("LIBCLANG_NOTHREADS", "1")
 
 
 class InputError(Exception):
@@ -46,13 +56,15 @@ def lint_source(text: str, filename: str = "<input>.cu", options: LintOptions | 
                 directory: str | None = None) -> list[Finding]:
     """Lint CUDA (or Python with embedded CUDA, when `filename` ends in .py) given as text."""
     options = (options or LintOptions()).validate()
-    document = load_document(filename, text)
-    return _lint_document(document, options, directory)
+    return _lint_thread.run(_lint_text, filename, text, options, directory)
 
 
 def read_source(path: str) -> str:
     """Read an input file as text, or raise InputError with a one-line reason."""
     try:
+        # a FIFO or a device would block the read (forever, for a FIFO nobody writes)
+        if os.path.exists(path) and not os.path.isdir(path) and not os.path.isfile(path):
+            raise InputError(f"{path}: not a regular file")
         with open(path, "rb") as handle:
             data = handle.read(MAX_FILE_BYTES + 1)
     except FileNotFoundError:
@@ -91,8 +103,7 @@ def lint_file(path: str, options: LintOptions) -> FileResult:
         text = read_source(path)
     except InputError as error:
         return FileResult(path, error=str(error))
-    document = load_document(path, text)
-    return FileResult(path, _lint_document(document, options, os.path.dirname(os.path.abspath(path))))
+    return FileResult(path, _lint_thread.run(_lint_text, path, text, options, os.path.dirname(os.path.abspath(path))))
 
 
 def lint_paths(paths: Iterable[str], options: LintOptions | None = None, use_config: bool = True,
@@ -118,16 +129,33 @@ def iter_lint_each(files: list[str], options_per_file: list[LintOptions], jobs: 
     for options in {id(o): o for o in options_per_file}.values():
         options.validate()
     if jobs > 1 and len(files) > 1:
-        from concurrent.futures import ProcessPoolExecutor
-
         chunk = max(1, min(16, len(files) // (4 * jobs)))
         if multiprocessing.get_start_method() == "fork":
             prepare_workspace(files)  # forked workers share its headers and precompiled preludes
-        with ProcessPoolExecutor(max_workers=jobs, initializer=tune_garbage_collector) as pool:
-            yield from pool.map(lint_file, files, options_per_file, chunksize=chunk)
+        done = 0
+        try:
+            with ProcessPoolExecutor(max_workers=jobs, initializer=tune_garbage_collector) as pool:
+                for result in pool.map(lint_file, files, options_per_file, chunksize=chunk):
+                    done += 1
+                    yield result
+        except BrokenProcessPool:
+            # a worker died (a crash in libclang): the files it had are lost with it, and the pool with them;
+            # each file left gets a process of its own, so that only the one that crashes goes unchecked
+            for path, options in zip(files[done:], options_per_file[done:]):
+                yield _lint_alone(path, options)
     else:
         for path, options in zip(files, options_per_file):
             yield lint_file(path, options)
+
+
+def _lint_alone(path: str, options: LintOptions) -> FileResult:
+    try:
+        with ProcessPoolExecutor(max_workers=1) as pool:
+            return pool.submit(lint_file, path, options).result()
+    except BrokenProcessPool:
+        internal = find_rule("CL900")
+        return FileResult(path, [Finding(internal.code, internal.name, internal.severity, Location(path, 1, 1, 1, 1),
+                                         "the process linting this file crashed; it was not checked")])
 
 
 def tune_garbage_collector() -> None:
@@ -146,6 +174,64 @@ def default_jobs(file_count: int) -> int:
 
 
 # --------------------------------------------------------------------------------------------- internals
+
+
+class _LintThread:
+    """The one thread of a process that parses and analyses. Its stack is 512 MiB of address space (pages
+    are committed only as deep code touches them), so that libclang's recursive descent over deeply
+    nested code and the C walk of its tree do not overflow where the main thread's 8 MB would; it also
+    keeps libclang, which is not known to be thread-safe, on one thread whoever calls."""
+
+    STACK_BYTES = 512 * 1024 * 1024
+
+    def __init__(self) -> None:
+        self._pid: int | None = None
+        self._lock = threading.Lock()
+
+    def run(self, function, *args):
+        with self._lock:  # callers on several threads take turns
+            if threading.current_thread() is getattr(self, "_thread", None):
+                return function(*args)
+            if self._pid != os.getpid():  # first use, or a forked child: the parent's thread is not here
+                self._start()
+            if self._thread is None:  # no thread could be made with that stack: lint here instead
+                return function(*args)
+            done: queue.Queue = queue.Queue(maxsize=1)
+            self._tasks.put((function, args, done))
+            ok, value = done.get()
+        if not ok:
+            raise value
+        return value
+
+    def _start(self) -> None:
+        self._pid, self._tasks = os.getpid(), queue.Queue()
+        try:
+            previous = threading.stack_size(self.STACK_BYTES)
+        except (ValueError, RuntimeError):
+            self._thread = None
+            return
+        try:
+            self._thread = threading.Thread(target=self._serve, name="cudalint-lint", daemon=True)
+            self._thread.start()
+        except RuntimeError:  # the address space is limited (ulimit -v)
+            self._thread = None
+        finally:
+            threading.stack_size(previous)
+
+    def _serve(self) -> None:
+        while True:
+            function, args, done = self._tasks.get()
+            try:
+                done.put((True, function(*args)))
+            except BaseException as error:  # noqa: BLE001 - handed to the caller, who raises it
+                done.put((False, error))
+
+
+_lint_thread = _LintThread()
+
+
+def _lint_text(path: str, text: str, options: LintOptions, directory: str | None) -> list[Finding]:
+    return _lint_document(load_document(path, text), options, directory)
 
 
 def _lint_document(document: SourceDocument, options: LintOptions, directory: str | None) -> list[Finding]:

@@ -14,10 +14,11 @@ for .py/.cu/.cuh files); a str that contains a newline is source text (linted as
 none means Python). Sources are written to a temporary directory so that they are linted in
 parallel like files, and findings name them by their given name.
 
-A file is *rejected* when it cannot be read, or when it has a finding at or above `fail_on` ("error"
-by default, the same threshold as the CLI's exit code) from a rule other than the tool rules that
-never judge the kernel (CL900 internal error, CL902 unused suppression, CL903 unknown header).
-CL400 (invalid solution) rejects like any other error.
+A file is *rejected* when it cannot be read, when cudalint could not analyse it completely (CL900,
+whatever `fail_on` says: an unchecked kernel never passes), or when it has a finding at or above
+`fail_on` ("error" by default, the same threshold as the CLI's exit code) from a rule other than the
+tool rules that never judge the kernel (CL902 unused suppression, CL903 unknown header). CL400
+(invalid solution) rejects like any other error.
 """
 
 from __future__ import annotations
@@ -35,7 +36,8 @@ from cudalint.config import LintOptions, find_config, load_config
 from cudalint.engine import FileResult, expand_paths, lint_paths
 from cudalint.findings import Finding, Location, RelatedLocation, Severity
 
-NEVER_REJECTS = frozenset({"CL900", "CL902", "CL903"})  # about cudalint itself, not about the kernel
+NEVER_REJECTS = frozenset({"CL902", "CL903"})  # about the file's comments and headers, not about the kernel
+INCOMPLETE = "CL900"  # the analysis did not complete: the file was not checked, so it cannot pass
 
 
 @dataclass
@@ -78,7 +80,8 @@ class PrefilterResult(NamedTuple):
 def rejecting_findings(findings: Iterable[Finding], fail_on: str = "error") -> list[Finding]:
     """The findings that reject a file at threshold `fail_on` ("error", "warning" or "info")."""
     threshold = Severity(fail_on).rank
-    return [f for f in findings if f.severity.rank >= threshold and f.code not in NEVER_REJECTS]
+    return [f for f in findings
+            if (f.severity.rank >= threshold or f.code == INCOMPLETE) and f.code not in NEVER_REJECTS]
 
 
 def prefilter(paths_or_sources: Iterable, *, options: LintOptions | None = None, fail_on: str | None = None,
@@ -223,5 +226,5 @@ def summarize(results, fail_on: str = "error") -> BatchSummary:
                         unreadable=sum(1 for item in items if item.error is not None), rules=rules)
 
 
-__all__ = ["BatchSummary", "NEVER_REJECTS", "PrefilterItem", "PrefilterResult", "RuleCount", "prefilter",
+__all__ = ["BatchSummary", "INCOMPLETE", "NEVER_REJECTS", "PrefilterItem", "PrefilterResult", "RuleCount", "prefilter",
            "rejecting_findings", "summarize"]

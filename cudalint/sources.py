@@ -168,8 +168,9 @@ def _python_document(path: str, text: str) -> SourceDocument:
     except SyntaxError as error:
         # without its traceback, whose frames would make a cycle with the document
         return SourceDocument(path, text, "python", [], python_syntax_error=error.with_traceback(None))
-    except ValueError as error:  # e.g. null bytes
-        syntax_error = SyntaxError(str(error))
+    except (ValueError, RecursionError, MemoryError) as error:  # null bytes; nesting too deep for the parser
+        syntax_error = SyntaxError(str(error) if isinstance(error, ValueError)
+                                   else "too deeply nested for Python's parser")
         syntax_error.lineno, syntax_error.offset = 1, 1
         return SourceDocument(path, text, "python", [], python_syntax_error=syntax_error)
     resolver = StringResolver(pyast.of_type(module, ast.Assign, ast.AnnAssign), text)

@@ -175,11 +175,13 @@ def test_run_names_and_reference_lookup(run_dir: Path) -> None:
     assert reference_for("level_1_problem_1_sample_0_kernel.py", problems=problems).endswith("1_Scale.py")
 
 
-def test_tool_findings_never_reject() -> None:
+def test_tool_findings_never_reject_but_an_incomplete_analysis_always_does() -> None:
     from cudalint.findings import Finding, Location, Severity
 
+    unused = Finding("CL902", "unused-suppression", Severity.WARNING, Location("x.py", 1, 1, 1, 1), "unused")
     internal = Finding("CL900", "internal-error", Severity.WARNING, Location("x.py", 1, 1, 1, 1), "bug")
-    assert rejecting_findings([internal], "info") == []
+    assert rejecting_findings([unused], "info") == []
+    assert rejecting_findings([unused, internal], "error") == [internal]
 
 
 PROBE_KERNEL = textwrap.dedent("""

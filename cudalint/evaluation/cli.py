@@ -46,6 +46,9 @@ def eval_command(
     from cudalint.report.evaluation_table import format_table
 
     result = evaluate(corpus, per_operator=mutants_per_operator, nvcc_sample=nvcc)
+    if not result.files:
+        typer.echo(f"cudalint: error: {corpus}: no .cu, .cuh or .py corpus files", err=True)
+        raise typer.Exit(2)
     if output_format == "json":
         typer.echo(json.dumps(to_json(result), indent=2))
     else:

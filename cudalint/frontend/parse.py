@@ -516,8 +516,8 @@ def _unknown_headers(text: str, directory: str | None) -> list[tuple[str, int]]:
     unknown = []
     for match in _INCLUDE.finditer(text):
         name = match.group(1).strip()
-        if name in known:
-            continue
+        if name in known or not name or name.endswith(("/", "\\")):
+            continue  # a name that cannot be a file is clang's "file not found" (a stand-in for it crashes libclang)
         if directory and os.path.isfile(os.path.join(directory, name)):
             continue
         unknown.append((name, text.count("\n", 0, match.start()) + 1))

@@ -104,7 +104,8 @@ def render_sarif(results: list[FileResult], sources: Mapping[str, str] | None = 
          "locations": [{"physicalLocation": {"artifactLocation": artifact_location(r.path, root)}}]}
         for r in results if r.error is not None
     ]
-    invocation = {"executionSuccessful": not notifications}
+    # a file whose analysis did not complete (CL900) was not fully checked either
+    invocation = {"executionSuccessful": not notifications and all(f.code != "CL900" for f in findings)}
     if notifications:
         invocation["toolExecutionNotifications"] = notifications
     run = {
