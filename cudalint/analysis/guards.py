@@ -641,17 +641,31 @@ class ProvenanceAnalysis:
                 return False
             if atom.kind == "opaque":
                 inner = self.symbolizer.opaque_exprs.get(atom)
-                if inner is None:
+                if inner is None or not self._opaque_is_size(inner):
                     return False
-                for node in inner.walk():
-                    if isinstance(node, ir.Member) and isinstance(node.base, ir.Name) \
-                            and node.base.name in ("blockIdx", "threadIdx"):
-                        return False
-                    if isinstance(node, ir.Name) and node.ref in self._multi:
-                        return False
-                    if isinstance(node, ir.Index) or (isinstance(node, ir.Unary) and node.op == "*"):
-                        return False  # a value loaded from memory (an offset table), not a size
         return True
+
+    def _opaque_is_size(self, expr: ir.Expr) -> bool:
+        """An expression the polynomial form does not model (`row % T`, `min(a, b)`) is a size when
+        nothing in it, nor in the definitions of the locals it reads (`row = blockIdx.x`), is a thread or
+        block index, a variable assigned more than once, or a value loaded from memory."""
+        stack, seen = [expr], 0
+        while stack and seen < 50:
+            node_root = stack.pop()
+            seen += 1
+            for node in node_root.walk():
+                if isinstance(node, ir.Member) and isinstance(node.base, ir.Name) \
+                        and node.base.name in ("blockIdx", "threadIdx"):
+                    return False
+                if isinstance(node, ir.Name) and node.ref in self._multi:
+                    return False
+                if isinstance(node, ir.Index) or (isinstance(node, ir.Unary) and node.op == "*"):
+                    return False  # a value loaded from memory (an offset table), not a size
+                if isinstance(node, ir.Name) and node.ref:
+                    definition = self.env.definition(node.ref)
+                    if definition is not None:
+                        stack.append(definition)
+        return not stack
 
     def is_stepped(self, ref: str) -> bool:
         """Whether the variable is updated from its own value (a loop counter: `i += stride`)."""
@@ -814,20 +828,34 @@ class ProvenanceAnalysis:
         `base + tid`)."""
         axes: set[str] = set()
         variables: set[str] = set()
-        for comparison in comparisons:
-            for subject, limit, _inclusive in comparison.upper_bounds():
-                for part in self._min_parts(limit, 0):
-                    subject_poly = self.poly(subject) - self._dependent_terms(self.poly(part))
-                    provenance = self.of_poly(subject_poly)
-                    # a term -(blockIdx * blockDim + threadIdx) in the subject is a lower bound, not an upper one
-                    lower = global_axes(subject_poly, classify=self.classify) \
-                        - global_axes(subject_poly, positive=True, classify=self.classify)
-                    subject_axes = self.all_axes(provenance) - lower
-                    if len(provenance.axes) > 1 and not self._same_index(subject_poly, index):
-                        continue  # a flattened multi-axis index bounds only itself
-                    axes |= subject_axes
-                    variables |= provenance.variables
+        for subject, limit in self._upper_bounds_closed(comparisons):
+            for part in self._min_parts(limit, 0):
+                subject_poly = self.poly(subject) - self._dependent_terms(self.poly(part))
+                provenance = self.of_poly(subject_poly)
+                # a term -(blockIdx * blockDim + threadIdx) in the subject is a lower bound, not an upper one
+                lower = global_axes(subject_poly, classify=self.classify) \
+                    - global_axes(subject_poly, positive=True, classify=self.classify)
+                subject_axes = self.all_axes(provenance) - lower
+                if len(provenance.axes) > 1 and not self._same_index(subject_poly, index):
+                    continue  # a flattened multi-axis index bounds only itself
+                axes |= subject_axes
+                variables |= provenance.variables
         return axes, variables
+
+    def _upper_bounds_closed(self, comparisons: list[Comparison]) -> list[tuple[ir.Expr, ir.Expr]]:
+        """(subject, limit) of every upper bound, and those its chains imply: `col <= row` with `row < N`
+        bounds `col` by `N` too (a step or two deep, as guards chain)."""
+        bounds = [(subject, limit) for c in comparisons for subject, limit, _ in c.upper_bounds()]
+        limits_of: dict[Poly, list[ir.Expr]] = {}
+        for subject, limit in bounds:
+            limits_of.setdefault(self.poly(subject), []).append(limit)
+        closed, frontier = list(bounds), bounds
+        for _ in range(2):
+            frontier = [(subject, further) for subject, limit in frontier
+                        for part in self._min_parts(limit, 0) if self._dependent_terms(self.poly(part)).terms
+                        for further in limits_of.get(self.poly(part), ())]
+            closed += frontier
+        return closed
 
     def _min_parts(self, limit: ir.Expr, depth: int) -> list[ir.Expr]:
         expr = strip(self.env.resolve(strip(limit)))
