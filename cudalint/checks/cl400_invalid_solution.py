@@ -39,9 +39,9 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         return
     first = solution.module.body[0] if solution.module.body else None
     top = _line(document, first.lineno if first is not None else 1)
-    if not solution.model_new_named:
-        if not in_kernelbench_run(document.path, getattr(ctx.options, "problems", None)):
-            return  # an extension loader outside a run is no solution
+    # outside a KernelBench run an extension loader without ModelNew is no solution; its build is still
+    # checked below, as an undefined source fails its import all the same
+    if not solution.model_new_named and in_kernelbench_run(document.path, getattr(ctx.options, "problems", None)):
         classes = [c.name for c in solution.classes.values() if solution.is_subclass_of(c, "torch.nn.Module")]
         found = f" (it defines {', '.join(classes)})" if classes else ""
         yield ctx.finding_at(top,
