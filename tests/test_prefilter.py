@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import cudalint
+from cudalint.config import LintOptions
 from cudalint.engine import lint_paths
 from cudalint.harness.kernelbench import find_reference, parse_run_name, reference_for
 from cudalint.model import ir
@@ -173,6 +174,48 @@ def test_run_names_and_reference_lookup(run_dir: Path) -> None:
     assert find_reference(str(run_dir), 1, 1).endswith("level1/1_Scale.py")  # the repository root
     assert find_reference(problems, 1, 2) is None
     assert reference_for("level_1_problem_1_sample_0_kernel.py", problems=problems).endswith("1_Scale.py")
+
+
+def test_levels_and_problems_from_path_layouts(run_dir: Path) -> None:
+    from cudalint.harness.kernelbench import problem_of_path
+
+    layouts = {"runs/codex/level_2/problem_7.py": (2, 7), "runs/L2/7.py": (2, 7),
+               "runs/level2/7_Conv2d_ReLU.py": (2, 7), "runs/level_3_problem_4.py": (3, 4),
+               "runs/qwen-level1/answer.py": (1, None), "level_2_problem_17_sample_3_kernel.py": (2, 17)}
+    for path, expected in layouts.items():
+        entry = problem_of_path(path)
+        assert (entry.level, entry.problem) == expected, path
+    assert problem_of_path("solution.py") is None and problem_of_path("runs/x/7.py") is None
+    problems = str(run_dir / "KernelBench")
+    for path in ("runs/codex/level_1/problem_1.py", "L1/1.py", "runs/level1/1_Scale.py"):
+        assert reference_for(path, problems=problems).endswith("level1/1_Scale.py"), path
+
+
+def test_a_file_of_a_run_without_modelnew_is_cl400(run_dir: Path) -> None:
+    loader = KERNEL.replace("FUNCTIONS", '"scale_cuda"').replace("FORWARD", "self.ext.scale_cuda(x, self.s)")
+    loader = loader.replace("class ModelNew(nn.Module)", "class Scale(nn.Module)")
+    problems = str(run_dir / "KernelBench")
+
+    def codes(filename: str, options: LintOptions | None = None) -> set[str]:
+        return {f.code for f in cudalint.lint_source(loader, filename=filename, options=options)}
+
+    assert "CL400" not in codes("scale_extension.py")  # an ordinary extension loader
+    assert "CL400" in codes("runs/codex/level_1/problem_1.py")
+    assert "CL400" in codes("scale_extension.py", LintOptions(problems=problems))
+
+
+def test_kernel_doing_none_of_the_reference_work_is_cl403(run_dir: Path) -> None:
+    # the reference's only operation (`x * self.s`) is still torch's; the kernel scales by one
+    decoration = KERNEL.replace("FUNCTIONS", '"scale_cuda"').replace(
+        "FORWARD", "self.ext.scale_cuda(y, 1.0)").replace("        return self", "        y = x * self.s\n        return self")
+    reference = str(run_dir / "KernelBench" / "level1" / "1_Scale.py")
+
+    def findings(options: LintOptions | None = None) -> dict[str, int]:
+        return {f.code: f.line for f in cudalint.lint_source(decoration, filename="solution.py", options=options)
+                if f.code in ("CL403", "CL408")}
+
+    assert set(findings()) == {"CL408"}  # without the reference: partial use, a warning
+    assert set(findings(LintOptions(reference=reference))) == {"CL403"}
 
 
 def test_tool_findings_never_reject_but_an_incomplete_analysis_always_does() -> None:

@@ -2,8 +2,9 @@
 `ModelNew`, or never builds its CUDA.
 
 Only KernelBench-style solutions are judged on `ModelNew` and the build (see
-`cudalint.harness.kernelbench`: a file that names `ModelNew`, compiles CUDA through load_inline or
-cupy, or follows the run-directory naming); any other Python file is only checked for syntax errors.
+`cudalint.harness.kernelbench`): a file of a KernelBench run (its path names a level, or a problems
+directory is given) without `ModelNew` is invalid; a file outside a run is judged only when it names
+`ModelNew`; any other Python file is only checked for syntax errors.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from cudalint.findings import Finding, Location
 from cudalint.harness.forward import line_location as _line
 from cudalint.harness.forward import node_location as _node_location
 from cudalint.harness.forward import state_of
-from cudalint.harness.kernelbench import callee_name
+from cudalint.harness.kernelbench import callee_name, in_kernelbench_run
 
 
 @rule("CL400", "invalid-solution", "error",
@@ -38,7 +39,9 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         return
     first = solution.module.body[0] if solution.module.body else None
     top = _line(document, first.lineno if first is not None else 1)
-    if not solution.model_new_named:
+    # outside a KernelBench run an extension loader without ModelNew is no solution; its build is still
+    # checked below, as an undefined source fails its import all the same
+    if not solution.model_new_named and in_kernelbench_run(document.path, getattr(ctx.options, "problems", None)):
         classes = [c.name for c in solution.classes.values() if solution.is_subclass_of(c, "torch.nn.Module")]
         found = f" (it defines {', '.join(classes)})" if classes else ""
         yield ctx.finding_at(top,

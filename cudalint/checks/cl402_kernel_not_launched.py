@@ -43,7 +43,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         if not kernels:
             yield ctx.finding_at(location, (
                 "the CUDA sources define no `__global__` kernel, so forward cannot run a custom kernel: "
-                "whatever the extension computes runs as host C++ or ATen code"))
+                "whatever the extension computes runs as host code: ATen or library calls such as cuBLAS"))
             return
         launched = any(f.program.launches or _launch_calls(f) or "<<<" in f.unit.text for f in state.units)
         if not launched and not solution.raw_kernels:

@@ -1,50 +1,75 @@
-"""CL403 pytorch-fallback: forward computes the result with PyTorch instead of the custom kernel.
+"""CL403 pytorch-fallback: on a path the harness grades, forward's result is computed by PyTorch and
+the custom kernels do none of the work.
 
 Reported on the Python line where PyTorch takes over:
 - the `except` line of a try/except around a kernel call whose handler computes with torch instead
   of re-raising;
 - the `except` line of a try/except around the build (`load_inline`) that swallows the failure, when
   forward branches on the result to a torch path;
-- a statement of forward that computes with torch on data derived from forward's inputs and not from
-  the kernel's results (in a run file of KernelBench level 2 or 3, where keeping some layers in torch
-  is a valid solution, only such `return`s).
+- a statement of forward that computes with torch on forward's inputs when forward never reaches the
+  kernel, or a `return` computed by torch alone on a path the harness certainly takes (no branch, or a
+  branch on `self.training`, `torch.is_grad_enabled()`, `x.requires_grad`);
+- with a reference, the first statement of a forward that still computes every operation of the
+  reference's forward with torch (the kernel is decoration).
 
-Torch used to allocate (`torch.empty_like`), reshape (`x.view`), move or set up weights is not a
-fallback.
+Partial use, torch computing some of the work next to kernels that do the rest, is CL408's (a
+warning); both rules share one pass over forward (`fallback_claims`). Torch used to allocate
+(`torch.empty_like`), reshape (`x.view`), move or set up weights, and updates of running statistics
+that never reach the output, are not computing with torch.
 """
 
 from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from cudalint import pyast
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
 from cudalint.findings import Finding
 from cudalint.harness.forward import (
-    ForwardFlow, cpu_only_statements, line_location, state_of, statements_in_order,
+    ForwardFlow, _names_in_target, _targets_and_value, graded_paths, line_location, problem_of,
+    reference_operations, state_of, statements_in_order,
 )
-from cudalint.harness.kernelbench import parse_run_name
 
 
 @rule("CL403", "pytorch-fallback", "error",
-      "forward computes the operation with torch ops instead of the kernel, or falls back to PyTorch in an "
-      "except handler", scope="document")
+      "on a graded path forward's result is computed with torch ops and the custom kernels do none of the work: "
+      "no kernel call, a torch-only return, or a torch fallback in an except handler", scope="document")
 def check(ctx: RuleContext) -> Iterator[Finding]:
+    for claim in fallback_claims(ctx):
+        if claim.fallback:
+            yield ctx.finding_at(line_location(ctx.document, claim.line), claim.message)
+
+
+@dataclass(frozen=True)
+class Claim:
+    line: int
+    fallback: bool  # True: the kernels do none of the work (CL403); False: torch does part of it (CL408)
+    message: str
+
+
+def fallback_claims(ctx: RuleContext) -> list[Claim]:
+    """Where forward computes with torch instead of the custom kernels, one claim a line (cached)."""
     state = state_of(ctx.document)
+    if "fallback_claims" not in state.cache:
+        state.cache["fallback_claims"] = _claims(ctx, state)
+    return state.cache["fallback_claims"]
+
+
+def _claims(ctx: RuleContext, state) -> list[Claim]:
     solution = state.solution
     flow = state.flow
     if solution is None or flow is None or flow.forward is None or solution.uses_foreign_kernels:
-        return
+        return []
     if not solution.load_inline_calls and not solution.raw_kernels:
-        return  # CL400: no build at all
-    reported: set[int] = set()
+        return []  # CL400: no build at all
+    claims: dict[int, Claim] = {}
 
-    def report(line: int, message: str) -> Iterator[Finding]:
-        if line not in reported:
-            reported.add(line)
-            yield ctx.finding_at(line_location(ctx.document, line), message)
+    def claim(line: int, fallback: bool, message: str) -> None:
+        if line not in claims or (fallback and not claims[line].fallback):
+            claims[line] = Claim(line, fallback, message)
 
     # a try/except around a kernel call that computes with torch in the handler
     for info in flow.functions:
@@ -56,51 +81,126 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
                 if _raises(handler.body) or _catches_only_imports(handler):
                     continue
                 if any(typing.is_compute(s) or _calls_fallback(flow, info, s) for s in handler.body):
-                    yield from report(handler.lineno, (
+                    claim(handler.lineno, True, (
                         "the kernel call is wrapped in try/except and the handler computes the result with "
                         "PyTorch: a kernel that fails still passes the harness, timed as PyTorch"))
     # a try/except around the build that swallows the failure, with forward branching on it
-    yield from _swallowed_build(ctx, flow, report)
+    for line in _swallowed_build(flow):
+        claim(line, True, (
+            "a failed build is swallowed here and forward branches on it: when the CUDA does not "
+            "compile, the harness silently checks and times a PyTorch path instead"))
     # statements of forward that compute on the inputs with torch, not on the kernel's results
-    yield from _torch_on_inputs(ctx, flow, report)
+    _torch_on_inputs(ctx, flow, claim, claims)
+    return sorted(claims.values(), key=lambda c: c.line)
 
 
-def _torch_on_inputs(ctx: RuleContext, flow: ForwardFlow, report) -> Iterator[Finding]:
-    """One pass over forward in source order: a statement is reported when it computes with torch on
-    data derived from forward's inputs that does not come from the kernel (weights and buffers alone
-    are set-up, not the operation)."""
+def _torch_on_inputs(ctx: RuleContext, flow: ForwardFlow, claim, claims: dict[int, Claim]) -> None:
+    """One pass over forward in source order: a statement computes with torch when it runs a torch
+    operation on data derived from forward's inputs that does not come from the kernel (weights and
+    buffers alone are set-up, not the operation)."""
     info = flow.functions[0]
     typing = flow.typing(info)
     forward = flow.forward
-    cpu_only = cpu_only_statements(forward)
+    paths = graded_paths(forward)
     handled = _kernel_try_handlers(flow, info)
     inputs = {name for name in typing.tensors if _is_parameter(forward, name)}
     tainted: set[str] = set()
+    statements = [s for s in statements_in_order(forward) if id(s) not in paths.ungraded]
     # KernelBench levels 2 and 3 are fusions and whole architectures: keeping some layers in torch
-    # next to the custom kernels is a valid solution there; only paths that return torch results are
-    # fallbacks. Level 1 problems (and files of unknown level) are one operation.
-    entry = parse_run_name(ctx.document.path)
-    partial_ok = flow.reaches_kernel and entry is not None and entry.level >= 2
-    for statement in statements_in_order(forward):
-        if not _simple(statement) or id(statement) in cpu_only or id(statement) in handled \
-                or (partial_ok and not isinstance(statement, ast.Return)):
+    # next to the custom kernels is a valid solution there. Level 1 problems are one operation, where
+    # torch doing part of it is worth a warning; so is a file of unknown level.
+    entry = problem_of(ctx)
+    partial_ok = entry is not None and entry.level >= 2
+    computed: set[str] = set()  # the torch operations forward certainly runs on its inputs
+    torch_results: set[str] = set()  # names holding what torch computed on the inputs
+    first: int | None = None
+    for index, statement in enumerate(statements):
+        if not _simple(statement) or id(statement) in handled or _bookkeeping(statement, statements[index + 1:]):
             _update(statement, typing, inputs, tainted)
             continue
-        for node in typing.compute_nodes(statement) + _fallback_calls(flow, info, statement):
-            if _uses(node, inputs) and not _uses_kernel(node, typing, tainted):
-                what = ("forward computes the result with PyTorch and never calls the custom kernel"
-                        if not flow.reaches_kernel else
-                        "forward computes part of the operation on its inputs with PyTorch instead of "
-                        "the custom kernel")
-                yield from report(statement.lineno, (
-                    f"{what} (`{_short(node)}`): the harness checks and times PyTorch here, not the kernel"))
-                break
+        nodes = [node for node in typing.compute_nodes(statement) + _fallback_calls(flow, info, statement)
+                 if _uses(node, inputs) and not _uses_kernel(node, typing, tainted)]
+        returned = statement.value if isinstance(statement, ast.Return) else None
+        if not nodes and returned is not None and flow.reaches_kernel and _uses(returned, torch_results) \
+                and not _uses_kernel(returned, typing, tainted):
+            nodes = [returned]  # `return x` after `x = self.bn(self.conv(x))`
+        if nodes:
+            if id(statement) not in paths.conditional:
+                computed.update(typing.operation(node) for node in nodes if node is not returned)
+                first = statement.lineno if first is None else first
+            what = f"`{_short(nodes[0])}`"
+            if not flow.reaches_kernel:
+                claim(statement.lineno, True, (
+                    f"forward computes the result with PyTorch and never calls the custom kernel ({what}): "
+                    f"the harness checks and times PyTorch here, not the kernel"))
+            elif returned is not None and not _uses_kernel(returned, typing, tainted):
+                if id(statement) in paths.conditional:
+                    claim(statement.lineno, False, (
+                        f"under this condition forward returns a result computed with PyTorch alone ({what}): "
+                        f"when the problem's inputs or configuration take this path, the harness checks "
+                        f"and times PyTorch, not the kernel"))
+                else:
+                    claim(statement.lineno, True, (
+                        f"forward returns a result computed with PyTorch alone ({what}) on a path the harness "
+                        f"takes (it runs the module in training mode): the custom kernel does none of the "
+                        f"work that is checked and timed"))
+            elif not partial_ok:
+                claim(statement.lineno, False, (
+                    f"forward computes part of the operation on its inputs with PyTorch ({what}) next to the "
+                    f"custom kernel: the harness times PyTorch for that part"))
+            torch_results.update(n for t in _targets_and_value(statement)[0] for n in _names_in_target(t))
+        elif _uses(statement, torch_results) and not _uses_kernel(statement, typing, tainted):
+            torch_results.update(n for t in _targets_and_value(statement)[0] for n in _names_in_target(t))
         _update(statement, typing, inputs, tainted)
+    if any(c.fallback for c in claims.values()):
+        return  # the kernels already do none of the work on a graded path
+    operations = reference_operations(ctx)
+    if flow.reaches_kernel and first is not None and operations and operations <= computed:
+        names = ", ".join(f"`{o}`" for o in sorted(operations))
+        claim(first, True, (
+            f"forward still computes every operation of the reference's forward ({names}) with PyTorch: "
+            f"the custom kernels do none of the problem's work"))
+
+
+def _bookkeeping(statement: ast.stmt, later: list[ast.stmt]) -> bool:
+    """A statement that only updates state of the module (`self.running_mean = ...`,
+    `self.running_var.mul_(m)`) that no later graded statement of forward reads, other than further
+    updates of that state: the output does not depend on it."""
+    written = _written_state(statement)
+    if not written:
+        return False
+    for other in later:
+        reads = other.test if isinstance(other, (ast.If, ast.While)) else other if _simple(other) else None
+        if reads is not None and not _written_state(other) and any(
+                isinstance(n, ast.Attribute) and n.attr in written and isinstance(n.ctx, ast.Load)
+                for n in pyast.walk(reads)):
+            return False
+    return True
+
+
+def _written_state(statement: ast.stmt) -> list[str] | None:
+    """The self attributes a statement that only writes module state writes; None for any other."""
+    if isinstance(statement, (ast.Assign, ast.AugAssign)):
+        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+        written = [_self_attribute(t) for t in targets]
+    elif isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call) \
+            and isinstance(statement.value.func, ast.Attribute) and statement.value.func.attr.endswith("_"):
+        written = [_self_attribute(statement.value.func.value)]  # an in-place method on a buffer
+    else:
+        return None
+    return None if None in written else written
+
+
+def _self_attribute(node: ast.expr) -> str | None:
+    """`buffer` for `self.buffer`, `self.buffer[i]`, `self.buffer.data`; None for anything else."""
+    while isinstance(node, ast.Subscript) or (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute)):
+        node = node.value
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+        return node.attr
+    return None
 
 
 def _update(statement: ast.stmt, typing, inputs: set[str], tainted: set[str]) -> None:
-    from cudalint.harness.forward import _names_in_target, _targets_and_value
-
     for call in (n for n in pyast.walk(statement) if isinstance(n, ast.Call)):
         if typing.runs_kernel(call):
             tainted.update(typing.output_buffers(call))
@@ -192,7 +292,8 @@ def _calls_fallback(flow: ForwardFlow, info, node: ast.AST) -> bool:
     return False
 
 
-def _swallowed_build(ctx: RuleContext, flow: ForwardFlow, report) -> Iterator[Finding]:
+def _swallowed_build(flow: ForwardFlow) -> Iterator[int]:
+    """The `except` lines of builds whose failure is swallowed and that forward branches on."""
     solution = flow.solution
     builds = {id(c.call) for c in solution.load_inline_calls} | {id(r.call) for r in solution.raw_kernels}
     for node in pyast.of_type(solution.module, ast.Try):
@@ -209,9 +310,7 @@ def _swallowed_build(ctx: RuleContext, flow: ForwardFlow, report) -> Iterator[Fi
                 if any(isinstance(n, ast.Name) and n.id in flags for n in pyast.walk(sub.value)):
                     derived.update(_assigned_names([sub]))
             if _forward_branches_on(flow, derived):
-                yield from report(handler.lineno, (
-                    "a failed build is swallowed here and forward branches on it: when the CUDA does not "
-                    "compile, the harness silently checks and times a PyTorch path instead"))
+                yield handler.lineno
 
 
 def _assigned_names(body: list[ast.stmt]) -> set[str]:

@@ -17,12 +17,14 @@ from __future__ import annotations
 
 import ast
 import builtins
+import os
+import re
 import weakref
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from cudalint import pyast
-from cudalint.harness.kernelbench import ImportMap, Solution, callee_name, parse_solution
+from cudalint.harness.kernelbench import ImportMap, RunEntry, Solution, callee_name, parse_solution, problem_of_path
 
 _FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -66,6 +68,10 @@ _TENSOR_ATTRIBUTES = {"T", "mT", "H", "mH", "data", "real", "imag", "grad"}
 _BUILTINS = set(dir(builtins))
 _ALLOCATORS = {"empty", "empty_like", "empty_strided", "zeros", "zeros_like", "ones", "ones_like", "full",
                "full_like", "new_empty", "new_zeros", "new_ones", "new_full", "empty_cache_like"}
+_BINARY_OPERATIONS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.MatMult: "matmul",
+                      ast.Pow: "pow", ast.FloorDiv: "floordivide"}
+# torch.nn containers: what they compute is what their members are
+_CONTAINER_MODULES = {"Sequential", "ModuleList", "ModuleDict"}
 _SCALAR_ANNOTATIONS = {"int", "float", "bool", "str", "tuple", "list", "dict", "Tuple", "List", "Dict",
                        "Optional", "Sequence"}
 
@@ -83,19 +89,21 @@ class FunctionInfo:
 class ForwardFlow:
     """The forward path of ModelNew and the handles on compiled code (see the module docstring)."""
 
-    def __init__(self, solution: Solution) -> None:
+    def __init__(self, solution: Solution, model: ast.ClassDef | None = None) -> None:
+        """The forward path of `model`, by default the solution's ModelNew."""
         self.solution = solution
         self.imports: ImportMap = solution.imports
         self.name_handles: dict[str, str] = {}  # variable -> "ext" | "kernel" | "rawmodule" | "callable"
         self.attr_handles: dict[str, str] = {}  # self attribute -> kind
         self.function_handles: dict[str, str] = {}  # function or method name -> kind of handle it returns
-        self.attr_classes: dict[str, ast.ClassDef] = {}  # self attribute -> in-file class of its instance
+        # self attribute -> the in-file classes of the modules it is or holds (a container's members)
+        self.attr_classes: dict[str, list[ast.ClassDef]] = {}
         self.attr_torch_modules: dict[str, str] = {}  # self attribute -> torch.nn class name
         self.attr_tensors: set[str] = set()  # self attributes holding tensors (parameters, buffers)
         self._collect()
         self.forward: ast.FunctionDef | None = None
         self.functions: list[FunctionInfo] = []
-        model = solution.model_new
+        model = model or solution.model_new
         if model is not None:
             forward = solution.method(model, "forward")
             if isinstance(forward, ast.FunctionDef):
@@ -207,7 +215,7 @@ class ForwardFlow:
             if isinstance(value, ast.Call):
                 qualified = self.imports.qualify(value.func) or ""
                 if isinstance(value.func, ast.Name) and value.func.id in self.solution.classes:
-                    self.attr_classes[target.attr] = self.solution.classes[value.func.id]
+                    pass  # an in-file module: attr_classes below
                 elif qualified.startswith("torch.nn.") and qualified.count(".") == 2:
                     last = qualified.rsplit(".", 1)[-1]
                     if last in ("Parameter", "Buffer"):
@@ -216,10 +224,70 @@ class ForwardFlow:
                         self.attr_torch_modules[target.attr] = last
                 elif qualified.startswith("torch.") and not qualified.startswith(_NONCOMPUTE_NAMESPACES):
                     self.attr_tensors.add(target.attr)
+        for function in pyast.of_type(module, ast.FunctionDef, ast.AsyncFunctionDef):
+            for node in pyast.of_type(function, ast.Assign):
+                for target in node.targets:
+                    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
+                            and target.value.id == "self":
+                        classes = self._module_classes(node.value, function, set())
+                        if classes:
+                            known = self.attr_classes.setdefault(target.attr, [])
+                            known.extend(c for c in classes if c not in known)
         for node in pyast.of_type(module, ast.Call):
             if callee_name(node) == "register_buffer" and node.args and \
                     isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
                 self.attr_tensors.add(node.args[0].value)
+
+    def _module_classes(self, expr: ast.AST, scope: _FunctionNode, seen: set) -> list[ast.ClassDef]:
+        """The in-file classes of the modules `expr` builds or holds, in `scope`: `Block(c)`, containers of
+        them (`nn.Sequential(*layers)`, `nn.ModuleList([Block(c) for c in cs])`), a local list filled with
+        `append`, a helper that returns them (`self._make_layer(...)`)."""
+        solution = self.solution
+        found: list[ast.ClassDef] = []
+
+        def add(classes) -> None:
+            found.extend(c for c in classes if c not in found)
+
+        for node in pyast.walk(expr):
+            if isinstance(node, ast.Call):
+                func = node.func
+                if isinstance(func, ast.Name) and func.id in solution.classes:
+                    add([solution.classes[func.id]])
+                helper = solution.functions.get(func.id) if isinstance(func, ast.Name) else (
+                    self._method_named(func.attr) if isinstance(func, ast.Attribute) and isinstance(
+                        func.value, ast.Name) and func.value.id == "self" else None)
+                if helper is not None and ("return", id(helper)) not in seen:
+                    seen.add(("return", id(helper)))
+                    for sub in _own_nodes(helper):
+                        if isinstance(sub, ast.Return) and sub.value is not None:
+                            add(self._module_classes(sub.value, helper, seen))
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and (id(scope), node.id) not in seen:
+                seen.add((id(scope), node.id))
+                add(self._module_classes_of_local(node.id, scope, seen))
+        return found
+
+    def _module_classes_of_local(self, name: str, scope: _FunctionNode, seen: set) -> list[ast.ClassDef]:
+        found: list[ast.ClassDef] = []
+        for sub in _own_nodes(scope):
+            values: list[ast.AST] = []
+            if isinstance(sub, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and sub.value is not None:
+                targets = sub.targets if isinstance(sub, ast.Assign) else [sub.target]
+                if any(name in _names_in_target(t) for t in targets):
+                    values.append(sub.value)
+            elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) \
+                    and isinstance(sub.func.value, ast.Name) and sub.func.value.id == name \
+                    and sub.func.attr in ("append", "extend", "insert", "add_module", "update"):
+                values.extend(sub.args)
+            for value in values:
+                found.extend(c for c in self._module_classes(value, scope, seen) if c not in found)
+        return found
+
+    def _method_named(self, name: str) -> _FunctionNode | None:
+        for cls in self.solution.classes.values():
+            method = self.solution.method(cls, name)
+            if method is not None:
+                return method
+        return None
 
     # ---------------------------------------------------------------------------------- forward path
 
@@ -272,8 +340,6 @@ class ForwardFlow:
                 method = solution.method(info.cls, func.attr)
                 if method is not None:
                     found.append((method, _owner(solution, info.cls, method)))
-            if isinstance(value, ast.Name) and value.id == "self" and func.attr in self.attr_classes:
-                pass  # self.block.forward(...) handled below through the attribute's class
             if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "super" \
                     and info.cls is not None:
                 for klass in solution.class_chain(info.cls)[1:]:
@@ -287,19 +353,14 @@ class ForwardFlow:
                 if method is not None:
                     found.append((method, klass))
             if isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name) \
-                    and value.value.id == info.self_name and value.attr in self.attr_classes \
-                    and func.attr in ("forward", "__call__"):
-                klass = self.attr_classes[value.attr]
-                method = solution.method(klass, "forward")
-                if method is not None:
-                    found.append((method, klass))
-        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == info.self_name \
-                and func.attr in self.attr_classes:
-            klass = self.attr_classes[func.attr]
-            method = solution.method(klass, "forward") or solution.method(klass, "__call__")
-            if method is not None:
-                found.append((method, klass))
+                    and value.value.id == info.self_name and func.attr in ("forward", "__call__"):
+                found.extend(self._forwards(self.attr_classes.get(value.attr, [])))  # self.block.forward(x)
+        if isinstance(func, ast.Subscript):
+            func = func.value  # self.layers[i](x): a member of the container
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == info.self_name:
+            found.extend(self._forwards(self.attr_classes.get(func.attr, [])))
         if isinstance(func, ast.Name):
+            found.extend(self._forwards(self._loop_classes(func.id, info)))
             if func.id in solution.functions:
                 found.append((solution.functions[func.id], None))
             nested = _nested_function(info.node, func.id)
@@ -310,6 +371,27 @@ class ForwardFlow:
             method = solution.method(klass, "forward") or solution.method(klass, "__call__")
             if method is not None:
                 found.append((method, klass))
+        return found
+
+    def _forwards(self, classes: list[ast.ClassDef]) -> list[tuple[_FunctionNode, ast.ClassDef]]:
+        found = []
+        for klass in classes:
+            method = self.solution.method(klass, "forward") or self.solution.method(klass, "__call__")
+            if method is not None:
+                found.append((method, klass))
+        return found
+
+    def _loop_classes(self, name: str, info: FunctionInfo) -> list[ast.ClassDef]:
+        """The in-file classes of the container members a loop of `info` binds to `name`:
+        `for layer in self.layers:`, `for i, block in enumerate(self.blocks.values()):`."""
+        found: list[ast.ClassDef] = []
+        for loop in (n for n in _own_nodes(info.node) if isinstance(n, (ast.For, ast.comprehension))):
+            if name not in _names_in_target(loop.target):
+                continue
+            for sub in pyast.walk(loop.iter):
+                if isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) \
+                        and sub.value.id == info.self_name:
+                    found.extend(c for c in self.attr_classes.get(sub.attr, []) if c not in found)
         return found
 
     @property
@@ -340,7 +422,7 @@ class ForwardFlow:
         for info in self.functions:
             local_functions = {n.name for n in pyast.walk(info.node) if isinstance(n, ast.FunctionDef)}
             for node in pyast.walk(info.node):
-                if not isinstance(node, ast.Call) or self.is_invocation(node):
+                if not isinstance(node, ast.Call) or self.is_invocation(node) or self._call_targets(node, info):
                     continue
                 func = node.func
                 if isinstance(func, ast.Name):
@@ -540,16 +622,37 @@ class Typing:
     def is_compute(self, expr: ast.AST) -> bool:
         return bool(self.compute_nodes(expr))
 
+    def operation(self, node: ast.AST) -> str:
+        """The name of the torch operation a compute node runs, the same for its spellings:
+        `self.conv(x)` (an nn.Conv2d), `F.conv2d(x, w)` -> `conv`; `x @ w`, `torch.matmul` -> `matmul`."""
+        if isinstance(node, ast.BinOp):
+            name = _BINARY_OPERATIONS.get(type(node.op), type(node.op).__name__)
+        elif isinstance(node, (ast.UnaryOp, ast.Compare)):
+            name = type(node.op if isinstance(node, ast.UnaryOp) else node.ops[0]).__name__
+        elif isinstance(node, ast.Call) and self._is_torch_module(node.func):
+            name = self.flow.attr_torch_modules[node.func.attr]
+        elif isinstance(node, ast.Call) and isinstance(node.func, (ast.Attribute, ast.Name)):
+            name = (self.imports.qualify(node.func) or "").rsplit(".", 1)[-1]
+        else:
+            name = ast.unparse(node)
+        return re.sub(r"[123]d$", "", name.lower().replace("_", ""))
 
-def device_polarity(test: ast.expr) -> bool | None:
-    """Whether a condition that only asks where tensors live is true for CUDA tensors (`x.is_cuda`:
-    True; `not x.is_cuda`, `x.device.type == "cpu"`: False); None for any other condition."""
+
+def harness_polarity(test: ast.expr) -> bool | None:
+    """The value a condition has when a KernelBench harness runs forward: on CUDA tensors (`x.is_cuda`:
+    True; `not x.is_cuda`, `x.device.type == "cpu"`: False) and in training mode (`self.training`: True,
+    the harness never calls `.eval()`); None when it depends on anything else."""
     if isinstance(test, ast.BoolOp):
-        values = {device_polarity(v) for v in test.values}
-        return values.pop() if len(values) == 1 else None
+        values = [harness_polarity(v) for v in test.values]
+        decisive = isinstance(test.op, ast.Or)  # True decides an `or`, False an `and`
+        if decisive in values:
+            return decisive
+        return None if None in values else not decisive
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        inner = device_polarity(test.operand)
+        inner = harness_polarity(test.operand)
         return None if inner is None else not inner
+    if isinstance(test, ast.Attribute) and test.attr == "training":
+        return True
     text = ast.unparse(test)
     if isinstance(test, ast.Compare) and len(test.ops) == 1 and "device" in text:
         equal = isinstance(test.ops[0], (ast.Eq, ast.Is))
@@ -568,32 +671,62 @@ def device_polarity(test: ast.expr) -> bool | None:
     return None
 
 
-def cpu_only_statements(function: _FunctionNode) -> set[int]:
-    """ids of the statements of `function` that only run for CPU tensors: under `if not x.is_cuda:`, in
-    the else of `if x.is_cuda:`, or after `if x.is_cuda: return ...`. A GPU harness never runs them."""
-    found: set[int] = set()
-    _add_cpu_only(function.body, False, found)
-    return found
+def _asks_grad_mode(test: ast.expr) -> bool:
+    """`torch.is_grad_enabled()`, `x.requires_grad`: whether the harness grades with autograd on is
+    its own choice, so both sides of such a branch are graded."""
+    return any((isinstance(n, ast.Attribute) and n.attr == "requires_grad")
+               or (isinstance(n, ast.Call) and callee_name(n) in ("is_grad_enabled", "is_inference_mode_enabled"))
+               for n in pyast.walk(test))
 
 
-def _add_cpu_only(body: list[ast.stmt], cpu_only: bool, found: set[int]) -> None:
+@dataclass
+class GradedPaths:
+    """How the statements of a function run under a KernelBench harness (see `harness_polarity`)."""
+
+    ungraded: set[int]  # ids of statements it never runs (CPU-only, eval-only)
+    conditional: set[int]  # ids of statements it runs only when a condition it does not decide holds
+
+
+_GRADED, _CONDITIONAL, _UNGRADED = 0, 1, 2
+
+
+def graded_paths(function: _FunctionNode) -> GradedPaths:
+    paths = GradedPaths(set(), set())
+    _add_graded(function.body, _GRADED, paths)
+    return paths
+
+
+def _add_graded(body: list[ast.stmt], state: int, paths: GradedPaths) -> None:
     # a function, not a recursive closure: that would be a reference cycle keeping the module's AST alive
     for statement in body:
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
-        if cpu_only:
-            found.add(id(statement))
+        if state == _UNGRADED:
+            paths.ungraded.add(id(statement))
+        elif state == _CONDITIONAL:
+            paths.conditional.add(id(statement))
         if isinstance(statement, ast.If):
-            polarity = device_polarity(statement.test)
-            _add_cpu_only(statement.body, cpu_only or polarity is False, found)
-            _add_cpu_only(statement.orelse, cpu_only or polarity is True, found)
-            if polarity is True and statement.body and isinstance(statement.body[-1], (ast.Return, ast.Raise)):
-                cpu_only = True
+            polarity = harness_polarity(statement.test)
+            open_question = polarity is None and not _asks_grad_mode(statement.test)
+            inner = _CONDITIONAL if open_question else _GRADED
+            body_state = max(state, _UNGRADED if polarity is False else inner)
+            else_state = max(state, _UNGRADED if polarity is True else inner)
+            _add_graded(statement.body, body_state, paths)
+            _add_graded(statement.orelse, else_state, paths)
+            # what follows a branch that returns runs only when the branch is not taken
+            if _exits(statement.body):
+                state = max(state, {True: _UNGRADED, False: state, None: inner}[polarity])
+            if _exits(statement.orelse):
+                state = max(state, {False: _UNGRADED, True: state, None: inner}[polarity])
             continue
         for name in ("body", "orelse", "finalbody"):
-            _add_cpu_only(getattr(statement, name, []) or [], cpu_only, found)
+            _add_graded(getattr(statement, name, []) or [], state, paths)
         for handler in getattr(statement, "handlers", []) or []:
-            _add_cpu_only(handler.body, cpu_only, found)
+            _add_graded(handler.body, state, paths)
+
+
+def _exits(body: list[ast.stmt]) -> bool:
+    return bool(body) and isinstance(body[-1], (ast.Return, ast.Raise))
 
 
 def _owner(solution: Solution, cls: ast.ClassDef, method: _FunctionNode) -> ast.ClassDef:
@@ -750,3 +883,50 @@ def reference_of(ctx):
             found = reference_from_module(ctx.document.python_module, ctx.document.path)
         state.cache["reference"] = found
     return state.cache["reference"]
+
+
+def problem_of(ctx) -> RunEntry | None:
+    """The KernelBench level and problem of the document being linted: from its reference's path when a
+    reference is known, else from the document's own path; None when neither names a level."""
+    reference = reference_of(ctx)
+    for path in (reference.path if reference is not None else None, ctx.document.path):
+        entry = problem_of_path(path) if path else None
+        if entry is not None:
+            return entry
+    return None
+
+
+def reference_operations(ctx) -> frozenset[str] | None:
+    """The torch operations (`Typing.operation` names) the reference's `Model.forward` computes; None
+    without a reference file, or when forward reaches something whose operations cannot be named (a
+    torch container, a call that cannot be followed)."""
+    reference = reference_of(ctx)
+    if reference is None or os.path.abspath(reference.path) == os.path.abspath(ctx.document.path):
+        return None
+    try:
+        mtime = os.path.getmtime(reference.path)
+    except OSError:
+        return None
+    return _reference_operations(os.path.abspath(reference.path), mtime)
+
+
+@lru_cache(maxsize=64)
+def _reference_operations(path: str, mtime: float) -> frozenset[str] | None:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+        module = ast.parse(text, filename=path)
+    except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
+        return None
+    solution = parse_solution(module, text, path)
+    model = solution.classes.get("Model")
+    flow = ForwardFlow(solution, model) if model is not None else None
+    if flow is None or flow.forward is None or flow.unresolved_calls() or any(
+            kind in _CONTAINER_MODULES for kind in flow.attr_torch_modules.values()):
+        return None
+    found = set()
+    for info in flow.functions:
+        typing = flow.typing(info)
+        for statement in statements_in_order(info.node):
+            found.update(typing.operation(node) for node in typing.compute_nodes(statement))
+    return frozenset(found) or None

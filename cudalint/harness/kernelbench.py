@@ -9,15 +9,18 @@ variable (`mod = load_inline(...)`), usually stored on the model (`self.op = mod
 A *reference* (problem) file holds `class Model(nn.Module)`, `get_inputs()` and `get_init_inputs()`,
 usually with module-level sizes (`batch_size = 16`, `dim = 16384`) that `get_inputs` uses.
 
-Run directories hold one solution per file, named `level_<L>_problem_<P>_sample_<S>_kernel.py`. Given a
-problems directory, the reference of such a file is found by level and problem id; the layout supported
-is KernelBench's own: `<problems>/level<L>/<P>_<Name>.py` (also `<problems>/KernelBench/level<L>/...`,
-so the repository root can be given).
+Run directories hold one solution per file. The level and problem of a file are read from its path:
+KernelBench's run name `level_<L>_problem_<P>_sample_<S>_kernel.py`, or a level directory (`level_2/`,
+`level2/`, `L2/`, `<run>-level2/`) holding `problem_<P>.py`, `<P>.py` or `<P>_<Name>.py` (a reference
+problem's own path reads the same way). Given a problems directory, the reference of such a file is
+found by level and problem id; the layout supported is KernelBench's own: `<problems>/level<L>/<P>_<Name>.py`
+(also `<problems>/KernelBench/level<L>/...`, so the repository root can be given).
 
-What makes a file a KernelBench solution (so that CL400 can say it is an invalid one): it defines or
-names `ModelNew`, or it compiles CUDA through `load_inline`/`RawKernel`/`RawModule`, or its name follows
-the run-directory pattern. A helper module, or a reference file with `Model` and `get_inputs` but no
-CUDA, is not a solution and is never reported as an invalid one.
+What makes a file a KernelBench solution, which the harness rules judge: it defines or names
+`ModelNew`, compiles CUDA through `load_inline`/`RawKernel`/`RawModule`, or belongs to a KernelBench run
+(its path names a level, or a problems directory is given). Only a file of a run must define `ModelNew`
+(CL400): a helper module, a reference file with `Model` and `get_inputs` but no CUDA, or an ordinary
+extension loader outside those conventions is never reported as an invalid solution.
 """
 
 from __future__ import annotations
@@ -33,6 +36,12 @@ from cudalint import pyast
 from cudalint.sources import StringResolver
 
 RUN_NAME = re.compile(r"level_(\d+)_problem_(\d+)_sample_(\d+)_kernel\.py$")
+# a directory naming the level: level_2, level2, L2, qwen-level2
+_LEVEL_PART = re.compile(r"(?:(?:^|.*[-_.])level[-_]?|^L)(\d+)$", re.IGNORECASE)
+# the file of a level directory: problem_7.py, 7.py, 7_Conv2d_ReLU.py
+_PROBLEM_STEM = re.compile(r"(?:problem[-_]?)?(\d+)(?:_.*)?$", re.IGNORECASE)
+# a run name without the sample: level_2_problem_7.py
+_LEVEL_PROBLEM_STEM = re.compile(r"level[-_]?(\d+)[-_]problem[-_]?(\d+)(?:[-_].*)?$", re.IGNORECASE)
 
 # callees that compile CUDA from strings the file holds
 LOAD_INLINE = "load_inline"
@@ -52,8 +61,8 @@ HALF_DTYPES = {"torch.float16", "torch.half", "torch.bfloat16"}
 @dataclass(frozen=True)
 class RunEntry:
     level: int
-    problem: int
-    sample: int
+    problem: int | None  # None: a level directory whose file names no problem
+    sample: int | None = None  # only the run name `..._sample_<S>_kernel.py` carries one
 
 
 def parse_run_name(path: str) -> RunEntry | None:
@@ -62,6 +71,27 @@ def parse_run_name(path: str) -> RunEntry | None:
     if match is None:
         return None
     return RunEntry(int(match.group(1)), int(match.group(2)), int(match.group(3)))
+
+
+def problem_of_path(path: str) -> RunEntry | None:
+    """The KernelBench level (and problem) a path names: the run name, else `level_L_problem_P.py`, else
+    the nearest directory naming a level with the problem from the file name; None when no part of the
+    path names a level."""
+    entry = parse_run_name(path)
+    if entry is not None:
+        return entry
+    directory, name = os.path.split(os.path.normpath(path))
+    stem = os.path.splitext(name)[0]
+    match = _LEVEL_PROBLEM_STEM.match(stem)
+    if match is not None:
+        return RunEntry(int(match.group(1)), int(match.group(2)))
+    problem = _PROBLEM_STEM.match(stem)
+    while directory and os.path.basename(directory):
+        level = _LEVEL_PART.match(os.path.basename(directory))
+        if level is not None:
+            return RunEntry(int(level.group(1)), int(problem.group(1)) if problem else None)
+        directory = os.path.dirname(directory)
+    return None
 
 
 def find_reference(problems_dir: str, level: int, problem: int) -> str | None:
@@ -81,12 +111,12 @@ def find_reference(problems_dir: str, level: int, problem: int) -> str | None:
 
 def reference_for(path: str, reference: str | None = None, problems: str | None = None) -> str | None:
     """The reference file for the solution at `path`: `reference` when given, else the file found in
-    `problems` from the run-directory name of `path`."""
+    `problems` from the level and problem that `path` names."""
     if reference:
         return reference
     if problems:
-        entry = parse_run_name(path)
-        if entry is not None:
+        entry = problem_of_path(path)
+        if entry is not None and entry.problem is not None:
             return find_reference(problems, entry.level, entry.problem)
     return None
 
@@ -251,8 +281,15 @@ class Solution:
 
 
 def is_kernelbench_solution(solution: Solution) -> bool:
+    """Looks like a solution (ModelNew, a CUDA build, a run path): the harness rules apply to it."""
     return (solution.model_new_named or bool(solution.load_inline_calls) or bool(solution.raw_kernels)
-            or parse_run_name(solution.path) is not None)
+            or in_kernelbench_run(solution.path))
+
+
+def in_kernelbench_run(path: str, problems: str | None = None) -> bool:
+    """A file of a KernelBench run, which must define ModelNew: its path names a level, or `problems`
+    (the problems directory its run is judged against) is given."""
+    return bool(problems) or problem_of_path(path) is not None
 
 
 def _module_level_statements(body: list[ast.stmt]):
@@ -280,10 +317,11 @@ def parse_solution(module: ast.Module, text: str, path: str = "<solution>.py") -
     assignments: dict[str, list[ast.expr]] = {}
     model_new_named = False
     for statement in _module_level_statements(module.body):
+        # a later definition rebinds the name: Python's import sees the last ModelNew of the file
         if isinstance(statement, ast.ClassDef):
-            classes.setdefault(statement.name, statement)
+            classes[statement.name] = statement
         elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            functions.setdefault(statement.name, statement)
+            functions[statement.name] = statement
         elif isinstance(statement, ast.Assign):
             for target in statement.targets:
                 for name in _target_names(target):

@@ -101,7 +101,7 @@ class Candidate:
 def collect_candidates(path: str, reference: str | None = None, problems: str | None = None) -> list[Candidate]:
     """One solution file (with `reference`, or found in `problems`), or every solution of a run directory
     (`level_<L>_problem_<P>_sample_<S>_kernel.py`, references found in `problems`)."""
-    from cudalint.harness.kernelbench import parse_run_name, reference_for
+    from cudalint.harness.kernelbench import parse_run_name, problem_of_path, reference_for
 
     if os.path.isdir(path):
         files = sorted(os.path.join(path, name) for name in os.listdir(path) if name.endswith(".py"))
@@ -113,7 +113,7 @@ def collect_candidates(path: str, reference: str | None = None, problems: str | 
         files = [path]
     candidates = []
     for file in files:
-        entry = parse_run_name(file)
+        entry = problem_of_path(file)
         candidates.append(Candidate(
             path=file, reference=reference_for(file, reference, problems),
             level=entry.level if entry else None, problem=entry.problem if entry else None,
@@ -473,9 +473,9 @@ def verify_batch(candidates: list[Candidate], options: VerifyOptions | None = No
 
 def verify_file(solution: str, reference: str, options: VerifyOptions | None = None) -> dict:
     """Verify one solution against its reference."""
-    from cudalint.harness.kernelbench import parse_run_name
+    from cudalint.harness.kernelbench import problem_of_path
 
-    entry = parse_run_name(solution)
+    entry = problem_of_path(solution)
     candidate = Candidate(solution, reference, entry.level if entry else None, entry.problem if entry else None,
                           entry.sample if entry else None)
     return verify_batch([candidate], options)[0]

@@ -45,6 +45,6 @@ class ModelNew(nn.Module):
         self.row_scale = row_scale
 
     def forward(self, x):
-        # expect: CL403
+        # expect: CL408
         normed = x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps)
         return self.row_scale.row_scale_cuda(normed.contiguous(), self.weight)
