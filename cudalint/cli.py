@@ -20,7 +20,7 @@ import cudalint
 from cudalint.checks.registry import all_rules, find_rule, matches
 from cudalint.config import ConfigError, LintOptions, find_config, load_config
 from cudalint.engine import (FileResult, InputError, default_jobs, exceeds, expand_paths, iter_lint_files,
-                             selected_rules, tune_garbage_collector)
+                             read_source, selected_rules, tune_garbage_collector)
 from cudalint.prefilter import INCOMPLETE
 from cudalint.report import all_findings, load_sources
 
@@ -197,6 +197,9 @@ def check(
     fix: Annotated[bool, typer.Option("--fix", help="Apply the built-in fixes, each kept only when the file still "
                                                     "parses and re-lints free of the fixed finding; files are "
                                                     "rewritten atomically.")] = False,
+    unsafe_fixes: Annotated[bool, typer.Option("--unsafe-fixes", help="With --fix, also apply the fixes marked "
+                                                                      "unsafe (they can change what correct code "
+                                                                      "does).")] = False,
 ) -> None:
     """Check CUDA sources (.cu, .cuh) and Python files with embedded CUDA for bugs."""
     if show_statistics and output_format not in (OutputFormat.text, OutputFormat.json):
@@ -222,11 +225,11 @@ def check(
             traceback.print_exc()
         _fail(f"internal error: {type(error).__name__}: {error} (set CUDALINT_DEBUG=1 for the traceback; "
               f"please report it)")
+    if fix:
+        _apply_fixes(results, options, unsafe_fixes)
     input_errors = [result.error for result in results if result.error is not None]
     for message in input_errors:
         _error(message)
-    if fix:
-        _apply_fixes(results, options)
     if not results and not input_errors:
         sys.stderr.write("cudalint: warning: no .cu, .cuh or .py files found in the given paths\n")
 
@@ -257,7 +260,7 @@ def _lint_with_progress(files: list[str], options: LintOptions, jobs: int, show:
         return list(progress)
 
 
-def _apply_fixes(results: list[FileResult], options: LintOptions) -> None:
+def _apply_fixes(results: list[FileResult], options: LintOptions, unsafe: bool) -> None:
     """Rewrite each file with its checked fixes; its result then holds the findings that remain."""
     from cudalint.fixes import default_linter, fix_source
     from cudalint.repairing.loop import atomic_write
@@ -267,13 +270,17 @@ def _apply_fixes(results: list[FileResult], options: LintOptions) -> None:
     for result in results:
         if result.error is not None or not any(f.fix is not None for f in result.findings):
             continue
-        with open(result.path, encoding="utf-8") as handle:
-            report = fix_source(handle.read(), result.path, lint)
-        if report.changed:
+        report = fix_source(read_source(result.path), result.path, lint, unsafe=unsafe)
+        if not report.changed:
+            continue
+        try:
             atomic_write(result.path, report.text, like=result.path)
-            result.findings = report.findings_after
-            fixed += len(report.applied)
-            files += 1
+        except OSError as error:
+            result.error = f"{result.path}: cannot write the fixes: {error.strerror or error}"
+            continue
+        result.findings = report.findings_after
+        fixed += len(report.applied)
+        files += 1
     sys.stderr.write(f"cudalint: fixed {fixed} finding{'s' * (fixed != 1)} in {files} file{'s' * (files != 1)}\n")
 
 

@@ -229,15 +229,18 @@ def _score(findings: Iterable[Finding]) -> tuple[int, int]:
             sum(1 for f in findings if f.severity == Severity.WARNING))
 
 
-def fix_source(text: str, path: str, lint: Linter | None = None, max_passes: int = 10) -> FixReport:
-    """Apply the checked built-in fixes to `text` (the content of `path`); see the module docstring."""
+def fix_source(text: str, path: str, lint: Linter | None = None, max_passes: int = 10,
+               unsafe: bool = False) -> FixReport:
+    """Apply the checked built-in fixes to `text` (the content of `path`); see the module docstring. Fixes
+    their rule marks unsafe (they can change what correct code does) only with `unsafe`."""
     lint = lint or default_linter()
     findings = lint(text, path)
     report = FixReport(text, text, list(findings), list(findings))
     states: list[tuple[str, list[Finding], list[AppliedFix]]] = [(text, list(findings), [])]  # after each pass
     tried: set[tuple] = set()
     for pass_number in range(1, max_passes + 1):
-        fixable = [f for f in findings if f.fix is not None and f.fix.edits and _key(f) not in tried]
+        fixable = [f for f in findings
+                   if f.fix is not None and f.fix.edits and (f.fix.safe or unsafe) and _key(f) not in tried]
         if not fixable:
             break
         outcome = apply_fix_edits(text, fixable)

@@ -81,8 +81,13 @@ class OutputPlan:
 
 def atomic_write(path: str, text: str, like: str | None = None) -> None:
     """Write `text` to `path` through a temporary file in the same folder and os.replace; the new file
-    keeps the permissions of `like` (or of `path` when it exists)."""
-    directory = os.path.dirname(os.path.abspath(path))
+    keeps the permissions of `like` (or of `path` when it exists), and its line endings when they are all
+    CRLF. A symbolic link is written through: its target gets the text, the link stays."""
+    source = like if like and os.path.exists(like) else path if os.path.exists(path) else None
+    if source is not None and _all_crlf(source):
+        text = text.replace("\r\n", "\n").replace("\n", "\r\n")
+    path = os.path.realpath(path)
+    directory = os.path.dirname(path)
     os.makedirs(directory, exist_ok=True)
     fd, temporary = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=directory)
     try:
@@ -90,7 +95,6 @@ def atomic_write(path: str, text: str, like: str | None = None) -> None:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
-        source = like if like and os.path.exists(like) else path if os.path.exists(path) else None
         if source is not None:
             os.chmod(temporary, stat.S_IMODE(os.stat(source).st_mode))
         else:
@@ -102,6 +106,12 @@ def atomic_write(path: str, text: str, like: str | None = None) -> None:
         if os.path.exists(temporary):
             os.unlink(temporary)
         raise
+
+
+def _all_crlf(path: str) -> bool:
+    with open(path, "rb") as handle:
+        data = handle.read()
+    return b"\r\n" in data and data.count(b"\r\n") == data.count(b"\n")
 
 
 def unified_diff(path: str, before: str, after: str) -> str:
