@@ -695,6 +695,7 @@ struct Library {
   template <class... A> Library& impl(A&&... args) { return *this; }
 };
 }  // namespace torch
+#include <__cudalint/torch_nn_functional.h>
 namespace pybind11 {
 class handle {};
 struct str_attr_accessor {
