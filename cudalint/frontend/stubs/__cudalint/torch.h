@@ -282,6 +282,8 @@ template <class... Args> [[noreturn]] void torchCheckFailed(const Args&... messa
                                           const std::string& userMsg);
 }  // namespace detail
 template <class... Args> std::string str(const Args&... args);
+/* c10/core/WrapDimMinimal.h (at:: sees them through `using namespace c10`) */
+int64_t maybe_wrap_dim(int64_t dim, int64_t dim_post_expr, bool wrap_scalar = true);
 void warn(const std::string& msg);
 class Error : public std::exception {
  public:
@@ -690,6 +692,27 @@ constexpr auto kI64 = at::kLong;
 constexpr auto kF16 = at::kHalf;
 constexpr auto kF32 = at::kFloat;
 constexpr auto kF64 = at::kDouble;
+/* torch/csrc/api/include/torch/detail/TensorDataContainer.h: a scalar, a (nested) braced list, an ArrayRef or a
+ * std::vector of scalars */
+namespace detail {
+class TensorDataContainer {
+ public:
+  TensorDataContainer();
+  template <class T, class = typename std::enable_if<__is_arithmetic(T) || __is_same(T, c10::Half) ||
+                                                     __is_same(T, c10::BFloat16) || __is_same(T, c10::complex<float>) ||
+                                                     __is_same(T, c10::complex<double>)>::type>
+  TensorDataContainer(T value);
+  TensorDataContainer(std::initializer_list<TensorDataContainer> init_list);
+  template <class T> TensorDataContainer(at::ArrayRef<T> values);
+  template <class T> TensorDataContainer(const std::vector<T>& values);
+  bool is_scalar() const;
+  bool is_init_list() const;
+  bool is_tensor() const;
+  at::IntArrayRef sizes() const;
+  at::ScalarType scalar_type() const;
+};
+}  // namespace detail
+at::Tensor tensor(detail::TensorDataContainer tensor_data_container, const at::TensorOptions& options = {});
 struct Library {
   template <class... A> Library& def(A&&... args) { return *this; }
   template <class... A> Library& impl(A&&... args) { return *this; }
