@@ -14,6 +14,10 @@ enum cublasComputeType_t { CUBLAS_COMPUTE_16F = 64, CUBLAS_COMPUTE_32F = 68, CUB
   CUBLAS_COMPUTE_32F_FAST_16BF = 75, CUBLAS_COMPUTE_32F_FAST_TF32 = 77, CUBLAS_COMPUTE_64F = 70, CUBLAS_COMPUTE_32I = 72 };
 enum cublasGemmAlgo_t { CUBLAS_GEMM_DEFAULT = -1, CUBLAS_GEMM_DEFAULT_TENSOR_OP = 99 };
 enum cublasPointerMode_t { CUBLAS_POINTER_MODE_HOST = 0, CUBLAS_POINTER_MODE_DEVICE = 1 };
+enum cublasFillMode_t { CUBLAS_FILL_MODE_LOWER = 0, CUBLAS_FILL_MODE_UPPER = 1, CUBLAS_FILL_MODE_FULL = 2 };
+enum cublasDiagType_t { CUBLAS_DIAG_NON_UNIT = 0, CUBLAS_DIAG_UNIT = 1 };
+enum cublasSideMode_t { CUBLAS_SIDE_LEFT = 0, CUBLAS_SIDE_RIGHT = 1 };
+enum cublasAtomicsMode_t { CUBLAS_ATOMICS_NOT_ALLOWED = 0, CUBLAS_ATOMICS_ALLOWED = 1 };
 typedef struct cublasContext* cublasHandle_t;
 typedef struct cublasLtContext* cublasLtHandle_t;
 cublasStatus_t cublasCreate(cublasHandle_t* handle);
@@ -22,6 +26,20 @@ cublasStatus_t cublasSetStream(cublasHandle_t handle, cudaStream_t streamId);
 cublasStatus_t cublasSetMathMode(cublasHandle_t handle, cublasMath_t mode);
 cublasStatus_t cublasSetPointerMode(cublasHandle_t handle, cublasPointerMode_t mode);
 const char* cublasGetStatusString(cublasStatus_t status);
+#define __CL_CUBLAS_L3(T, P)                                                                                           \
+  cublasStatus_t cublas##P##trsm(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo,                     \
+                                 cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const T* alpha,            \
+                                 const T* A, int lda, T* B, int ldb);                                                    \
+  cublasStatus_t cublas##P##trmm(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo,                     \
+                                 cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const T* alpha,            \
+                                 const T* A, int lda, const T* B, int ldb, T* C, int ldc);                               \
+  cublasStatus_t cublas##P##symm(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n,       \
+                                 const T* alpha, const T* A, int lda, const T* B, int ldb, const T* beta, T* C, int ldc); \
+  cublasStatus_t cublas##P##syrk(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k,     \
+                                 const T* alpha, const T* A, int lda, const T* beta, T* C, int ldc);
+__CL_CUBLAS_L3(float, S) __CL_CUBLAS_L3(double, D)
+#undef __CL_CUBLAS_L3
+cublasStatus_t cublasSetAtomicsMode(cublasHandle_t handle, cublasAtomicsMode_t mode);
 cublasStatus_t cublasSgemm(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k,
                            const float* alpha, const float* A, int lda, const float* B, int ldb, const float* beta, float* C, int ldc);
 cublasStatus_t cublasDgemm(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k,

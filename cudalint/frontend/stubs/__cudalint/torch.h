@@ -282,6 +282,8 @@ template <class... Args> [[noreturn]] void torchCheckFailed(const Args&... messa
                                           const std::string& userMsg);
 }  // namespace detail
 template <class... Args> std::string str(const Args&... args);
+/* c10/core/WrapDimMinimal.h (at:: sees them through `using namespace c10`) */
+int64_t maybe_wrap_dim(int64_t dim, int64_t dim_post_expr, bool wrap_scalar = true);
 void warn(const std::string& msg);
 class Error : public std::exception {
  public:
@@ -419,9 +421,28 @@ void c10_cuda_check_implementation(const int32_t err, const char* filename, cons
                                    const bool include_device_assertions);
 }  // namespace cuda
 }  // namespace c10
+namespace c10 {
+template <class T> class List {
+ public:
+  explicit List();
+  List(std::initializer_list<T> initial_values);
+  explicit List(ArrayRef<T> initial_values);
+  List(const List&) = default;
+  size_t size() const;
+  bool empty() const;
+  T get(size_t pos) const;
+  void push_back(const T& value) const;
+  std::vector<T> vec() const;
+};
+}  // namespace c10
 namespace at {
 using namespace c10;
 class Tensor;
+struct Generator {
+  Generator() = default;
+  uint64_t current_seed() const;
+  void set_current_seed(uint64_t seed);
+};
 typedef ArrayRef<Tensor> TensorList;
 typedef const Tensor& TensorRef;
 template <class T> struct DefaultPtrTraits { typedef T* PtrType; };
@@ -581,96 +602,6 @@ class Tensor {
   Tensor half() const;
   Tensor bfloat16() const;
   Tensor toType(ScalarType t) const;
-  Tensor type_as(const Tensor& other) const;
-  Tensor clone(optional<MemoryFormat> memory_format = {}) const;
-  Tensor detach() const;
-  Tensor& copy_(const Tensor& src, bool non_blocking = false) const;
-  Tensor& fill_(const Scalar& value) const;
-  Tensor& zero_() const;
-  Tensor& resize_(IntArrayRef size, optional<MemoryFormat> memory_format = {}) const;
-  Tensor view(IntArrayRef size) const;
-  Tensor view(ScalarType dtype) const;
-  Tensor view_as(const Tensor& other) const;
-  Tensor reshape(IntArrayRef shape) const;
-  Tensor reshape_as(const Tensor& other) const;
-  Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
-  Tensor unsqueeze(int64_t dim) const;
-  Tensor squeeze() const;
-  Tensor squeeze(int64_t dim) const;
-  Tensor transpose(int64_t dim0, int64_t dim1) const;
-  Tensor t() const;
-  Tensor permute(IntArrayRef dims) const;
-  Tensor expand(IntArrayRef size, bool implicit = false) const;
-  Tensor expand_as(const Tensor& other) const;
-  Tensor repeat(IntArrayRef repeats) const;
-  Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
-  Tensor slice(int64_t dim = 0, optional<int64_t> start = {}, optional<int64_t> end = {}, int64_t step = 1) const;
-  Tensor select(int64_t dim, int64_t index) const;
-  Tensor index_select(int64_t dim, const Tensor& index) const;
-  Tensor gather(int64_t dim, const Tensor& index, bool sparse_grad = false) const;
-  Tensor masked_fill(const Tensor& mask, const Scalar& value) const;
-  Tensor& masked_fill_(const Tensor& mask, const Scalar& value) const;
-  std::vector<Tensor> chunk(int64_t chunks, int64_t dim = 0) const;
-  std::vector<Tensor> split(int64_t split_size, int64_t dim = 0) const;
-  Tensor sum(optional<ScalarType> dtype = {}) const;
-  Tensor sum(OptionalIntArrayRef dim, bool keepdim = false, optional<ScalarType> dtype = {}) const;
-  Tensor mean(optional<ScalarType> dtype = {}) const;
-  Tensor mean(OptionalIntArrayRef dim, bool keepdim = false, optional<ScalarType> dtype = {}) const;
-  Tensor amax(IntArrayRef dim = {}, bool keepdim = false) const;
-  Tensor max() const;
-  std::tuple<Tensor, Tensor> max(int64_t dim, bool keepdim = false) const;
-  Tensor min() const;
-  std::tuple<Tensor, Tensor> min(int64_t dim, bool keepdim = false) const;
-  Tensor argmax(optional<int64_t> dim = {}, bool keepdim = false) const;
-  Tensor argmin(optional<int64_t> dim = {}, bool keepdim = false) const;
-  std::tuple<Tensor, Tensor> topk(int64_t k, int64_t dim = -1, bool largest = true, bool sorted = true) const;
-  std::tuple<Tensor, Tensor> sort(int64_t dim = -1, bool descending = false) const;
-  Tensor cumsum(int64_t dim, optional<ScalarType> dtype = {}) const;
-  Tensor norm(const Scalar& p = {}) const;
-  Tensor abs() const;
-  Tensor exp() const;
-  Tensor log() const;
-  Tensor sqrt() const;
-  Tensor rsqrt() const;
-  Tensor neg() const;
-  Tensor relu() const;
-  Tensor sigmoid() const;
-  Tensor tanh() const;
-  Tensor pow(const Scalar& exponent) const;
-  Tensor pow(const Tensor& exponent) const;
-  Tensor softmax(int64_t dim, optional<ScalarType> dtype = {}) const;
-  Tensor log_softmax(int64_t dim, optional<ScalarType> dtype = {}) const;
-  Tensor clamp(const optional<Scalar>& min = {}, const optional<Scalar>& max = {}) const;
-  Tensor& clamp_(const optional<Scalar>& min = {}, const optional<Scalar>& max = {}) const;
-  Tensor matmul(const Tensor& other) const;
-  Tensor mm(const Tensor& mat2) const;
-  Tensor bmm(const Tensor& mat2) const;
-  Tensor add(const Tensor& other, const Scalar& alpha = {}) const;
-  Tensor add(const Scalar& other, const Scalar& alpha = {}) const;
-  Tensor sub(const Tensor& other, const Scalar& alpha = {}) const;
-  Tensor sub(const Scalar& other, const Scalar& alpha = {}) const;
-  Tensor mul(const Tensor& other) const;
-  Tensor mul(const Scalar& other) const;
-  Tensor div(const Tensor& other) const;
-  Tensor div(const Scalar& other) const;
-  Tensor& add_(const Tensor& other, const Scalar& alpha = {}) const;
-  Tensor& add_(const Scalar& other, const Scalar& alpha = {}) const;
-  Tensor& sub_(const Tensor& other, const Scalar& alpha = {}) const;
-  Tensor& mul_(const Tensor& other) const;
-  Tensor& mul_(const Scalar& other) const;
-  Tensor& div_(const Tensor& other) const;
-  Tensor& div_(const Scalar& other) const;
-  Tensor eq(const Tensor& other) const;
-  Tensor eq(const Scalar& other) const;
-  Tensor all() const;
-  Tensor any() const;
-  Tensor isnan() const;
-  bool allclose(const Tensor& other, double rtol = 1e-05, double atol = 1e-08, bool equal_nan = false) const;
-  bool equal(const Tensor& other) const;
-  Tensor new_empty(IntArrayRef size, TensorOptions options = {}) const;
-  Tensor new_zeros(IntArrayRef size, TensorOptions options = {}) const;
-  Tensor new_full(IntArrayRef size, const Scalar& fill_value, TensorOptions options = {}) const;
-  Tensor pin_memory() const;
   const Tensor& set_requires_grad(bool requires_grad) const;
   Tensor& requires_grad_(bool requires_grad = true) const;
   const Tensor& grad() const;
@@ -695,6 +626,7 @@ class Tensor {
   Tensor& operator*=(const Scalar& other);
   Tensor& operator/=(const Tensor& other);
   Tensor& operator/=(const Scalar& other);
+#include <__cudalint/aten_tensor_methods.h>
 };
 #define __CL_TENSOR_BINOP(op)                          \
   Tensor operator op(const Tensor& a, const Tensor& b); \
@@ -706,97 +638,24 @@ __CL_TENSOR_BINOP(&) __CL_TENSOR_BINOP(|)
 #undef __CL_TENSOR_BINOP
 std::ostream& operator<<(std::ostream& out, const Tensor& t);
 optional<Device> device_of(const Tensor& t);
-/* factory functions */
-Tensor empty(IntArrayRef size, TensorOptions options = {}, optional<MemoryFormat> memory_format = {});
-Tensor empty_strided(IntArrayRef size, IntArrayRef stride, TensorOptions options = {});
-Tensor zeros(IntArrayRef size, TensorOptions options = {});
-Tensor ones(IntArrayRef size, TensorOptions options = {});
-Tensor full(IntArrayRef size, const Scalar& fill_value, TensorOptions options = {});
-Tensor rand(IntArrayRef size, TensorOptions options = {});
-Tensor randn(IntArrayRef size, TensorOptions options = {});
-Tensor randint(int64_t high, IntArrayRef size, TensorOptions options = {});
-Tensor randint(int64_t low, int64_t high, IntArrayRef size, TensorOptions options = {});
-Tensor arange(const Scalar& end, TensorOptions options = {});
-Tensor arange(const Scalar& start, const Scalar& end, TensorOptions options = {});
-Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, TensorOptions options = {});
-Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, TensorOptions options = {});
-Tensor eye(int64_t n, TensorOptions options = {});
-Tensor empty_like(const Tensor& self, TensorOptions options = {}, optional<MemoryFormat> memory_format = {});
-Tensor zeros_like(const Tensor& self, TensorOptions options = {}, optional<MemoryFormat> memory_format = {});
-Tensor ones_like(const Tensor& self, TensorOptions options = {}, optional<MemoryFormat> memory_format = {});
-Tensor rand_like(const Tensor& self, TensorOptions options = {}, optional<MemoryFormat> memory_format = {});
-Tensor randn_like(const Tensor& self, TensorOptions options = {}, optional<MemoryFormat> memory_format = {});
-Tensor full_like(const Tensor& self, const Scalar& fill_value, TensorOptions options = {},
-                 optional<MemoryFormat> memory_format = {});
+/* the operator functions, generated from native_functions.yaml */
+}  // namespace at
+#include <__cudalint/aten_functions.h>
+namespace at {
 Tensor from_blob(void* data, IntArrayRef sizes, const TensorOptions& options = {});
 Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, const TensorOptions& options = {});
-template <class T> Tensor tensor(std::initializer_list<T> values, const TensorOptions& options = {});
-template <class T> Tensor tensor(const std::vector<T>& values, const TensorOptions& options = {});
-Tensor scalar_tensor(const Scalar& s, TensorOptions options = {});
-/* operations (argument lists after the first tensor are checked loosely) */
-Tensor cat(TensorList tensors, int64_t dim = 0);
-Tensor stack(TensorList tensors, int64_t dim = 0);
-Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other);
-Tensor where(const Tensor& condition, const Scalar& self, const Tensor& other);
-Tensor where(const Tensor& condition, const Tensor& self, const Scalar& other);
-std::tuple<Tensor, Tensor> max(const Tensor& self, int64_t dim, bool keepdim = false);
-std::tuple<Tensor, Tensor> min(const Tensor& self, int64_t dim, bool keepdim = false);
-Tensor max(const Tensor& self);
-Tensor min(const Tensor& self);
-std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim = -1, bool largest = true, bool sorted = true);
-std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim = -1, bool descending = false);
-Tensor sum(const Tensor& self, OptionalIntArrayRef dim = {}, bool keepdim = false, optional<ScalarType> dtype = {});
-Tensor mean(const Tensor& self, OptionalIntArrayRef dim = {}, bool keepdim = false, optional<ScalarType> dtype = {});
-Tensor amax(const Tensor& self, IntArrayRef dim = {}, bool keepdim = false);
-Tensor reshape(const Tensor& self, IntArrayRef shape);
-Tensor permute(const Tensor& self, IntArrayRef dims);
-Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const optional<Tensor>& weight = {},
-                  const optional<Tensor>& bias = {}, double eps = 1e-05, bool cudnn_enable = true);
-Tensor einsum(string_view equation, TensorList tensors, OptionalIntArrayRef path = {});
-#define __CL_UNARY(name) Tensor name(const Tensor& self);
-__CL_UNARY(relu) __CL_UNARY(gelu) __CL_UNARY(silu) __CL_UNARY(sigmoid) __CL_UNARY(tanh) __CL_UNARY(exp) __CL_UNARY(log)
-__CL_UNARY(sqrt) __CL_UNARY(rsqrt) __CL_UNARY(abs) __CL_UNARY(neg) __CL_UNARY(floor) __CL_UNARY(ceil) __CL_UNARY(round)
-__CL_UNARY(sign) __CL_UNARY(erf) __CL_UNARY(sin) __CL_UNARY(cos) __CL_UNARY(isnan) __CL_UNARY(squeeze)
-#undef __CL_UNARY
-#define __CL_BINARY(name) Tensor name(const Tensor& self, const Tensor& other);
-__CL_BINARY(matmul) __CL_BINARY(mm) __CL_BINARY(bmm) __CL_BINARY(maximum) __CL_BINARY(minimum) __CL_BINARY(mul)
-__CL_BINARY(div) __CL_BINARY(pow) __CL_BINARY(eq)
-#undef __CL_BINARY
-Tensor add(const Tensor& self, const Tensor& other, const Scalar& alpha = {});
-Tensor add(const Tensor& self, const Scalar& other, const Scalar& alpha = {});
-Tensor sub(const Tensor& self, const Tensor& other, const Scalar& alpha = {});
-Tensor sub(const Tensor& self, const Scalar& other, const Scalar& alpha = {});
-Tensor mul(const Tensor& self, const Scalar& other);
-Tensor div(const Tensor& self, const Scalar& other);
-Tensor pow(const Tensor& self, const Scalar& exponent);
-Tensor clamp(const Tensor& self, const optional<Scalar>& min = {}, const optional<Scalar>& max = {});
-Tensor softmax(const Tensor& self, int64_t dim, optional<ScalarType> dtype = {});
-Tensor log_softmax(const Tensor& self, int64_t dim, optional<ScalarType> dtype = {});
-Tensor argmax(const Tensor& self, optional<int64_t> dim = {}, bool keepdim = false);
-Tensor argmin(const Tensor& self, optional<int64_t> dim = {}, bool keepdim = false);
-Tensor cumsum(const Tensor& self, int64_t dim, optional<ScalarType> dtype = {});
-Tensor transpose(const Tensor& self, int64_t dim0, int64_t dim1);
-Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length);
-Tensor flatten(const Tensor& self, int64_t start_dim = 0, int64_t end_dim = -1);
-Tensor unsqueeze(const Tensor& self, int64_t dim);
-Tensor squeeze(const Tensor& self, int64_t dim);
-Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index);
-Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad = false);
-Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value);
-Tensor norm(const Tensor& self, const Scalar& p = {});
-Tensor outer(const Tensor& self, const Tensor& vec2);
-Tensor diag(const Tensor& self, int64_t diagonal = 0);
-Tensor tril(const Tensor& self, int64_t diagonal = 0);
-Tensor triu(const Tensor& self, int64_t diagonal = 0);
-/* operations with long or unusual argument lists (checked loosely after the first tensor) */
-#define __CL_LOOSE_OP(name) template <class... A> Tensor name(const Tensor& self, const A&... args);
-__CL_LOOSE_OP(addmm) __CL_LOOSE_OP(baddbmm) __CL_LOOSE_OP(linear) __CL_LOOSE_OP(conv1d) __CL_LOOSE_OP(conv2d)
-__CL_LOOSE_OP(conv3d) __CL_LOOSE_OP(dropout) __CL_LOOSE_OP(batch_norm) __CL_LOOSE_OP(group_norm) __CL_LOOSE_OP(max_pool2d)
-__CL_LOOSE_OP(avg_pool2d) __CL_LOOSE_OP(scaled_dot_product_attention) __CL_LOOSE_OP(embedding) __CL_LOOSE_OP(pad)
-__CL_LOOSE_OP(repeat_interleave) __CL_LOOSE_OP(roll) __CL_LOOSE_OP(flip) __CL_LOOSE_OP(expand) __CL_LOOSE_OP(view_as_real)
-#undef __CL_LOOSE_OP
-bool allclose(const Tensor& self, const Tensor& other, double rtol = 1e-05, double atol = 1e-08, bool equal_nan = false);
-bool equal(const Tensor& self, const Tensor& other);
+/* at::tensor (ATen/templates/Functions.h): per scalar type, from an ArrayRef, a braced list or one value */
+#define __CL_TENSOR_FROM(T)                                                         \
+  Tensor tensor(ArrayRef<T> values, const TensorOptions& options);                  \
+  Tensor tensor(std::initializer_list<T> values, const TensorOptions& options);     \
+  Tensor tensor(T value, const TensorOptions& options);                             \
+  Tensor tensor(ArrayRef<T> values);                                                \
+  Tensor tensor(std::initializer_list<T> values);                                   \
+  Tensor tensor(T value);
+__CL_TENSOR_FROM(uint8_t) __CL_TENSOR_FROM(int8_t) __CL_TENSOR_FROM(int16_t) __CL_TENSOR_FROM(int)
+__CL_TENSOR_FROM(int64_t) __CL_TENSOR_FROM(float) __CL_TENSOR_FROM(double) __CL_TENSOR_FROM(bool)
+__CL_TENSOR_FROM(c10::Half) __CL_TENSOR_FROM(c10::BFloat16)
+#undef __CL_TENSOR_FROM
 void manual_seed(uint64_t seed);
 struct NoGradGuard { NoGradGuard(); ~NoGradGuard(); };
 struct InferenceMode { InferenceMode(bool enabled = true); };
@@ -833,11 +692,33 @@ constexpr auto kI64 = at::kLong;
 constexpr auto kF16 = at::kHalf;
 constexpr auto kF32 = at::kFloat;
 constexpr auto kF64 = at::kDouble;
+/* torch/csrc/api/include/torch/detail/TensorDataContainer.h: a scalar, a (nested) braced list, an ArrayRef or a
+ * std::vector of scalars */
+namespace detail {
+class TensorDataContainer {
+ public:
+  TensorDataContainer();
+  template <class T, class = typename std::enable_if<__is_arithmetic(T) || __is_same(T, c10::Half) ||
+                                                     __is_same(T, c10::BFloat16) || __is_same(T, c10::complex<float>) ||
+                                                     __is_same(T, c10::complex<double>)>::type>
+  TensorDataContainer(T value);
+  TensorDataContainer(std::initializer_list<TensorDataContainer> init_list);
+  template <class T> TensorDataContainer(at::ArrayRef<T> values);
+  template <class T> TensorDataContainer(const std::vector<T>& values);
+  bool is_scalar() const;
+  bool is_init_list() const;
+  bool is_tensor() const;
+  at::IntArrayRef sizes() const;
+  at::ScalarType scalar_type() const;
+};
+}  // namespace detail
+at::Tensor tensor(detail::TensorDataContainer tensor_data_container, const at::TensorOptions& options = {});
 struct Library {
   template <class... A> Library& def(A&&... args) { return *this; }
   template <class... A> Library& impl(A&&... args) { return *this; }
 };
 }  // namespace torch
+#include <__cudalint/torch_nn_functional.h>
 namespace pybind11 {
 class handle {};
 struct str_attr_accessor {
