@@ -131,3 +131,53 @@ def test_a_worker_that_crashes_loses_only_its_own_file(tmp_path, monkeypatch):
     by_code = {r.path: [f.code for f in r.findings] for r in results}
     assert by_code.pop(str(tmp_path / "k05_crash.cu")) == ["CL900"]
     assert set(map(tuple, by_code.values())) == {("CL201",)}  # every other file's findings are kept
+
+
+OFF_BY_ONE = """__global__ void relu_kernel(const float* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i <= n) {
+        y[i] = fmaxf(x[i], 0.0f);
+    }
+}
+
+void launch(const float* x, float* y, int n) {
+    relu_kernel<<<(n + 255) / 256, 256>>>(x, y, n);
+}
+"""
+
+
+def test_fix_writes_through_a_symlink_and_keeps_crlf(tmp_path):
+    target = tmp_path / "kernel.cu"
+    target.write_bytes(OFF_BY_ONE.replace("\n", "\r\n").encode())
+    link = tmp_path / "link.cu"
+    link.symlink_to(target)
+    result = CliRunner().invoke(app, ["check", "--no-config", "--fix", str(link)])
+    assert result.exit_code == 0, result.output
+    assert link.is_symlink()
+    fixed = target.read_bytes()
+    assert b"if (i < n) {\r\n" in fixed
+    assert fixed.count(b"\n") == fixed.count(b"\r\n")  # every line still ends in CRLF
+
+
+def test_fix_of_an_unwritable_file_is_an_input_error(tmp_path, monkeypatch):
+    def refuse(path, text, like=None):
+        raise PermissionError(13, "Permission denied")  # a read-only folder (root is not stopped by modes)
+
+    monkeypatch.setattr("cudalint.repairing.loop.atomic_write", refuse)
+    path = tmp_path / "kernel.cu"
+    path.write_text(OFF_BY_ONE)
+    result = CliRunner().invoke(app, ["check", "--no-config", "--fix", str(path)])
+    assert result.exit_code == 2
+    assert f"{path}: cannot write the fixes: Permission denied" in result.output
+    assert path.read_text() == OFF_BY_ONE
+
+
+def test_fixes_marked_unsafe_need_unsafe_fixes(tmp_path):
+    source = "__global__ void k(float* x) {\n    float v = x[threadIdx.x];\n    v += __shfl_down(v, 1);\n" \
+             "    x[threadIdx.x] = v;\n}\n\nvoid launch(float* x) { k<<<1, 32>>>(x); }\n"
+    path = tmp_path / "warp.cu"
+    path.write_text(source)
+    CliRunner().invoke(app, ["check", "--no-config", "--fix", str(path)])
+    assert path.read_text() == source
+    CliRunner().invoke(app, ["check", "--no-config", "--fix", "--unsafe-fixes", str(path)])
+    assert "__shfl_down_sync(0xffffffff, v, 1)" in path.read_text()
