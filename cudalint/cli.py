@@ -7,6 +7,7 @@ complete (CL900; one line each on stderr).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import sys
@@ -18,8 +19,8 @@ import typer
 
 import cudalint
 from cudalint.checks.registry import all_rules, find_rule, matches
-from cudalint.config import ConfigError, LintOptions, find_config, load_config
-from cudalint.engine import (FileResult, InputError, default_jobs, exceeds, expand_paths, iter_lint_files,
+from cudalint.config import ConfigError, LintOptions, find_config, load_config, options_by_nearest_config
+from cudalint.engine import (FileResult, InputError, default_jobs, exceeds, expand_paths, iter_lint_each,
                              read_source, selected_rules, tune_garbage_collector)
 from cudalint.prefilter import INCOMPLETE
 from cudalint.report import all_findings, load_sources
@@ -108,10 +109,33 @@ def build_options(paths: list[str], *, config: str | None = None, no_config: boo
     ignores; a rule that `select` names exactly (full code or name) is not dropped by the configured
     ignores. Raises ConfigError."""
     if no_config:
-        options = LintOptions()
+        found = None
     else:
-        path = config if config is not None else (find_config(paths[0]) if paths else None)
-        options = load_config(path) if path else LintOptions()
+        found = config if config is not None else (find_config(paths[0]) if paths else None)
+    return _with_command_line(load_config(found) if found else LintOptions(), select=select, ignore=ignore,
+                              arch=arch, fail_on=fail_on, reference=reference, problems=problems)
+
+
+def options_per_file(files: list[str], *, config: str | None = None, no_config: bool = False,
+                     **command_line) -> list[LintOptions]:
+    """Each file's LintOptions: its nearest configuration file, or the one `config` names, with the
+    command line on top. Raises ConfigError."""
+    if config is not None or no_config:
+        options = build_options(files, config=config, no_config=no_config, **command_line)
+        return [options] * len(files)
+    overridden: dict[int, LintOptions] = {}
+    per_file = []
+    for base in options_by_nearest_config(files):
+        if id(base) not in overridden:
+            overridden[id(base)] = _with_command_line(dataclasses.replace(base), **command_line)
+        per_file.append(overridden[id(base)])
+    return per_file
+
+
+def _with_command_line(options: LintOptions, *, select: list[str] | None, ignore: list[str] | None,
+                       arch: str | None, fail_on: str | None, reference: str | None,
+                       problems: str | None) -> LintOptions:
+    """`options` (changed in place) with the command line's choices on top of the configured ones."""
     if select:
         LintOptions(select=select).validate()  # report a bad selector as it was written
         named = {rule.code for rule in all_rules()
@@ -206,18 +230,19 @@ def check(
         _fail(f"--statistics prints text or JSON, not {output_format.value}")
     if config is not None and no_config:
         _fail("--config and --no-config cannot be used together")
+    command_line = dict(select=_split(select), ignore=_split(ignore), arch=arch,
+                        fail_on=fail_on.value if fail_on else None, reference=reference, problems=problems)
     try:
-        options = build_options(paths, config=config, no_config=no_config, select=_split(select),
-                                ignore=_split(ignore), arch=arch, fail_on=fail_on.value if fail_on else None,
-                                reference=reference, problems=problems)
+        options = build_options(paths, config=config, no_config=no_config, **command_line)
     except ConfigError as error:
         _fail(str(error))
 
     existing, missing = _existing(paths)
     try:
         files = list(expand_paths(existing))
-        results: list[FileResult] = missing + _lint_with_progress(files, options, jobs or default_jobs(len(files)),
-                                                                  show=not quiet and len(files) > 1)
+        per_file = options_per_file(files, config=config, no_config=no_config, **command_line)
+        linted = _lint_with_progress(files, per_file, jobs or default_jobs(len(files)), show=not quiet and len(files) > 1)
+        results: list[FileResult] = missing + linted
     except (InputError, ConfigError) as error:  # a path that vanished meanwhile, a late config problem
         _fail(str(error))
     except Exception as error:  # noqa: BLE001 - a cudalint bug: one line, the traceback only on request
@@ -226,7 +251,7 @@ def check(
         _fail(f"internal error: {type(error).__name__}: {error} (set CUDALINT_DEBUG=1 for the traceback; "
               f"please report it)")
     if fix:
-        _apply_fixes(results, options, unsafe_fixes)
+        _apply_fixes(linted, per_file, unsafe_fixes)
     input_errors = [result.error for result in results if result.error is not None]
     for message in input_errors:
         _error(message)
@@ -246,30 +271,33 @@ def check(
         _error(f"{path}: the analysis did not complete (CL900), so the file was not fully checked")
     if input_errors or incomplete:
         raise typer.Exit(EXIT_ERROR)
-    if not exit_zero and exceeds(all_findings(results), options.fail_on):
+    if not exit_zero and any(exceeds(r.findings, o.fail_on) for r, o in zip(linted, per_file)):
         raise typer.Exit(EXIT_FINDINGS)
     raise typer.Exit(EXIT_OK)
 
 
-def _lint_with_progress(files: list[str], options: LintOptions, jobs: int, show: bool) -> list[FileResult]:
+def _lint_with_progress(files: list[str], per_file: list[LintOptions], jobs: int, show: bool) -> list[FileResult]:
     """Lint `files`, with a progress bar on stderr when it is a terminal."""
-    results = iter_lint_files(files, options, jobs)
+    results = iter_lint_each(files, per_file, jobs)
     if not (show and sys.stderr.isatty()):
         return list(results)
     with typer.progressbar(results, length=len(files), label="checking", file=sys.stderr) as progress:
         return list(progress)
 
 
-def _apply_fixes(results: list[FileResult], options: LintOptions, unsafe: bool) -> None:
+def _apply_fixes(results: list[FileResult], per_file: list[LintOptions], unsafe: bool) -> None:
     """Rewrite each file with its checked fixes; its result then holds the findings that remain."""
     from cudalint.fixes import default_linter, fix_source
     from cudalint.repairing.loop import atomic_write
 
     fixed = files = 0
-    lint = default_linter(options)
-    for result in results:
+    linters = {}  # one per configuration
+    for result, options in zip(results, per_file):
         if result.error is not None or not any(f.fix is not None for f in result.findings):
             continue
+        if id(options) not in linters:
+            linters[id(options)] = default_linter(options)
+        lint = linters[id(options)]
         report = fix_source(read_source(result.path), result.path, lint, unsafe=unsafe)
         if not report.changed:
             continue

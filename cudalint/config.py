@@ -74,6 +74,24 @@ def find_config(start: str) -> str | None:
         directory = parent
 
 
+def options_by_nearest_config(files: list[str]) -> list[LintOptions]:
+    """Each file's options from its nearest configuration file, as ruff finds one per file (so the order
+    files come in changes nothing); files under one configuration share one LintOptions. Raises
+    ConfigError."""
+    by_config: dict[str | None, LintOptions] = {}
+    by_directory: dict[str, str | None] = {}
+    per_file = []
+    for path in files:
+        directory = os.path.dirname(os.path.abspath(path))
+        if directory not in by_directory:
+            by_directory[directory] = find_config(path)
+        found = by_directory[directory]
+        if found not in by_config:
+            by_config[found] = load_config(found) if found else LintOptions()
+        per_file.append(by_config[found])
+    return per_file
+
+
 def load_config(path: str) -> LintOptions:
     data = _read_toml(path)
     table = data.get("tool", {}).get("cudalint", {}) if path.endswith("pyproject.toml") else data

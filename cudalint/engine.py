@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from cudalint.archs import architecture
 from cudalint.checks.context import RuleContext, UnitFacts
 from cudalint.checks.registry import Rule, all_rules, find_rule, matches
-from cudalint.config import ConfigError, LintOptions, find_config, load_config
+from cudalint.config import ConfigError, LintOptions, options_by_nearest_config
 from cudalint.findings import Finding, Location, Severity
 from cudalint.frontend import LoweredUnit, lower_unit, prepare_workspace
 from cudalint.model.program import build_program
@@ -108,14 +108,14 @@ def lint_file(path: str, options: LintOptions) -> FileResult:
 
 def lint_paths(paths: Iterable[str], options: LintOptions | None = None, use_config: bool = True,
                jobs: int = 1) -> list[FileResult]:
-    """Lint files and directories. With `use_config`, the nearest configuration file applies unless
-    `options` are given. Raises InputError for a path that does not exist, ConfigError for bad config."""
-    paths = list(paths)
-    files = list(expand_paths(paths))
-    if options is None:
-        config = find_config(paths[0]) if (use_config and paths) else None
-        options = load_config(config) if config else LintOptions()
-    return list(iter_lint_files(files, options, jobs))
+    """Lint files and directories. With `use_config`, each file's nearest configuration file applies
+    unless `options` are given. Raises InputError for a path that does not exist, ConfigError for bad
+    config."""
+    files = list(expand_paths(list(paths)))
+    if options is not None:
+        return list(iter_lint_files(files, options, jobs))
+    per_file = options_by_nearest_config(files) if use_config else [LintOptions()] * len(files)
+    return list(iter_lint_each(files, per_file, jobs))
 
 
 def iter_lint_files(files: list[str], options: LintOptions, jobs: int = 1) -> Iterator[FileResult]:

@@ -32,8 +32,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from cudalint.config import LintOptions, find_config, load_config
-from cudalint.engine import FileResult, expand_paths, lint_paths
+from cudalint.config import LintOptions, options_by_nearest_config
+from cudalint.engine import FileResult, expand_paths, iter_lint_each
 from cudalint.findings import Finding, Location, RelatedLocation, Severity
 
 NEVER_REJECTS = frozenset({"CL902", "CL903"})  # about the file's comments and headers, not about the kernel
@@ -88,8 +88,8 @@ def prefilter(paths_or_sources: Iterable, *, options: LintOptions | None = None,
               jobs: int | None = None, problems: str | None = None, reference: str | None = None,
               use_config: bool = True) -> PrefilterResult:
     """Lint every input (in parallel over `jobs` processes; default: every core) and split them into
-    (accepted, rejected). `options` default to the configuration found from the first path (with
-    `use_config`) or the defaults; `fail_on` defaults to the options' `fail-on`. `problems` (a
+    (accepted, rejected). `options` default to each file's nearest configuration (with `use_config`) or
+    the defaults; `fail_on` defaults to the options' `fail-on`. `problems` (a
     KernelBench problems directory) and `reference` (one reference file for all inputs) let the
     shape and precision rules compare with the reference problem."""
     if isinstance(paths_or_sources, (str, os.PathLike)) or _is_named_source(paths_or_sources):
@@ -115,25 +115,30 @@ def prefilter(paths_or_sources: Iterable, *, options: LintOptions | None = None,
                     missing.append(PrefilterItem(path, None, error=f"{path}: no such file or directory"))
                     continue
                 entries.extend((found, found, False) for found in expand_paths([path]))
-        if options is None:
-            first = next((file for _, file, is_source in entries if not is_source), None)
-            config = find_config(first) if (use_config and first) else None
-            options = load_config(config) if config else LintOptions()
+        files = [file for _, file, _ in entries]
+        if options is not None:
+            per_file = [options] * len(files)
+        elif use_config:  # each file's nearest configuration; sources given as text have none
+            defaults = LintOptions()
+            configured = iter(options_by_nearest_config([file for _, file, is_source in entries if not is_source]))
+            per_file = [defaults if is_source else next(configured) for _, _, is_source in entries]
+        else:
+            per_file = [LintOptions()] * len(files)
         if problems is not None or reference is not None:
-            options = dataclasses.replace(options, problems=problems or options.problems,
-                                          reference=reference or options.reference)
-        threshold = fail_on or options.fail_on
-        results = lint_paths([file for _, file, _ in entries], options=options, use_config=False, jobs=jobs)
+            with_reference = {id(o): dataclasses.replace(o, problems=problems or o.problems,
+                                                         reference=reference or o.reference) for o in per_file}
+            per_file = [with_reference[id(o)] for o in per_file]
+        results = list(iter_lint_each(files, per_file, jobs))
     finally:
         if temp_dir is not None:
             shutil.rmtree(temp_dir, ignore_errors=True)
     accepted: list[PrefilterItem] = []
     rejected: list[PrefilterItem] = list(missing)
-    for (name, file, is_source), result in zip(entries, results):
+    for (name, file, is_source), result, file_options in zip(entries, results, per_file):
         findings = [_renamed(f, name) for f in result.findings] if is_source else result.findings
         error = result.error.replace(file, name) if (result.error and is_source) else result.error
         item = PrefilterItem(name, None if is_source else file, findings, error,
-                             rejecting_findings(findings, threshold))
+                             rejecting_findings(findings, fail_on or file_options.fail_on))
         (rejected if item.rejected else accepted).append(item)
     return PrefilterResult(accepted, rejected)
 

@@ -181,3 +181,16 @@ def test_fixes_marked_unsafe_need_unsafe_fixes(tmp_path):
     assert path.read_text() == source
     CliRunner().invoke(app, ["check", "--no-config", "--fix", "--unsafe-fixes", str(path)])
     assert "__shfl_down_sync(0xffffffff, v, 1)" in path.read_text()
+
+
+def test_each_file_takes_its_nearest_configuration_whatever_the_order(tmp_path):
+    for folder, config in (("strict", None), ("legacy", 'ignore = ["CL201"]\n')):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "k.cu").write_text(f"__global__ void k(float* x, int n) {{ {UNGUARDED} }}\n")
+        if config:
+            (tmp_path / folder / "cudalint.toml").write_text(config)
+    strict, legacy = str(tmp_path / "strict" / "k.cu"), str(tmp_path / "legacy" / "k.cu")
+    for order in ([strict, legacy], [legacy, strict]):
+        result = CliRunner().invoke(app, ["check", "--format", "json", *order])
+        assert result.exit_code == 1
+        assert {f["path"] for f in json.loads(result.stdout)} == {strict}
