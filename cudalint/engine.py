@@ -24,7 +24,7 @@ from cudalint.findings import Finding, Location, Severity
 from cudalint.frontend import LoweredUnit, lower_unit, prepare_workspace
 from cudalint.model.program import build_program
 from cudalint.sources import SUFFIXES, SourceDocument, load_document
-from cudalint.suppressions import apply_suppressions, parse_suppressions, unused
+from cudalint.suppressions import apply_suppressions, parse_suppressions, problems
 
 MAX_FILE_BYTES = 4 * 1024 * 1024  # larger inputs are not kernels; refusing them keeps lint time bounded
 
@@ -260,11 +260,10 @@ def _lint_document(document: SourceDocument, options: LintOptions, directory: st
     if unused_rule in rules:
         active = {r.code for r in rules}
         for suppression in suppressions:
-            codes = unused(suppression, active)
-            if codes:
-                what = "suppression of every rule" if codes == ["*"] else "suppression of " + ", ".join(codes)
+            wrong = problems(suppression, active)
+            if wrong:
                 findings.append(Finding(unused_rule.code, unused_rule.name, unused_rule.severity,
-                                        suppression.location, f"unused {what}: no such finding here"))
+                                        suppression.location, "; ".join(wrong)))
     return sorted(findings, key=Finding.sort_key)
 
 
