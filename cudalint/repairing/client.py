@@ -9,6 +9,12 @@
   HTTP 408, 409, 429 and 5xx up to `retries` times, waiting `backoff * 2**(attempt - 1)` seconds plus up
   to 10% jitter, or the seconds of the server's `Retry-After` header when it sends one; no wait is longer
   than `max_wait`. Every retry is recorded in the `Completion`.
+- `timeout` is a deadline for the whole answer, not per read: a server that trickles a byte at a time
+  is cut off when it passes (the connection is closed and the attempt counts as a timeout).
+- The base URL must be an http(s) URL with a host: anything else is a fatal error at once, not retried.
+- Answers are checked: a body that is no chat completion (not JSON, `choices` of the wrong shape) is a
+  `ModelAPIError`, an answer over `MAX_ANSWER_CHARS` is refused, and the key is removed from the
+  answer's text too, so that it can never be written into a result.
 - Errors are `ModelError` subclasses whose messages never contain the key: `MissingAPIKey`,
   `ServerUnreachable`, `ModelRefused`, `ModelAPIError` (any other HTTP error, or retries exhausted).
 """
@@ -16,8 +22,10 @@
 from __future__ import annotations
 
 import os
+import queue
 import random
 import re
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -27,6 +35,7 @@ DEFAULT_API_KEY_ENV = "OPENAI_API_KEY"
 BASE_URL_ENV = "OPENAI_BASE_URL"
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 RETRYABLE_STATUS = frozenset({408, 409, 429})
+MAX_ANSWER_CHARS = 4 * 1024 * 1024  # what cudalint lints at most (engine.MAX_FILE_BYTES): more is no kernel
 
 
 class ModelError(Exception):
@@ -119,6 +128,10 @@ class ChatClient:
         environ = os.environ if environ is None else environ
         self.settings = settings
         self.base_url = settings.base_url or environ.get(BASE_URL_ENV) or DEFAULT_BASE_URL
+        parts = urlsplit(self.base_url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ServerUnreachable(f"{safe_url(self.base_url)}: not an http:// or https:// URL with a host; "
+                                    f"check --base-url or {BASE_URL_ENV}")
         key = environ.get(settings.api_key_env, "")
         if not key.strip():
             raise MissingAPIKey(
@@ -130,8 +143,36 @@ class ChatClient:
         import openai  # imported here: `cudalint check` never needs it
 
         self._openai = openai
-        self._client = openai.OpenAI(api_key=key, base_url=self.base_url, timeout=settings.timeout,
-                                     max_retries=0)
+        self._key = key
+        self._client = self._new_client()
+
+    def _new_client(self):
+        return self._openai.OpenAI(api_key=self._key, base_url=self.base_url, timeout=self.settings.timeout,
+                                   max_retries=0)
+
+    def _request(self, messages: Sequence[Mapping[str, str]]):
+        """One request, cut off at the deadline. It runs on a daemon thread: one cut off is left to end
+        with its connection (closed under it, and dropped with it), and never holds up the exit."""
+        client, done = self._client, queue.Queue(maxsize=1)
+
+        def send() -> None:
+            try:
+                done.put((True, client.chat.completions.create(
+                    model=self.settings.model, messages=list(messages), temperature=self.settings.temperature,
+                    max_tokens=self.settings.max_tokens)))
+            except BaseException as error:  # noqa: BLE001 - handed to the waiting caller
+                done.put((False, error))
+
+        threading.Thread(target=send, name="cudalint-model-request", daemon=True).start()
+        try:
+            ok, value = done.get(timeout=self.settings.timeout)
+        except queue.Empty:
+            self._client = self._new_client()  # the next attempt gets a connection of its own
+            client.close()
+            raise self._openai.APITimeoutError(request=None) from None
+        if not ok:
+            raise value
+        return value
 
     @property
     def server(self) -> str:
@@ -147,9 +188,7 @@ class ChatClient:
         while True:
             attempt += 1
             try:
-                response = self._client.chat.completions.create(
-                    model=self.settings.model, messages=list(messages),
-                    temperature=self.settings.temperature, max_tokens=self.settings.max_tokens)
+                response = self._request(messages)
             except (openai.APITimeoutError, openai.APIConnectionError) as error:
                 timed_out = isinstance(error, openai.APITimeoutError)
                 what = f"no answer within {self.settings.timeout:g} s" if timed_out else "cannot connect"
@@ -168,6 +207,9 @@ class ChatClient:
                 raise self._status_error(status, detail, attempt) from None
             except openai.OpenAIError as error:
                 raise ModelAPIError(f"{self.server}: {self.redact(str(error))}") from None
+            except (ValueError, TypeError) as error:  # a 200 whose body is not JSON (or not UTF-8)
+                raise ModelAPIError(f"{self.server}: the answer is not a chat completion ({type(error).__name__})"
+                                    ) from None
             return self._completion(response, attempt, notes)
 
     def _wait(self, attempt: int, what: str, retry_after: str | None) -> str:
@@ -199,10 +241,16 @@ class ChatClient:
 
     def _completion(self, response, attempt: int, notes: list[str]) -> Completion:
         choices = getattr(response, "choices", None) or []
-        if not choices:
+        if not isinstance(choices, list) or not choices:
             raise ModelAPIError(f"{self.server}: the answer holds no choices")
         choice = choices[0]
-        message = choice.message
+        message = getattr(choice, "message", None)
+        content = getattr(message, "content", None)
+        if message is None or not isinstance(content, (str, type(None))):
+            raise ModelAPIError(f"{self.server}: the answer is not a chat completion (no message text)")
+        if content is not None and len(content) > MAX_ANSWER_CHARS:
+            raise ModelAPIError(f"{self.server}: the answer is {len(content):,} characters long, more than "
+                                f"{MAX_ANSWER_CHARS:,}: not a kernel")
         refusal = getattr(message, "refusal", None)
         if refusal:
             raise ModelRefused(f"the model refused: {self.redact(refusal)}", self.redact(refusal))
@@ -211,7 +259,7 @@ class ChatClient:
                                '(finish_reason "content_filter")')
         usage = getattr(response, "usage", None)
         return Completion(
-            text=message.content or "", finish_reason=choice.finish_reason,
+            text=self.redact(content or ""), finish_reason=getattr(choice, "finish_reason", None),
             prompt_tokens=getattr(usage, "prompt_tokens", None) if usage else None,
             completion_tokens=getattr(usage, "completion_tokens", None) if usage else None,
             model=getattr(response, "model", None), attempts=attempt, retry_notes=notes)
