@@ -70,6 +70,10 @@ def read_source(path: str) -> str:
     except FileNotFoundError:
         raise InputError(f"{path}: no such file") from None
     except IsADirectoryError:
+        try:
+            os.listdir(path)
+        except OSError as error:
+            raise InputError(f"{path}: cannot read the directory: {error.strerror or error}") from None
         raise InputError(f"{path}: is a directory") from None
     except OSError as error:
         raise InputError(f"{path}: cannot read: {error.strerror or error}") from None
@@ -87,15 +91,25 @@ def expand_paths(paths: Iterable[str]) -> Iterator[str]:
     """Files to lint: given files as they are, directories searched recursively by extension."""
     for path in paths:
         if os.path.isdir(path):
-            for root, dirs, files in os.walk(path):
+            unreadable: list[str] = []
+            # a folder that cannot be listed is yielded itself: reading it then fails with the reason, so it
+            # is reported with the unreadable files instead of being skipped without a word
+            for root, dirs, files in os.walk(path, onerror=lambda error: unreadable.append(error.filename)):
+                yield from _drain(unreadable)
                 dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in ("__pycache__", "node_modules"))
                 for name in sorted(files):
                     if name.endswith(SUFFIXES):
                         yield os.path.join(root, name)
+            yield from _drain(unreadable)
         elif os.path.exists(path):
             yield path
         else:
             raise InputError(f"{path}: no such file or directory")
+
+
+def _drain(items: list[str]) -> Iterator[str]:
+    while items:
+        yield items.pop(0)
 
 
 def lint_file(path: str, options: LintOptions) -> FileResult:

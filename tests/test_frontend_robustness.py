@@ -95,3 +95,27 @@ def test_a_failed_reparse_is_reported_never_silently_clean() -> None:
         os.rename(prelude + ".moved", prelude)
     assert [f.code for f in broken] == ["CL900"], [f.message for f in broken]
     assert [f.code for f in cudalint.lint_source(source, filename="a.cu")] == ["CL201"]
+
+
+NESTINGS = st.sampled_from(["-", "!", "~", "(", "if (n) ", "while (n--) ", "else if (n) ", "{"])
+HEADER_NAMES = st.text(alphabet="ab/._-\\ <>\"", min_size=0, max_size=12)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(NESTINGS, st.integers(min_value=1, max_value=4000), HEADER_NAMES, st.sampled_from(["<>", '""']))
+def test_deep_nesting_and_odd_includes_never_crash_or_pass_unchecked(nesting, depth, header, quotes):
+    """Deep code is linted (it once overflowed libclang's stack: SIGSEGV) and an include of any name is a
+    finding or nothing, never an analysis that stops half way (CL900) and lets the file through."""
+    opener, closer = quotes
+    if nesting in "-!~":
+        body = f"x[0] = {nesting * depth}1;"
+    elif nesting == "(":
+        body = f"x[0] = {'(' * depth}1{')' * depth};"
+    elif nesting == "{":
+        body = "{" * depth + "x[0] = 1;" + "}" * depth
+    else:
+        body = "if (n) x[0] = 0;\n" + nesting * depth + "x[0] = 1;" if nesting.startswith("else") \
+            else nesting * depth + "x[0] = 1;"
+    text = f"#include {opener}{header}{closer}\n__global__ void k(float* x, int n) {{\n{body}\n}}\n"
+    findings = cudalint.lint_source(text, filename="deep.cu")
+    assert all(f.code != "CL900" for f in findings), [f.message for f in findings if f.code == "CL900"]

@@ -194,3 +194,28 @@ def test_each_file_takes_its_nearest_configuration_whatever_the_order(tmp_path):
         result = CliRunner().invoke(app, ["check", "--format", "json", *order])
         assert result.exit_code == 1
         assert {f["path"] for f in json.loads(result.stdout)} == {strict}
+
+
+def test_a_folder_that_cannot_be_listed_is_reported_not_skipped(tmp_path, monkeypatch):
+    (tmp_path / "ok.cu").write_text(f"__global__ void k(float* x, int n) {{ {GUARDED} }}\n")
+    secret = tmp_path / "secret"
+    secret.mkdir()
+    (secret / "hidden.cu").write_text("\n")
+    denied = PermissionError(13, "Permission denied", str(secret))
+    real_scandir, real_listdir = os.scandir, os.listdir
+
+    def scandir(path="."):  # what a folder without read permission does (root is not stopped by modes)
+        if os.fspath(path) == str(secret):
+            raise denied
+        return real_scandir(path)
+
+    def listdir(path="."):
+        if os.fspath(path) == str(secret):
+            raise denied
+        return real_listdir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    monkeypatch.setattr(os, "listdir", listdir)
+    result = CliRunner().invoke(app, ["check", "--no-config", str(tmp_path)])
+    assert result.exit_code == 2
+    assert f"{secret}: cannot read the directory: Permission denied" in result.output
