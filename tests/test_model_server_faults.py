@@ -85,7 +85,7 @@ def test_timeout_is_a_deadline_for_the_whole_answer():
         start = time.monotonic()
         with pytest.raises(ServerUnreachable, match=r"no answer within 0.5 s \(2 attempts\)"):
             client(server.base_url, timeout=0.5, retries=1).complete(HI)
-        assert time.monotonic() - start < 3
+        assert time.monotonic() - start < 8  # without the deadline: over 20 s
 
 
 @pytest.mark.parametrize("body", [

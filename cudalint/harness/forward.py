@@ -780,7 +780,8 @@ def _names_in_target(target: ast.expr) -> list[str]:
 
 
 def statements_in_order(function: _FunctionNode) -> list[ast.stmt]:
-    """The simple statements of `function` (not of nested functions), in source order."""
+    """The statements of `function` (not of nested functions) in source order, each compound statement
+    before the statements of its bodies."""
     found: list[ast.stmt] = []
     _add_statements(function.body, found)
     return found
