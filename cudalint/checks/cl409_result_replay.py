@@ -17,7 +17,7 @@ from cudalint.analysis.guards import strip
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
 from cudalint.findings import Finding
-from cudalint.harness.dataflow import Dataflow, statement_path
+from cudalint.harness.dataflow import Dataflow, dataflow_of, statement_path
 from cudalint.harness.forward import node_location, record_unit
 from cudalint.model import ir
 
@@ -33,13 +33,6 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
     yield from _static_results(ctx)
     if last and state.flow is not None:
         yield from _python_replays(ctx, state.flow, dataflow_of(state))
-
-
-def dataflow_of(state) -> Dataflow:
-    """The document's `Dataflow`, built once for the rules that share it."""
-    if "dataflow" not in state.cache:
-        state.cache["dataflow"] = Dataflow(state.flow)
-    return state.cache["dataflow"]
 
 
 def _python_replays(ctx: RuleContext, flow, dataflow: Dataflow) -> Iterator[Finding]:

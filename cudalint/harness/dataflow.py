@@ -331,6 +331,13 @@ class Dataflow:
         return found
 
 
+def dataflow_of(state) -> Dataflow:
+    """The `Dataflow` of a document's forward flow (`DocumentState`), built once for the rules sharing it."""
+    if "dataflow" not in state.cache:
+        state.cache["dataflow"] = Dataflow(state.flow)
+    return state.cache["dataflow"]
+
+
 def _tensor_parameters(info: FunctionInfo) -> list[str]:
     node = info.node
     typing_scalars = {"int", "float", "bool", "str"}
