@@ -192,7 +192,7 @@ class Dataflow:
             for call in _own_calls(statement):
                 self._record_call(call, aliases, facts, typing, deps)
             for sub in pyast.of_type(statement, ast.Subscript):
-                if _stepped(sub) and _root_name(sub.value) in aliases and isinstance(sub.ctx, ast.Load):
+                if stepped_slice(sub) and _root_name(sub.value) in aliases and isinstance(sub.ctx, ast.Load):
                     facts.slices.append((sub, _root_name(sub.value)))
             if isinstance(statement, ast.Return):
                 value = statement.value
@@ -396,7 +396,7 @@ def _advanced_index(index: ast.expr) -> bool:
     return any(isinstance(e, (ast.List, ast.Name, ast.Call, ast.Compare)) for e in elements)
 
 
-def _stepped(subscript: ast.Subscript) -> bool:
+def stepped_slice(subscript: ast.Subscript) -> bool:
     """A slice with a step other than 1: `x[::2]`, `x[:, ::k]`."""
     elements = subscript.slice.elts if isinstance(subscript.slice, ast.Tuple) else [subscript.slice]
     for element in elements:
