@@ -258,14 +258,15 @@ class Dataflow:
         if written is not None:
             facts.mutations.append(Mutation(call, written, ast.unparse(call)[:80]))
         # a call may write what it is given: its arguments now depend on all of its inputs
-        given = [a for a in args + [k.value for k in call.keywords] if _root_name(a) is not None]
+        # (every name inside an argument: `kernel(grid, block, (cp.asarray(x), cp.asarray(y)))` writes y)
+        given = [n.id for a in args + [k.value for k in call.keywords] for n in pyast.walk(a)
+                 if isinstance(n, ast.Name)]
         if receiver is not None and (method.endswith("_") or method in _STORE_METHODS or not typing.is_tensor(
                 func.value) or self.flow.is_invocation(call)):
-            given.append(func.value)
+            given.append(receiver)
         if given and (method not in _METADATA and method not in VIEW_METHODS):
             combined = deps(call)
-            for arg in given:
-                name = _root_name(arg)
+            for name in given:
                 if name in facts.depends:
                     facts.depends[name] = facts.depends[name] | combined
                 if name in aliases and not (method and method in _METADATA_INPLACE):
