@@ -8,16 +8,16 @@ import pytest
 import cudalint
 from cudalint.frontend import parse
 
-SOURCE = "__global__ void k(float* a, int n) { a[blockIdx.x * blockDim.x + threadIdx.x] = 1.0f; }\n"
+SOURCE = "__global__ void k(const float* in, float* a, int n) { a[blockIdx.x * blockDim.x + threadIdx.x] = in[0]; }\n"
 PY_SOURCE = '''
 import torch
 from torch.utils.cpp_extension import load_inline
 cuda = """
 #include <torch/extension.h>
-__global__ void k(float* a, int n) { a[blockIdx.x * blockDim.x + threadIdx.x] = 1.0f; }
+__global__ void k(const float* in, float* a, int n) { a[blockIdx.x * blockDim.x + threadIdx.x] = in[0]; }
 torch::Tensor run(torch::Tensor a) {
     auto out = torch::empty_like(a);
-    k<<<(a.numel() + 255) / 256, 256>>>(out.data_ptr<float>(), a.numel());
+    k<<<(a.numel() + 255) / 256, 256>>>(a.data_ptr<float>(), out.data_ptr<float>(), a.numel());
     return out;
 }
 """

@@ -4,8 +4,10 @@ Reported on the Python line that does it:
 - assigning (or `setattr`/`del`) a timing, synchronization or comparison function, or any function of
   torch the reference model also uses: `torch.cuda.synchronize = ...`, `torch.cuda.Event.elapsed_time
   = ...`, `time.perf_counter = ...`, `torch.allclose = ...`, `torch.matmul = ...`, `torch.Tensor.x = ...`;
+- the same through aliases (`E = torch.cuda.Event; setattr(E, "record", ...)`, `import torch.cuda as c;
+  c.synchronize = ...`) or a computed attribute name (`setattr(torch.cuda, "syn" + "chronize", f)`);
 - starting threads or processes (`threading.Thread`, `ThreadPoolExecutor`, `multiprocessing`,
-  `os.fork`);
+  `os.fork`; shells and `subprocess` are CL413's);
 - running forward's work in a `with torch.cuda.stream(s)` (or cupy stream) block on a stream it created,
   when nothing makes the current stream wait for it (`wait_stream`, `synchronize`, `wait_event`);
 - defining a `torch.Tensor` subclass (lazy tensors that defer the work until the result is compared).
@@ -37,9 +39,10 @@ _CONCURRENCY = {
     "multiprocessing.Process", "multiprocessing.Pool", "multiprocessing.pool.Pool",
     "multiprocessing.pool.ThreadPool", "multiprocessing.dummy.Pool", "torch.multiprocessing.Process",
     "torch.multiprocessing.spawn", "torch.multiprocessing.start_processes", "torch.multiprocessing.Pool",
-    "os.fork", "os.forkpty", "subprocess.Popen", "asyncio.create_task", "asyncio.ensure_future",
+    "os.fork", "os.forkpty", "asyncio.create_task", "asyncio.ensure_future",
 }
 _STREAM_CONSTRUCTORS = {"torch.cuda.Stream", "torch.Stream", "cupy.cuda.Stream", "torch.cuda.streams.Stream"}
+_COMPUTED = "computed_name"  # stands for an attribute name built at run time
 _WAITS = {"wait_stream", "synchronize", "wait_event", "wait"}
 
 
@@ -74,6 +77,11 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
             base = imports.qualify(node.args[0])
             if base is not None:
                 targets.append((f"{base}.{node.args[1].value}", node))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in (
+                "setattr", "delattr") and len(node.args) >= 2:
+            base = imports.qualify(node.args[0])
+            if base is not None and _tampering_target(f"{base}.{_COMPUTED}", imports):
+                targets.append((f"{base}.<{ast.unparse(node.args[1])[:30]}>", node))  # a computed name
         for qualified, where in targets:
             if qualified and _tampering_target(qualified, imports):
                 yield from report(where.lineno, (

@@ -147,17 +147,17 @@ def _check_launches(ctx: RuleContext, program: Program, links: LaunchLinks, decl
 def _may_write(program: Program, analysis: GuardAnalysis, kernel: ir.Function, param: ir.Param) -> bool:
     if any(a.is_write and a.root.kind == "param" and a.root.ref == param.ref for a in analysis.accesses(kernel)):
         return True
-    return _escapes(kernel.body, param.ref)
+    return escapes(kernel.body, param.ref)
 
 
-def _escapes(node: ir.Node, ref: str | None, parent: ir.Node | None = None) -> bool:
+def escapes(node: ir.Node, ref: str | None, parent: ir.Node | None = None) -> bool:
     """Whether the parameter is used other than as the base of a subscript (`p[i]`): passed to a
     call, aliased, offset, dereferenced; any of these may write through it."""
     if isinstance(node, ir.Name) and node.ref == ref:
         return not (isinstance(parent, ir.Index) and parent.base is node)
     if isinstance(node, ir.Cast) and isinstance(parent, ir.Index) and parent.base is node:
-        return any(_escapes(child, ref, parent) for child in node.children())
-    return any(_escapes(child, ref, node) for child in node.children())
+        return any(escapes(child, ref, parent) for child in node.children())
+    return any(escapes(child, ref, node) for child in node.children())
 
 
 def _coverage_problem(program: Program, analysis: GuardAnalysis, link: LaunchLink, kernel: ir.Function,
@@ -171,7 +171,7 @@ def _coverage_problem(program: Program, analysis: GuardAnalysis, link: LaunchLin
             return None
     if grid_x.kind != CEIL or grid_x.size is None:
         return None
-    if _escapes(kernel.body, param.ref):
+    if escapes(kernel.body, param.ref):
         return None
     writes = [a for a in analysis.accesses(kernel) if a.is_write and a.root.kind == "param" and a.root.ref == param.ref]
     if len(writes) != 1 or writes[0].root.retyped or writes[0].root.offsets:

@@ -6,7 +6,11 @@ created in half/bf16. Reported on the conversion:
 - in forward (and what it calls) or in ModelNew's `__init__`: `.half()`, `.bfloat16()`,
   `.to(torch.float16)`, `.type(torch.half)`, `torch.autocast(...)`;
 - in the C++/CUDA: `.to(torch::kHalf)`, `.half()`, and the float-to-half intrinsics of device code
-  (`__float2half`, `__float2bfloat16`, ...).
+  (`__float2half`, `__float2bfloat16`, ...);
+- precision flags, anywhere in the module (they hold for the whole process): `allow_tf32 = True`,
+  `allow_fp16/bf16_reduced_precision_reduction = True`, `fp32_precision = "tf32"`,
+  `torch.set_float32_matmul_precision("high")`; in C++ `setAllowTF32CuBLAS(true)` and TF32 cuBLAS math
+  modes or compute types.
 """
 
 from __future__ import annotations
@@ -25,6 +29,12 @@ from cudalint.model import ir
 
 _HALF_METHODS = {"half", "bfloat16"}
 _HALF_TYPES = {"torch.HalfTensor", "torch.cuda.HalfTensor", "torch.BFloat16Tensor", "torch.cuda.BFloat16Tensor"}
+_LOWER_PRECISION_FLAGS = {"allow_tf32", "allow_fp16_reduced_precision_reduction",
+                          "allow_bf16_reduced_precision_reduction"}
+_CPP_PRECISION = re.compile(r"^(setAllowTF32CuBLAS|setAllowTF32CuDNN|setFloat32MatmulPrecision|"
+                            r"setAllowFP16ReductionCuBLAS|setAllowBF16ReductionCuBLAS)$")
+_CPP_TF32_MODES = re.compile(r"\b(CUBLAS_TF32_TENSOR_OP_MATH|CUBLAS_COMPUTE_32F_FAST_TF32|CUBLAS_COMPUTE_32F_FAST_16F|"
+                             r"CUBLAS_COMPUTE_32F_FAST_16BF)\b")
 _AUTOCAST = {"torch.autocast", "torch.cuda.amp.autocast", "torch.amp.autocast", "torch.cpu.amp.autocast"}
 _CPP_HALF = re.compile(r"\b(kHalf|kFloat16|kBFloat16|ScalarType::Half|ScalarType::BFloat16|at::Half|c10::Half|"
                        r"at::BFloat16|c10::BFloat16)\b")
@@ -64,6 +74,14 @@ def _cuda_conversions(ctx: RuleContext) -> Iterator[Finding]:
                 yield ctx.finding(node.span, (
                     f"`{node.callee}` converts fp32 values to 16 bits inside a kernel whose inputs and outputs "
                     f"are fp32: the fp32 problem is computed in half precision and drifts from the reference"))
+            elif _CPP_PRECISION.match(node.callee) and not any(a.text.strip() in ("false", "0", '"highest"')
+                                                                for a in node.args) \
+                    or node.callee in ("cublasSetMathMode", "cublasGemmEx", "cublasGemmStridedBatchedEx",
+                                       "cublasLtMatmulDescCreate") and any(_CPP_TF32_MODES.search(a.text)
+                                                                           for a in node.args):
+                yield ctx.finding(node.span, (
+                    f"`{' '.join(node.text.split())[:60]}` lets an fp32 problem's matmuls run in TF32 or reduced "
+                    f"precision: the result has fewer significant bits than the fp32 reference"))
             elif node.receiver is not None and (node.callee in _HALF_METHODS or (
                     node.callee in ("to", "toType", "type") and any(_CPP_HALF.search(a.text) for a in node.args))):
                 yield ctx.finding(node.span, (
@@ -81,6 +99,12 @@ def _python_conversions(ctx: RuleContext, state) -> Iterator[Finding]:
     if init is not None:
         functions.append(init)
     imports = solution.imports
+    for node in pyast.of_type(solution.module, ast.Assign, ast.Call):
+        what = _precision_flag(node, imports)
+        if what:
+            yield ctx.finding_at(node_location(ctx.document, node), (
+                f"`{what}` lets fp32 matmuls and convolutions run in TF32 or reduced precision, for the whole "
+                f"process: the fp32 problem is computed with fewer significant bits than it asks for"))
     seen: set[int] = set()
     for function in functions:
         for node in pyast.walk(function):
@@ -92,6 +116,26 @@ def _python_conversions(ctx: RuleContext, state) -> Iterator[Finding]:
                 yield ctx.finding_at(node_location(ctx.document, node), (
                     f"`{what}` runs an fp32 problem in 16-bit precision: the output drifts from the fp32 "
                     f"reference (and may pass only by luck of the tolerance)"))
+
+
+def _precision_flag(node: ast.AST, imports) -> str | None:
+    """`torch.backends.cuda.matmul.allow_tf32 = True`, `...allow_fp16_reduced_precision_reduction = True`,
+    `...fp32_precision = "tf32"`, `torch.set_float32_matmul_precision("high")`."""
+    if isinstance(node, ast.Assign):
+        value = node.value.value if isinstance(node.value, ast.Constant) else None
+        for target in node.targets:
+            qualified = imports.qualify(target) or ""
+            if not qualified.startswith("torch.backends."):
+                continue
+            last = qualified.rsplit(".", 1)[-1]
+            if (last in _LOWER_PRECISION_FLAGS and value is True) or (last == "fp32_precision" and value == "tf32"):
+                return ast.unparse(node)[:70]
+        return None
+    qualified = imports.qualify(node.func) or ""
+    if qualified == "torch.set_float32_matmul_precision" and node.args and not (
+            isinstance(node.args[0], ast.Constant) and node.args[0].value == "highest"):
+        return ast.unparse(node)[:70]
+    return None
 
 
 def _python_downgrade(call: ast.Call, imports) -> str | None:

@@ -319,6 +319,10 @@ def is_extern(cursor: ci.Cursor) -> bool:
     return _raw().clang_Cursor_getStorageClass(cursor) == ci.StorageClass.EXTERN.value
 
 
+def is_static(cursor: ci.Cursor) -> bool:
+    return _raw().clang_Cursor_getStorageClass(cursor) == ci.StorageClass.STATIC.value
+
+
 def location(cursor: ci.Cursor) -> tuple[int, int, int]:
     """(line, column, offset) of the cursor's location, where it is expanded (cindex's `location`)."""
     raw = _raw()

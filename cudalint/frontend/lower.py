@@ -13,7 +13,7 @@ import clang.cindex as ci
 from cudalint.frontend.clang_api import (CHILDREN, END, INDEX, KIND, OPERATOR, REFERENCED, REFERENCING_KINDS, SPAN,
                                          SPELLING, START, TYPE, Subtree, array_element_type, array_size,
                                          binary_operator_spelling, canonical_type, children, cursor_type, evaluate,
-                                         in_main_file, is_const_qualified, is_extern, is_volatile_qualified,
+                                         in_main_file, is_const_qualified, is_extern, is_static, is_volatile_qualified,
                                          line_starts, location, main_file_bounds, referenced, result_type, size_of,
                                          spelling, type_spelling, unary_operator_spelling, usr)
 from cudalint.frontend.parse import Diagnostic, ParsedUnit, parse_unit
@@ -313,7 +313,7 @@ class Lowering:
         size = size_of(type_)
         decl = ir.VarDecl(
             self._span(node), name=spelling(cursor), ref=self._declared(cursor).usr or None, type=type_spelling(type_),
-            init=None, shared=K.CUDASHARED_ATTR in attrs, extern=is_extern(cursor),
+            init=None, shared=K.CUDASHARED_ATTR in attrs, extern=is_extern(cursor), static=is_static(cursor),
             constant_memory=K.CUDACONSTANT_ATTR in attrs, is_const=is_const_qualified(type_),
             volatile=is_volatile_qualified(type_) or is_volatile_qualified(element),
             dims=dims, size_bytes=size if size > 0 and None not in dims else None,

@@ -145,6 +145,38 @@ class ImportMap:
                 self.modules.add(node.module)
                 for alias in node.names:
                     self.aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+        self._value_aliases(module)
+
+    def _value_aliases(self, module: ast.Module) -> None:
+        """Names bound once, anywhere, to an imported object: `E = torch.cuda.Event`, `c = torch.cuda`,
+        `sync = getattr(torch.cuda, "synchronize")` alias what they name, as an import would."""
+        bindings: dict[str, list[ast.expr | None]] = {}
+        for node in pyast.walk(module):
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                bindings.setdefault(node.targets[0].id, []).append(node.value)
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+                bindings.setdefault(node.id, []).append(None)  # counted once more: any other binding
+            elif isinstance(node, ast.arg):
+                bindings.setdefault(node.arg, []).append(None)
+        candidates = {name: values[0] for name, values in bindings.items()
+                      if len(values) == 2 and values[0] is not None and name not in self.aliases}
+        roots = {m.split(".")[0] for m in self.modules}
+        for _ in range(4):  # aliases of aliases
+            changed = False
+            for name, value in candidates.items():
+                if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "getattr" \
+                        and len(value.args) == 2 and isinstance(value.args[1], ast.Constant) \
+                        and isinstance(value.args[1].value, str):
+                    base = self.qualify(value.args[0])
+                    target = f"{base}.{value.args[1].value}" if base is not None else None
+                else:
+                    target = self.qualify(value) if isinstance(value, ast.Attribute) or (
+                        isinstance(value, ast.Name) and value.id in self.aliases) else None
+                if target is not None and target.split(".")[0] in roots and self.aliases.get(name) != target:
+                    self.aliases[name] = target
+                    changed = True
+            if not changed:
+                break
 
     def imports(self, package: str) -> bool:
         return any(m == package or m.startswith(package + ".") for m in self.modules)

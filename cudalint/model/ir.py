@@ -223,6 +223,7 @@ class VarDecl(Stmt):
     init: Expr | None = None
     shared: bool = False
     extern: bool = False
+    static: bool = False  # static storage: keeps its value from one call to the next
     constant_memory: bool = False
     is_const: bool = False
     volatile: bool = False

@@ -1,0 +1,96 @@
+"""CL413 evaluator-escape: a solution that inspects the evaluator or runs code outside the model.
+
+Reported on the call, anywhere in a KernelBench-style solution (module level runs when the harness
+imports it): stack and frame introspection (`inspect.stack`, `sys._getframe`), the collector's object
+lists (`gc.get_objects`), writes into other modules' namespaces (`sys.modules[...]`, a frame's
+`f_globals`, a module's `__dict__`), `exec`/`eval`/`compile` of a string that is not a literal,
+`__import__`/`importlib.import_module` of a computed name, processes and shells (`subprocess.*`,
+`os.system`, `os.popen`, `os.exec*`, `os.spawn*`, `pty.spawn`) and runtime package installs (`pip.main`).
+Names are resolved through imports and aliases (`f = sys._getframe`).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from cudalint import pyast
+from cudalint.checks.context import RuleContext
+from cudalint.checks.registry import rule
+from cudalint.findings import Finding
+from cudalint.harness.forward import node_location, state_of
+
+_INTROSPECTION = {
+    "inspect.stack", "inspect.currentframe", "inspect.getouterframes", "inspect.getinnerframes", "inspect.trace",
+    "inspect.getmembers", "sys._getframe", "sys._current_frames", "sys.settrace", "sys.setprofile",
+    "gc.get_objects", "gc.get_referrers", "gc.get_referents", "traceback.extract_stack", "traceback.walk_stack",
+}
+_PROCESS_PREFIXES = ("subprocess.", "os.exec", "os.spawn", "os.posix_spawn", "pty.spawn", "pip.", "pip._internal.")
+_PROCESS = {"os.system", "os.popen", "os.startfile", "commands.getoutput"}
+_DYNAMIC_CODE = {"exec", "eval", "compile", "builtins.exec", "builtins.eval", "builtins.compile"}
+_DYNAMIC_IMPORT = {"__import__", "builtins.__import__", "importlib.import_module", "importlib.__import__"}
+_FOREIGN_NAMESPACES = ("sys.modules", )
+
+
+@rule("CL413", "evaluator-escape", "error",
+      "the solution inspects the evaluator (stack frames, gc objects), writes into other modules, runs "
+      "built or decoded code, imports computed names, or starts shells, processes or package installs",
+      scope="document")
+def check(ctx: RuleContext) -> Iterator[Finding]:
+    solution = state_of(ctx.document).solution
+    if solution is None or not solution.is_kernelbench:
+        return
+    imports = solution.imports
+    for node in pyast.of_type(solution.module, ast.Call, ast.Assign, ast.AugAssign, ast.Delete):
+        message = _call_escape(node, imports) if isinstance(node, ast.Call) else _foreign_write(node, imports)
+        if message:
+            yield ctx.finding_at(node_location(ctx.document, node), message)
+
+
+def _call_escape(call: ast.Call, imports) -> str | None:
+    qualified = imports.qualify(call.func) or ""
+    shown = ast.unparse(call.func)
+    if qualified in _INTROSPECTION:
+        return (f"`{shown}` inspects the running evaluator (its frames or objects): a solution that reads or "
+                f"changes the harness's state can fake the result it is graded on")
+    if qualified in _PROCESS or qualified.startswith(_PROCESS_PREFIXES):
+        return (f"`{shown}` runs a process or shell (or installs packages) from the solution: what it does is "
+                f"outside the model the harness checks and times")
+    first = call.args[0] if call.args else None
+    if qualified in _DYNAMIC_CODE and first is not None and not _literal(first):
+        return (f"`{shown}` runs code built at run time: what it executes cannot be checked before it runs "
+                f"on the evaluator")
+    if qualified in _DYNAMIC_IMPORT and first is not None and not _literal(first):
+        return f"`{shown}` imports a computed name: which module the solution loads is hidden from review"
+    if qualified in ("setattr", "delattr", "builtins.setattr") and call.args and _foreign(call.args[0], imports):
+        return (f"`{ast.unparse(call)[:60]}` writes into another module's namespace: the harness's own "
+                f"functions and values can be replaced that way")
+    return None
+
+
+def _foreign_write(statement: ast.stmt, imports) -> str | None:
+    targets = statement.targets if isinstance(statement, (ast.Assign, ast.Delete)) else [statement.target]
+    for target in targets:
+        if isinstance(target, (ast.Attribute, ast.Subscript)) and _foreign(target.value, imports):
+            return (f"`{ast.unparse(target)[:60]}` is written in another module's namespace: the harness's own "
+                    f"functions and values can be replaced that way")
+    return None
+
+
+def _foreign(expr: ast.expr, imports) -> bool:
+    """A namespace that belongs to other modules: `sys.modules[...]`, a frame's `f_globals`/`f_locals`,
+    a module's `__dict__`, `vars(module)`, `builtins`."""
+    for sub in pyast.walk(expr):
+        if isinstance(sub, ast.Attribute) and sub.attr in ("f_globals", "f_locals", "f_builtins", "__dict__") \
+                and not (isinstance(sub.value, ast.Name) and sub.value.id == "self"):
+            return True
+        if isinstance(sub, (ast.Attribute, ast.Name)) and (imports.qualify(sub) or "") in _FOREIGN_NAMESPACES + (
+                "builtins", "__main__", "__builtins__"):
+            return True
+        if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id == "vars" and sub.args:
+            return True
+    return False
+
+
+def _literal(expr: ast.expr) -> bool:
+    return isinstance(expr, ast.Constant) and isinstance(expr.value, (str, bytes))
