@@ -8,6 +8,7 @@ from cudalint.archs import STATIC_SHARED_LIMIT
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
 from cudalint.findings import Finding
+from cudalint.harness.shapes import launches_at_reference
 
 
 def _kb(size: int) -> str:
@@ -36,24 +37,31 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
                                   f"use dynamic shared memory with cudaFuncSetAttribute for more")
         static_bytes[kernel.name] = total
     for site in program.launches:
-        dynamic = site.shared_bytes
-        if site.kernel is None or not dynamic:
-            continue
-        static = static_bytes.get(site.kernel_name, 0)
-        if static + dynamic > ctx.arch.max_shared_per_block:
-            yield ctx.finding(site.node.span,
-                              f"launch of `{site.kernel_name}` requests {_kb(dynamic)} dynamic + {_kb(static)} static "
-                              f"shared memory, over the {_kb(ctx.arch.max_shared_per_block)} per-block maximum "
-                              f"of {ctx.arch.name}")
-            continue
-        if dynamic > STATIC_SHARED_LIMIT:
-            opted = program.dynamic_smem_opt_in.get(site.kernel_name, 0)
-            if site.kernel_name not in program.dynamic_smem_opt_in:
-                yield ctx.finding(site.node.span,
-                                  f"launch of `{site.kernel_name}` requests {_kb(dynamic)} of dynamic shared memory, "
-                                  f"over 48 KB, without cudaFuncSetAttribute({site.kernel_name}, "
-                                  f"cudaFuncAttributeMaxDynamicSharedMemorySize, ...): the launch fails")
-            elif opted is not None and opted < dynamic:
-                yield ctx.finding(site.node.span,
-                                  f"launch of `{site.kernel_name}` requests {_kb(dynamic)} of dynamic shared memory, "
-                                  f"more than the {_kb(opted)} set with cudaFuncSetAttribute: the launch fails")
+        problem = _dynamic_problem(site, static_bytes.get(site.kernel_name, 0), program, ctx.arch)
+        if problem:
+            yield ctx.finding(site.node.span, problem)
+    for shaped in launches_at_reference(ctx):
+        static = static_bytes.get(shaped.site.kernel_name, 0)
+        if _dynamic_problem(shaped.site, static, program, ctx.arch) is None:
+            problem = _dynamic_problem(shaped.at_reference, static, program, ctx.arch)
+            if problem:
+                yield ctx.finding(shaped.site.node.span, f"{problem} (at the reference's input shapes: {shaped.shapes})")
+
+
+def _dynamic_problem(site, static: int, program, arch) -> str | None:
+    dynamic = site.shared_bytes
+    if site.kernel is None or not dynamic:
+        return None
+    if static + dynamic > arch.max_shared_per_block:
+        return (f"launch of `{site.kernel_name}` requests {_kb(dynamic)} dynamic + {_kb(static)} static shared "
+                f"memory, over the {_kb(arch.max_shared_per_block)} per-block maximum of {arch.name}")
+    if dynamic > STATIC_SHARED_LIMIT:
+        opted = program.dynamic_smem_opt_in.get(site.kernel_name, 0)
+        if site.kernel_name not in program.dynamic_smem_opt_in:
+            return (f"launch of `{site.kernel_name}` requests {_kb(dynamic)} of dynamic shared memory, over 48 KB, "
+                    f"without cudaFuncSetAttribute({site.kernel_name}, cudaFuncAttributeMaxDynamicSharedMemorySize, "
+                    f"...): the launch fails")
+        if opted is not None and opted < dynamic:
+            return (f"launch of `{site.kernel_name}` requests {_kb(dynamic)} of dynamic shared memory, more than the "
+                    f"{_kb(opted)} set with cudaFuncSetAttribute: the launch fails")
+    return None

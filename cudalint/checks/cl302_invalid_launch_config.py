@@ -8,6 +8,7 @@ from cudalint.archs import MAX_GRID_X, MAX_GRID_YZ, MAX_THREADS_PER_BLOCK
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
 from cudalint.findings import Finding
+from cudalint.harness.shapes import launches_at_reference
 
 _BLOCK_DIM_LIMITS = (1024, 1024, 64)
 _GRID_DIM_LIMITS = (MAX_GRID_X, MAX_GRID_YZ, MAX_GRID_YZ)
@@ -20,6 +21,13 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         problems = list(_problems(site))
         if problems:
             yield ctx.finding(site.node.span, f"launch of `{site.kernel_name}` cannot run: {'; '.join(problems)}")
+    for shaped in launches_at_reference(ctx):
+        if not any(_problems(shaped.site)):
+            problems = list(_problems(shaped.at_reference))
+            if problems:
+                yield ctx.finding(shaped.site.node.span, (
+                    f"launch of `{shaped.site.kernel_name}` cannot run at the reference's input shapes "
+                    f"({shaped.shapes}): {'; '.join(problems)}"))
 
 
 def _problems(site) -> Iterator[str]:

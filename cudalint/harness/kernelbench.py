@@ -522,8 +522,13 @@ class InputSpec:
 class Reference:
     path: str
     inputs: list[InputSpec]
-    init_values: list[int]  # the integers get_init_inputs returns
+    init_arguments: list[int | None]  # what get_init_inputs returns, by position: the integers, None for others
     constants: dict[str, int]  # module-level integer constants
+
+    @property
+    def init_values(self) -> list[int]:
+        """The integers get_init_inputs returns."""
+        return [v for v in self.init_arguments if v is not None]
 
     @property
     def fp32(self) -> bool:
@@ -556,15 +561,12 @@ def reference_from_module(module: ast.Module, path: str) -> Reference | None:
     imports = ImportMap(module)
     constants = _integer_constants(module)
     inputs = [_input_spec(call, constants, imports) for call in _returned_calls(get_inputs)]
-    init_values: list[int] = []
+    init_arguments: list[int | None] = []
     if "get_init_inputs" in functions:
         for node in pyast.walk(functions["get_init_inputs"]):
             if isinstance(node, ast.Return) and isinstance(node.value, (ast.List, ast.Tuple)):
-                for element in node.value.elts:
-                    value = _int_value(element, constants)
-                    if value is not None:
-                        init_values.append(value)
-    return Reference(path, inputs, init_values, constants)
+                init_arguments = [_int_value(element, constants) for element in node.value.elts]
+    return Reference(path, inputs, init_arguments, constants)
 
 
 @lru_cache(maxsize=256)
