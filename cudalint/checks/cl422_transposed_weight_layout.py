@@ -14,7 +14,6 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from cudalint import pyast
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
 from cudalint.findings import Finding
@@ -66,13 +65,11 @@ def _transposed_weight_arguments(flow) -> dict[str, dict[int, str]]:
     """Bound function name -> {argument position: layer attribute} for `self.<ConvTranspose>.weight`
     arguments of forward's calls of compiled code."""
     found: dict[str, dict[int, str]] = {}
-    for call in pyast.of_type(flow.forward, ast.Call):
-        if not isinstance(call.func, ast.Attribute) or not flow.is_invocation(call):
-            continue
+    for function_name, call in flow.bound_function_calls():
         for position, argument in enumerate(call.args):
             if isinstance(argument, ast.Attribute) and argument.attr == "weight" \
                     and isinstance(argument.value, ast.Attribute) and isinstance(argument.value.value, ast.Name) \
                     and argument.value.value.id == "self" \
                     and flow.attr_torch_modules.get(argument.value.attr, "").startswith("ConvTranspose"):
-                found.setdefault(call.func.attr, {})[position] = argument.value.attr
+                found.setdefault(function_name, {})[position] = argument.value.attr
     return found

@@ -170,6 +170,14 @@ class ForwardFlow:
             return bool(self.solution.load_inline_calls)
         return False
 
+    def bound_function_calls(self) -> list[tuple[str, ast.Call]]:
+        """(bound function name, call) for forward's own calls of compiled functions (`ext.fn(x)`,
+        `self.op.fn(x)`): their positional arguments are the C++ function's parameters, in order."""
+        if self.forward is None:
+            return []
+        return [(call.func.attr, call) for call in pyast.of_type(self.forward, ast.Call)
+                if isinstance(call.func, ast.Attribute) and self.is_invocation(call)]
+
     def _collect(self) -> None:
         module = self.solution.module
         assigns: list[tuple[ast.expr, ast.expr, bool]] = []  # (target, value, in a class body)

@@ -118,13 +118,11 @@ def _bound_input_shapes(ctx) -> dict[str, dict[int, tuple[int, ...]]]:
     assigned = {t.id for node in pyast.of_type(forward, ast.Assign, ast.AugAssign, ast.AnnAssign)
                 for t in (node.targets if isinstance(node, ast.Assign) else [node.target]) if isinstance(t, ast.Name)}
     found: dict[str, dict[int, tuple[int, ...]]] = {}
-    for call in pyast.of_type(forward, ast.Call):
-        if not isinstance(call.func, ast.Attribute) or not flow.is_invocation(call):
-            continue
+    for function_name, call in flow.bound_function_calls():
         for position, argument in enumerate(call.args):
             name = _input_name(argument)
             if name in shapes and name not in assigned:
-                found.setdefault(call.func.attr, {})[position] = shapes[name]
+                found.setdefault(function_name, {})[position] = shapes[name]
     return found
 
 
