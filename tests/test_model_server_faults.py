@@ -44,7 +44,7 @@ class RawServer:
         with connection:
             connection.settimeout(5)
             try:
-                connection.recv(65536)
+                _read_request(connection)  # all of it: closing on unread data would reset the connection
                 self.respond(connection, self.stopped)
             except OSError:
                 pass
@@ -56,6 +56,23 @@ class RawServer:
     def __exit__(self, *exc) -> None:
         self.stopped.set()
         self.socket.close()
+
+
+def _read_request(connection) -> None:
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = connection.recv(65536)
+        if not chunk:
+            return
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = next((int(line.split(b":", 1)[1]) for line in head.split(b"\r\n")
+                   if line.lower().startswith(b"content-length:")), 0)
+    while len(body) < length:
+        chunk = connection.recv(65536)
+        if not chunk:
+            return
+        body += chunk
 
 
 def http_200(body: bytes) -> bytes:
