@@ -69,7 +69,7 @@ EXPLAINS: dict[str, frozenset[str]] = {cause: frozenset(rules) for cause, rules 
     "G1": {"CL401"}, "G2": {"CL206", "CL407"}, "G3": {"CL206", "CL406"}, "G4": {"CL401", "CL407"},
     "H": {"CL405", "CL407"},
     "I": _MEMORY | {"CL101", "CL102", "CL103", "CL104", "CL105", "CL402", "CL403", "CL405", "CL406",
-                    "CL407"},
+                    "CL407", "CL420"},
     "J": {"CL102", "CL104"},
 }.items()}
 

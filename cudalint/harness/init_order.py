@@ -69,8 +69,13 @@ class Draw:
     device: str | None  # "cpu", "cuda"; None when not known
     dtype: str | None  # "float32" unless the call says otherwise; None when not known
     line: int
-    source: str  # the call that makes it, as written
-    what: str  # what it initialises: "the weight of nn.Linear(...)", "torch.randn(...)"
+    node: ast.AST = field(repr=False, compare=False)  # the call that makes it
+    role: str | None = None  # what of the call's result it initialises: "the weight", "the bias"
+
+    @property
+    def what(self) -> str:
+        """The call as written, with the part it initialises: "the weight of `nn.Linear(64, 32)`"."""
+        return f"{self.role} of `{_text(self.node)}`" if self.role else _text(self.node)
 
     def describe(self) -> str:
         shape = "?" if self.shape is None else "[" + ", ".join(str(d) for d in self.shape) + "]"
@@ -258,9 +263,9 @@ def _fans(shape: tuple[int, ...] | None) -> tuple[int, int]:
 
 
 class _Interpreter:
-    def __init__(self, module: ast.Module, lines_source: str | None = None) -> None:
+    def __init__(self, module: ast.Module, imports: ImportMap | None = None) -> None:
         self.module = module
-        self.imports = ImportMap(module)
+        self.imports = imports if imports is not None else ImportMap(module)
         self.draws: list[Draw] = []
         self.steps = 0
         self.depth = 0
@@ -989,8 +994,8 @@ class _Interpreter:
         raise _Stop(f"tensor method `{name}`")
 
     def record(self, dist: str, shape, params, device, dtype, node: ast.Call, tensor: _Tensor | None,
-               what: str | None = None) -> Draw:
-        draw = Draw(dist, _shape(shape), params, device, dtype, node.lineno, _text(node), what or _text(node))
+               role: str | None = None) -> Draw:
+        draw = Draw(dist, _shape(shape), params, device, dtype, node.lineno, node, role)
         self.draws.append(draw)
         if tensor is not None:
             tensor.draws = [draw]
@@ -1290,8 +1295,6 @@ class _Interpreter:
         layer.attrs.update({k: v for k, v in bound.items() if not k.startswith("_")})
         device = _device(bound.get("device", "cpu"))
         dtype = _dtype(bound.get("dtype", "float32"))
-        text = _text(node.func)
-
         def need(key: str, default: object = None) -> object:
             value = bound.get(key, default)
             if value is UNKNOWN or isinstance(value, (_Tensor, _Object)):
@@ -1300,7 +1303,7 @@ class _Interpreter:
 
         def param(shape: tuple, dist: str, params: tuple | None, what: str, attr: str) -> None:
             tensor = _Tensor(shape, [], dtype, device)
-            self.record(dist, shape, params, device, dtype, node, tensor, f"{what} of `{text}(...)`")
+            self.record(dist, shape, params, device, dtype, node, tensor, what)
             layer.params.append(tensor)
             layer.attrs[attr] = tensor
 
@@ -1401,21 +1404,21 @@ class _Interpreter:
             tensor_only((3 * embed, embed), "in_proj_weight")
             b = 1 / math.sqrt(embed)
             out_proj = _Object(kind="Linear")
-            tensor = _Tensor((embed, embed), [], dtype)
+            tensor = _Tensor((embed, embed), [], dtype, device)
             self.record("uniform", (embed, embed), (-b, b), device, dtype, node, tensor,
-                        f"the out_proj weight of `{text}(...)`")
+                        "the out_proj weight")
             out_proj.attrs["weight"] = tensor
             out_proj.params.append(tensor)
             if bias:
-                tensor = _Tensor((embed,), [], dtype)
+                tensor = _Tensor((embed,), [], dtype, device)
                 self.record("uniform", (embed,), (-b, b), device, dtype, node, tensor,
-                            f"the out_proj bias of `{text}(...)`")
+                            "the out_proj bias")
                 out_proj.attrs["bias"] = tensor
                 out_proj.params.append(tensor)
             layer.attrs["out_proj"] = out_proj
             x = math.sqrt(3.0) * math.sqrt(2.0 / (4 * embed))
             self.record("uniform", (3 * embed, embed), (-x, x), device, dtype, node, layer.params[0],
-                        f"the in_proj_weight of `{text}(...)` (xavier_uniform_)")
+                        "the in_proj_weight (xavier_uniform_)")
             return layer
         raise _Stop(f"nn.{kind}")
 
@@ -1489,7 +1492,7 @@ def init_inputs(module: ast.Module) -> list | None:
     interpreter = _Interpreter(module)
     try:
         value = interpreter.invoke(function, [], {})
-    except (_Stop, RecursionError):
+    except (_Stop, RecursionError, ArithmeticError, LookupError, TypeError, ValueError, AttributeError):
         return None
     if isinstance(value, tuple):
         value = list(value)
@@ -1498,9 +1501,10 @@ def init_inputs(module: ast.Module) -> list | None:
     return value
 
 
-def init_draws(module: ast.Module, class_name: str, args: list) -> InitDraws | None:
-    """The random draws of `class_name(*args)` defined in `module`, in order; None without the class."""
-    interpreter = _Interpreter(module)
+def init_draws(module: ast.Module, class_name: str, args: list, imports: ImportMap | None = None) -> InitDraws | None:
+    """The random draws of `class_name(*args)` defined in `module`, in order; None without the class.
+    `imports`: the module's ImportMap, when the caller has it."""
+    interpreter = _Interpreter(module, imports)
     cls = interpreter.classes.get(class_name)
     if cls is None:
         return None
@@ -1508,8 +1512,9 @@ def init_draws(module: ast.Module, class_name: str, args: list) -> InitDraws | N
         interpreter.construct(cls, list(args), {}, None)
     except _Stop as stop:
         return InitDraws(interpreter.draws, False, stop.reason)
-    except RecursionError:
-        return InitDraws(interpreter.draws, False, "recursion")
+    except (RecursionError, ArithmeticError, LookupError, TypeError, ValueError, AttributeError) as error:
+        # a construct the interpreter does not model: what came before is still exact
+        return InitDraws(interpreter.draws, False, type(error).__name__)
     return InitDraws(interpreter.draws, True)
 
 
@@ -1520,7 +1525,7 @@ class ReferenceInit:
     draws: InitDraws
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=1024)
 def _reference_init_cached(path: str, mtime: float) -> ReferenceInit | None:
     try:
         with open(path, encoding="utf-8") as handle:
