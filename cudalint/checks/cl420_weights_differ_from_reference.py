@@ -59,7 +59,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
     mine, theirs = solution_draws.draws[index], known.draws.draws[index]
     place = f"line {theirs.line}" if where == "line" else f"{where}{theirs.line}"
     yield ctx.finding_at(line_location(ctx.document, mine.line), (
-        f"ModelNew's {_ordinal(index + 1)} random draw, `{mine.what}` ({mine.describe()}), is not the "
+        f"ModelNew's {_ordinal(index + 1)} random draw, {_what(mine.what)} ({mine.describe()}), is not the "
         f"reference's: {_what(theirs.what)} ({place}) draws {theirs.describe()}. The harness seeds the RNG the "
         f"same way before building Model and ModelNew, so this parameter and every one created after it "
         f"get other values and the output differs whatever the kernel computes; create the reference's "
