@@ -32,7 +32,7 @@ import os
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from cudalint.harness.kernelbench import ImportMap
+from cudalint.harness.kernelbench import ImportMap, read_python
 
 _MAX_STEPS = 20000
 _MAX_DEPTH = 24
@@ -1527,12 +1527,10 @@ class ReferenceInit:
 
 @lru_cache(maxsize=1024)
 def _reference_init_cached(path: str, mtime: float) -> ReferenceInit | None:
-    try:
-        with open(path, encoding="utf-8") as handle:
-            module = ast.parse(handle.read(), filename=path)
-    except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
+    parsed = read_python(path, mtime)
+    if parsed is None:
         return None
-    return reference_init_of_module(module, path)
+    return reference_init_of_module(parsed[0], path)
 
 
 def reference_init_of_module(module: ast.Module, path: str) -> ReferenceInit | None:
