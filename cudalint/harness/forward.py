@@ -921,12 +921,12 @@ def reference_operations(ctx) -> frozenset[str] | None:
 
 @lru_cache(maxsize=64)
 def _reference_operations(path: str, mtime: float) -> frozenset[str] | None:
-    try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-        module = ast.parse(text, filename=path)
-    except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
+    from cudalint.harness.kernelbench import read_python
+
+    parsed = read_python(path, mtime)
+    if parsed is None:
         return None
+    module, text = parsed
     solution = parse_solution(module, text, path)
     model = solution.classes.get("Model")
     flow = ForwardFlow(solution, model) if model is not None else None

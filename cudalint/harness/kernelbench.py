@@ -569,14 +569,24 @@ def reference_from_module(module: ast.Module, path: str) -> Reference | None:
     return Reference(path, inputs, init_arguments, constants)
 
 
-@lru_cache(maxsize=256)
-def _parse_reference_cached(path: str, mtime: float) -> Reference | None:
+@lru_cache(maxsize=1024)
+def read_python(path: str, mtime: float) -> tuple[ast.Module, str] | None:
+    """The syntax tree and text of the Python file at `path` (absolute), read once per process for each
+    modification time: a reference is read by several rules. The tree must not be changed."""
     try:
         with open(path, encoding="utf-8") as handle:
-            module = ast.parse(handle.read(), filename=path)
-    except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
+            text = handle.read()
+        return ast.parse(text, filename=path), text
+    except (OSError, SyntaxError, ValueError, UnicodeDecodeError, RecursionError, MemoryError):
         return None
-    return reference_from_module(module, path)
+
+
+@lru_cache(maxsize=256)
+def _parse_reference_cached(path: str, mtime: float) -> Reference | None:
+    parsed = read_python(path, mtime)
+    if parsed is None:
+        return None
+    return reference_from_module(parsed[0], path)
 
 
 def parse_reference(path: str) -> Reference | None:

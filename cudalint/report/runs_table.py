@@ -27,11 +27,13 @@ def format_runs_table(evaluation: RunsEvaluation, show_kernels: bool = True) -> 
         f"build claims on kernels the harness built (CL901): {len(evaluation.false_build_claims)}",
         "",
     ]
-    header = f"{'rule':<6} {'name':<26} {'false rejects':>13} {'confirmed':>9} {'catches':>7} {'explained':>9}"
+    per_rule = evaluation.per_rule()
+    names = {code: (rule.name if (rule := find_rule(code)) else "") for code in per_rule}
+    width = max([26] + [len(n) for n in names.values()])
+    header = f"{'rule':<6} {'name':<{width}} {'false rejects':>13} {'confirmed':>9} {'catches':>7} {'explained':>9}"
     lines += [header, "-" * len(header)]
-    for code, (false, confirmed, caught, explained) in evaluation.per_rule().items():
-        rule = find_rule(code)
-        lines.append(f"{code:<6} {rule.name if rule else '':<26} {false:>13} {confirmed:>9} {caught:>7} {explained:>9}")
+    for code, (false, confirmed, caught, explained) in per_rule.items():
+        lines.append(f"{code:<6} {names[code]:<{width}} {false:>13} {confirmed:>9} {caught:>7} {explained:>9}")
     header = f"{'cause':<5} {'what':<50} {'broken':>6} {'caught':>6} {'explained':>9}"
     lines += ["", header, "-" * len(header)]
     for cause, (count, caught, explained) in evaluation.per_cause().items():
