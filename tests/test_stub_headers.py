@@ -137,3 +137,59 @@ def test_generated_aten_stubs_are_up_to_date(tmp_path) -> None:
         for name, text in before.items():
             (stubs / name).write_text(text)
     assert after == before, torchgen
+
+
+# What load_inline's CUDA and C++ units get without an include of their own, checked on the GPU host with
+# g++ against torch 2.11's headers (torch/types.h alone): these CUDA-side names need the header named.
+CUDA_SIDE_NAMES = [
+    ("C10_CUDA_KERNEL_LAUNCH_CHECK();", "c10/cuda/CUDAException.h"),
+    ("C10_CUDA_CHECK(cudaGetLastError());", "c10/cuda/CUDAException.h"),
+    ("cudaStream_t s = at::cuda::getCurrentCUDAStream(); (void)s;", "c10/cuda/CUDAStream.h"),
+    ("cudaStream_t s = c10::cuda::getCurrentCUDAStream(); (void)s;", "c10/cuda/CUDAStream.h"),
+    ("c10::cuda::OptionalCUDAGuard g(x.device());", "c10/cuda/CUDAGuard.h"),
+    ("at::cuda::CUDAGuard g(x.device());", "c10/cuda/CUDAGuard.h"),
+    ("auto h = at::cuda::getCurrentCUDABlasHandle(); (void)h;", "ATen/cuda/CUDAContext.h"),
+    ("AT_CUDA_CHECK(cudaGetLastError());", "ATen/cuda/Exceptions.h"),
+]
+KERNEL_FILE = """#include <torch/extension.h>
+{include}
+__global__ void k(float* y) {{ y[threadIdx.x] = 0.0f; }}
+
+void f(torch::Tensor x) {{
+    {use}
+}}
+"""
+
+
+@pytest.mark.parametrize("use, header", CUDA_SIDE_NAMES, ids=[h + ":" + u.split("(")[0] for u, h in CUDA_SIDE_NAMES])
+def test_cuda_side_torch_names_need_their_header(use: str, header: str) -> None:
+    missing = cudalint.lint_source(KERNEL_FILE.format(include="", use=use), filename="k.cu")
+    errors = [f for f in missing if f.code == "CL901"]
+    assert errors and f"it is declared in <{header}>, which this source does not include" in errors[0].message
+    included = cudalint.lint_source(KERNEL_FILE.format(include=f"#include <{header}>", use=use), filename="k.cu")
+    assert not [f.message for f in included if f.code == "CL901"]
+
+
+def test_the_fix_adds_the_include_in_a_load_inline_source() -> None:
+    from cudalint.fixes import fix_source
+
+    solution = '''import torch
+from torch.utils.cpp_extension import load_inline
+
+source = """
+#include <torch/extension.h>
+__global__ void k(float* y) { y[threadIdx.x] = 0.0f; }
+torch::Tensor run(torch::Tensor y) {
+    k<<<1, 32, 0, at::cuda::getCurrentCUDAStream()>>>(y.data_ptr<float>());
+    C10_CUDA_KERNEL_LAUNCH_CHECK();
+    return y;
+}
+"""
+ext = load_inline(name="k", cpp_sources="torch::Tensor run(torch::Tensor y);", cuda_sources=source,
+                  functions=["run"])
+'''
+    report = fix_source(solution, "solution.py")
+    assert 'source = """#include <c10/cuda/CUDAStream.h>\n\n#include <torch/extension.h>' in report.text
+    assert not [f for f in report.findings_after if f.code == "CL901"]
+    message = next(f.message for f in report.findings_before if f.code == "CL901")
+    assert "load_inline puts only <torch/types.h> before CUDA sources" in message

@@ -103,6 +103,33 @@ def _stub_names() -> frozenset[str]:
     return frozenset(_stub_texts())
 
 
+# a stub header that stands for one real header says so in its first comment (`what <c10/cuda/CUDAStream.h>
+# declares`); the names it declares are the ones a unit gets only by including that header
+_DECLARES_FOR = re.compile(r"cudalint stub: what <([^>]+)> declares")
+# declarations at namespace scope: the stubs indent class members, so members (`device()`) are not taken
+_DECLARED = re.compile(r"^#define\s+(\w+)|^(?:class|struct)\s+(\w+)|^[A-Za-z_][\w:<>*& ,]*?\b(\w+)\s*\(", re.MULTILINE)
+
+
+@cache
+def _declaring_headers() -> dict[str, str]:
+    found: dict[str, str] = {}
+    for _, text in _stub_files():
+        header = _DECLARES_FOR.search(text)
+        if header is None:
+            continue
+        for match in _DECLARED.finditer(text):
+            name = next(g for g in match.groups() if g)
+            if not name.startswith("__"):
+                found.setdefault(name, header.group(1))
+    return found
+
+
+def header_declaring(name: str) -> str | None:
+    """The real header that declares `name`, when only that header (not torch/types.h or
+    torch/extension.h) does: `getCurrentCUDAStream` -> `c10/cuda/CUDAStream.h`."""
+    return _declaring_headers().get(name)
+
+
 _local = threading.local()
 
 

@@ -355,71 +355,7 @@ TensorOptions device(DeviceType type, DeviceIndex index = -1);
 TensorOptions layout(Layout layout);
 TensorOptions requires_grad(bool requires_grad = true);
 TensorOptions memory_format(MemoryFormat memory_format);
-namespace cuda {
-class CUDAStream {
- public:
-  CUDAStream() = delete;
-  operator cudaStream_t() const;
-  cudaStream_t stream() const;
-  DeviceIndex device_index() const;
-  Device device() const;
-  DeviceType device_type() const;
-  StreamId id() const;
-  bool query() const;
-  void synchronize() const;
-  int priority() const;
-  bool operator==(const CUDAStream& other) const noexcept;
-  bool operator!=(const CUDAStream& other) const noexcept;
-};
-CUDAStream getCurrentCUDAStream(DeviceIndex device_index = -1);
-CUDAStream getDefaultCUDAStream(DeviceIndex device_index = -1);
-CUDAStream getStreamFromPool(const bool isHighPriority = false, DeviceIndex device = -1);
-CUDAStream getStreamFromPool(const int priority, DeviceIndex device = -1);
-CUDAStream getStreamFromExternal(cudaStream_t ext_stream, DeviceIndex device_index);
-void setCurrentCUDAStream(CUDAStream stream);
-DeviceIndex device_count() noexcept;
-DeviceIndex current_device();
-void set_device(DeviceIndex device);
-void device_synchronize();
-struct CUDAGuard {
-  explicit CUDAGuard(DeviceIndex device_index);
-  explicit CUDAGuard(Device device);
-  CUDAGuard(const CUDAGuard&) = delete;
-  CUDAGuard& operator=(const CUDAGuard&) = delete;
-  void set_device(Device device);
-  void reset_device(Device device);
-  void set_index(DeviceIndex device_index);
-  Device original_device() const;
-  Device current_device() const;
-};
-struct OptionalCUDAGuard {
-  OptionalCUDAGuard();
-  explicit OptionalCUDAGuard(optional<Device> device_opt);
-  explicit OptionalCUDAGuard(optional<DeviceIndex> device_index_opt);
-  OptionalCUDAGuard(const OptionalCUDAGuard&) = delete;
-  OptionalCUDAGuard& operator=(const OptionalCUDAGuard&) = delete;
-  void set_device(Device device);
-  void set_index(DeviceIndex device_index);
-  void reset();
-  optional<Device> original_device() const;
-  optional<Device> current_device() const;
-};
-struct CUDAStreamGuard {
-  explicit CUDAStreamGuard(CUDAStream stream);
-  CUDAStreamGuard(const CUDAStreamGuard&) = delete;
-  void reset_stream(CUDAStream stream);
-  CUDAStream original_stream() const;
-  CUDAStream current_stream() const;
-};
-namespace CUDACachingAllocator {
-void* raw_alloc(size_t nbytes);
-void* raw_alloc_with_stream(size_t nbytes, cudaStream_t stream);
-void raw_delete(void* ptr);
-void emptyCache();
-}  // namespace CUDACachingAllocator
-void c10_cuda_check_implementation(const int32_t err, const char* filename, const char* function_name, const int line_number,
-                                   const bool include_device_assertions);
-}  // namespace cuda
+namespace cuda {}  // c10::cuda: declared by the CUDA headers (c10/cuda/*.h), not by torch/types.h
 }  // namespace c10
 namespace c10 {
 template <class T> class List {
@@ -663,12 +599,6 @@ void checkSameGPU(const char* where, const Tensor& t1, const Tensor& t2);
 void checkAllSameGPU(const char* where, TensorList tensors);
 namespace cuda {
 using namespace c10::cuda;
-cudaDeviceProp* getCurrentDeviceProperties();
-cudaDeviceProp* getDeviceProperties(int64_t device);
-int warp_size();
-int64_t getNumGPUs();
-bool is_available();
-cublasHandle_t getCurrentCUDABlasHandle();
 }  // namespace cuda
 }  // namespace at
 namespace torch {
@@ -792,16 +722,6 @@ namespace py = pybind11;
 #define AT_ERROR(...) ::c10::detail::torchCheckFail(__func__, __FILE__, static_cast<uint32_t>(__LINE__), ::c10::str(__VA_ARGS__))
 #define AT_ASSERT(...) TORCH_INTERNAL_ASSERT(__VA_ARGS__)
 #define AT_ASSERTM(cond, ...) TORCH_INTERNAL_ASSERT(cond, __VA_ARGS__)
-#define C10_CUDA_CHECK(EXPR)                                                                                   \
-  do {                                                                                                         \
-    const cudaError_t __err = EXPR;                                                                            \
-    ::c10::cuda::c10_cuda_check_implementation(static_cast<int32_t>(__err), __FILE__, __func__, __LINE__, true); \
-  } while (0)
-#define C10_CUDA_CHECK_WARN(EXPR) C10_CUDA_CHECK(EXPR)
-#define C10_CUDA_KERNEL_LAUNCH_CHECK() C10_CUDA_CHECK(cudaGetLastError())
-#define C10_CUDA_ERROR_HANDLED(EXPR) EXPR
-#define AT_CUDA_CHECK(EXPR) C10_CUDA_CHECK(EXPR)
-#define TORCH_CUDABLAS_CHECK(EXPR) do { cublasStatus_t __err = EXPR; (void)__err; } while (0)
 #define CUDA_KERNEL_ASSERT(cond) assert(cond)
 #define CUDA_KERNEL_ASSERT_MSG(cond, msg) assert(cond)
 #define SYCL_KERNEL_ASSERT(cond) assert(cond)

@@ -1,4 +1,4 @@
 #pragma once
-/* cudalint stub: <ATen/cuda/CUDAStream.h> (see __cudalint/torch.h) */
+/* cudalint stub: <ATen/cuda/CUDAStream.h> (see __cudalint/c10_cuda_stream.h) */
 #pragma clang system_header
-#include <__cudalint/torch.h>
+#include <__cudalint/c10_cuda_stream.h>

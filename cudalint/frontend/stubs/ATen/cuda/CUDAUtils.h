@@ -1,4 +1,4 @@
 #pragma once
-/* cudalint stub: <ATen/cuda/CUDAUtils.h> (see __cudalint/torch.h) */
+/* cudalint stub: <ATen/cuda/CUDAUtils.h> (see __cudalint/aten_cuda_context.h) */
 #pragma clang system_header
-#include <__cudalint/torch.h>
+#include <__cudalint/aten_cuda_context.h>

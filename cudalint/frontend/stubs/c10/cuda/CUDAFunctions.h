@@ -1,4 +1,4 @@
 #pragma once
-/* cudalint stub: <c10/cuda/CUDAFunctions.h> (see __cudalint/torch.h) */
+/* cudalint stub: <c10/cuda/CUDAFunctions.h> (see __cudalint/c10_cuda_functions.h) */
 #pragma clang system_header
-#include <__cudalint/torch.h>
+#include <__cudalint/c10_cuda_functions.h>
