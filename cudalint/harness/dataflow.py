@@ -168,8 +168,9 @@ class Dataflow:
         if isinstance(statement, ast.If) and self.reads_history(statement.test, info) is not None:
             return any(self.computes(s, info) for s in statement.body) and any(
                 self.computes(s, info) for s in statement.orelse)
-        return any(isinstance(n, ast.Call) and typing.runs_kernel(n) for n in pyast.walk(statement)) \
-            or typing.is_compute(statement)
+        # a CUDA graph's replay() runs the kernels it captured (whether on fresh inputs is CL410's business)
+        return any(isinstance(n, ast.Call) and (typing.runs_kernel(n) or replays_graph(n))
+                   for n in pyast.walk(statement)) or typing.is_compute(statement)
 
     # ------------------------------------------------------------------------------------ analysis
 
@@ -337,6 +338,11 @@ def dataflow_of(state) -> Dataflow:
     if "dataflow" not in state.cache:
         state.cache["dataflow"] = Dataflow(state.flow)
     return state.cache["dataflow"]
+
+
+def replays_graph(call: ast.Call) -> bool:
+    """`g.replay()`: a CUDA graph re-running the kernels it captured."""
+    return isinstance(call.func, ast.Attribute) and call.func.attr == "replay" and not call.args
 
 
 def _tensor_parameters(info: FunctionInfo) -> list[str]:
