@@ -49,13 +49,9 @@ def eval_command(
     if not result.files:
         typer.echo(f"cudalint: error: {corpus}: no .cu, .cuh or .py corpus files", err=True)
         raise typer.Exit(2)
-    if output_format == "json":
-        typer.echo(json.dumps(to_json(result), indent=2))
-    else:
-        typer.echo(format_table(result, show_misses=misses))
-    threshold_path = thresholds or (os.path.join(corpus, "thresholds.json") if check else None)
-    if threshold_path:
-        _fail_on(violations(result, load_thresholds(threshold_path)))
+    _report(to_json(result) if output_format == "json" else format_table(result, show_misses=misses),
+            thresholds or (os.path.join(corpus, "thresholds.json") if check else None),
+            lambda path: violations(result, load_thresholds(path)))
 
 
 def _eval_runs(runs: str, kernels_dir: str | None, problems_dir: str | None, reviews: str | None, jobs: int,
@@ -77,16 +73,18 @@ def _eval_runs(runs: str, kernels_dir: str | None, problems_dir: str | None, rev
         typer.echo(f"cudalint: error: {error}", err=True)
         raise typer.Exit(2) from None
     evaluation = evaluate_runs(kernels, loaded_reviews, jobs=max(1, jobs))
-    if output_format == "json":
-        typer.echo(json.dumps(to_json(evaluation), indent=2))
-    else:
-        typer.echo(format_runs_table(evaluation, show_kernels=misses))
-    threshold_path = thresholds or (os.path.join(beside, "thresholds.json") if check else None)
-    if threshold_path:
-        _fail_on(gate_violations(evaluation, load_thresholds(threshold_path)))
+    _report(to_json(evaluation) if output_format == "json" else format_runs_table(evaluation, show_kernels=misses),
+            thresholds or (os.path.join(beside, "thresholds.json") if check else None),
+            lambda path: gate_violations(evaluation, load_thresholds(path)))
 
 
-def _fail_on(problems: list[str]) -> None:
+def _report(output: dict | str, threshold_path: str | None, violations_at) -> None:
+    """Print the evaluation (a JSON document or a table), then exit 1 when it falls short of the
+    thresholds at `threshold_path` (`violations_at(path)` lists how)."""
+    typer.echo(json.dumps(output, indent=2) if isinstance(output, dict) else output)
+    if not threshold_path:
+        return
+    problems = violations_at(threshold_path)
     for problem in problems:
         typer.echo(f"cudalint: threshold: {problem}", err=True)
     if problems:
