@@ -20,8 +20,8 @@ import typer
 import cudalint
 from cudalint.checks.registry import all_rules, find_rule, matches
 from cudalint.config import ConfigError, LintOptions, find_config, load_config, options_by_nearest_config
-from cudalint.engine import (FileResult, InputError, default_jobs, exceeds, expand_paths, iter_lint_each,
-                             read_source, selected_rules, tune_garbage_collector)
+from cudalint.engine import (MAX_FILE_BYTES, FileResult, InputError, default_jobs, exceeds, expand_paths,
+                             iter_lint_each, read_source, selected_rules, tune_garbage_collector)
 from cudalint.prefilter import INCOMPLETE
 from cudalint.report import all_findings, load_sources
 
@@ -43,7 +43,9 @@ app = typer.Typer(
 
 class OutputFormat(str, Enum):
     text = "text"
+    concise = "concise"
     json = "json"
+    json_lines = "json-lines"
     sarif = "sarif"
     github = "github"
 
@@ -185,7 +187,9 @@ def check(
     paths: Annotated[list[str], typer.Argument(metavar="PATH", help="Files and directories to check (.cu, .cuh, .py; "
                                                     "directories are searched recursively).",
                                                show_default=False)],
-    output_format: Annotated[OutputFormat, typer.Option("--format", help="Output format.")] = OutputFormat.text,
+    output_format: Annotated[OutputFormat, typer.Option(
+        "--output-format", "--format", envvar="CUDALINT_OUTPUT_FORMAT",
+        help="Output format (also $CUDALINT_OUTPUT_FORMAT).")] = OutputFormat.text,
     select: Annotated[Optional[list[str]], typer.Option(
         "--select", metavar="RULES",
         help="Rules to run: codes, code prefixes (CL3) or names, comma-separated, repeatable; replaces "
@@ -218,6 +222,10 @@ def check(
     problems: Annotated[Optional[str], typer.Option(
         "--problems", metavar="DIR", help="A KernelBench problems directory: the reference of each run file "
                                           "level_<L>_problem_<P>_sample_<S>_kernel.py is found in it.")] = None,
+    stdin_filename: Annotated[Optional[str], typer.Option(
+        "--stdin-filename", metavar="NAME", help="With PATH `-`: the name of the source read from standard input "
+                                                 "(its suffix picks CUDA or Python; its folder, the configuration "
+                                                 "and relative includes).")] = None,
     fix: Annotated[bool, typer.Option("--fix", help="Apply the built-in fixes, each kept only when the file still "
                                                     "parses and re-lints free of the fixed finding; files are "
                                                     "rewritten atomically.")] = False,
@@ -226,7 +234,7 @@ def check(
                                                                       "does).")] = False,
 ) -> None:
     """Check CUDA sources (.cu, .cuh) and Python files with embedded CUDA for bugs."""
-    if show_statistics and output_format not in (OutputFormat.text, OutputFormat.json):
+    if show_statistics and output_format not in (OutputFormat.text, OutputFormat.json):  # tables, not findings
         _fail(f"--statistics prints text or JSON, not {output_format.value}")
     if config is not None and no_config:
         _fail("--config and --no-config cannot be used together")
@@ -237,6 +245,16 @@ def check(
     except ConfigError as error:
         _fail(str(error))
 
+    if "-" in paths:
+        if paths != ["-"] or fix:
+            _fail("`-` (standard input) is checked alone, and without --fix")
+        result, text, stdin_options = _lint_stdin(stdin_filename or "stdin.cu", config, no_config, command_line)
+        _write(_render([result], output_format.value, stdin_options, show_statistics, quiet,
+                       sources={result.path: text}))
+        if any(f.code == INCOMPLETE for f in result.findings):
+            _fail(f"{result.path}: the analysis did not complete (CL900), so the file was not fully checked")
+        failed = not exit_zero and exceeds(result.findings, stdin_options.fail_on)
+        raise typer.Exit(EXIT_FINDINGS if failed else EXIT_OK)
     existing, missing = _existing(paths)
     try:
         files = list(expand_paths(existing))
@@ -276,6 +294,23 @@ def check(
     raise typer.Exit(EXIT_OK)
 
 
+def _lint_stdin(name: str, config: str | None, no_config: bool,
+                command_line: dict) -> tuple[FileResult, str, LintOptions]:
+    """Lint the source on standard input as the file `name` (which need not exist): its result, its text
+    and the options it was linted with."""
+    try:
+        data = sys.stdin.buffer.read(MAX_FILE_BYTES + 1)
+        text = data.decode("utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        _fail(f"standard input: cannot read UTF-8 text: {error}")
+    if len(data) > MAX_FILE_BYTES:
+        _fail(f"standard input: larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB, not a kernel source")
+    options = options_per_file([name], config=config, no_config=no_config, **command_line)[0]
+    findings = cudalint.lint_source(text, filename=name, options=options,
+                                    directory=os.path.dirname(os.path.abspath(name)))
+    return FileResult(name, findings), text, options
+
+
 def _lint_with_progress(files: list[str], per_file: list[LintOptions], jobs: int, show: bool) -> list[FileResult]:
     """Lint `files`, with a progress bar on stderr when it is a terminal."""
     results = iter_lint_each(files, per_file, jobs)
@@ -313,7 +348,7 @@ def _apply_fixes(results: list[FileResult], per_file: list[LintOptions], unsafe:
 
 
 def _render(results: list[FileResult], fmt: str, options: LintOptions, show_statistics: bool,
-            quiet: bool) -> str:
+            quiet: bool, sources: dict[str, str] | None = None) -> str:
     if show_statistics:
         if fmt == "json":
             from cudalint.report.json_format import render_json_statistics
@@ -325,15 +360,23 @@ def _render(results: list[FileResult], fmt: str, options: LintOptions, show_stat
     if fmt == "text":
         from cudalint.report.text import render_text
 
-        return render_text(results, load_sources(results), color=_use_color(), summary=not quiet)
+        return render_text(results, sources or load_sources(results), color=_use_color(), summary=not quiet)
     if fmt == "json":
         from cudalint.report.json_format import render_json
 
         return render_json(results)
+    if fmt == "json-lines":
+        from cudalint.report.json_format import render_json_lines
+
+        return render_json_lines(results)
+    if fmt == "concise":
+        from cudalint.report.text import render_concise
+
+        return render_concise(results)
     if fmt == "sarif":
         from cudalint.report.sarif import render_sarif
 
-        return render_sarif(results, load_sources(results), rules=selected_rules(options))
+        return render_sarif(results, sources or load_sources(results), rules=selected_rules(options))
     from cudalint.report.github import render_github
 
     return render_github(results)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -219,3 +220,28 @@ def test_a_folder_that_cannot_be_listed_is_reported_not_skipped(tmp_path, monkey
     result = CliRunner().invoke(app, ["check", "--no-config", str(tmp_path)])
     assert result.exit_code == 2
     assert f"{secret}: cannot read the directory: Permission denied" in result.output
+
+
+def test_standard_input_is_linted_under_its_given_name():
+    source = f"__global__ void k(float* x, int n) {{ {UNGUARDED} }}\n"
+    result = CliRunner().invoke(app, ["check", "--no-config", "-", "--stdin-filename", "kernels/k.cu",
+                                      "--output-format", "concise"], input=source)
+    assert result.exit_code == 1
+    assert result.stdout.startswith("kernels/k.cu:1:")
+    assert result.stdout.rstrip().endswith("[CL201]")
+    guarded = source.replace("x[i] = 0;", "if (i < n) x[i] = 0;")
+    clean = CliRunner().invoke(app, ["check", "--no-config", "-"], input=guarded)
+    assert clean.exit_code == 0, clean.output
+    assert CliRunner().invoke(app, ["check", "-", "k.cu"], input=source).exit_code == 2
+
+
+def test_output_formats_for_editors_and_ci(tmp_path, monkeypatch):
+    path = tmp_path / "k.cu"
+    path.write_text(f"__global__ void k(float* x, int n) {{ {UNGUARDED} }}\n")
+    concise = CliRunner().invoke(app, ["check", "--no-config", "--output-format", "concise", str(path)])
+    assert re.fullmatch(rf"{re.escape(str(path))}:1:\d+: error: .+ \[CL201\]\n", concise.stdout)
+    monkeypatch.setenv("CUDALINT_OUTPUT_FORMAT", "json-lines")
+    lines = CliRunner().invoke(app, ["check", "--no-config", str(path)]).stdout.splitlines()
+    assert [json.loads(line)["code"] for line in lines] == ["CL201"]
+    monkeypatch.delenv("CUDALINT_OUTPUT_FORMAT")
+    assert CliRunner().invoke(app, ["check", "--no-config", "--format", "json", str(path)]).stdout.startswith("[")

@@ -47,6 +47,13 @@ def render_text(results: list[FileResult], sources: Mapping[str, str] | None = N
     return "\n".join(lines) + ("\n" if lines else "")
 
 
+def render_concise(results: list[FileResult]) -> str:
+    """`path:line:col: severity: message [CODE]`, one line per finding: the shape editors' problem matchers
+    (and gcc-style error parsers) read."""
+    return "".join(f"{f.location.path}:{f.location.line}:{f.location.column}: {f.severity.value}: "
+                   f"{' '.join(f.message.split())} [{f.code}]\n" for f in all_findings(results))
+
+
 def _headline(finding: Finding, style: _Style) -> str:
     loc = finding.location
     severity = style(f"[{finding.severity.value}]", _SEVERITY_COLOR[finding.severity])
