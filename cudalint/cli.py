@@ -50,6 +50,12 @@ class OutputFormat(str, Enum):
     github = "github"
 
 
+class Color(str, Enum):
+    auto = "auto"
+    always = "always"
+    never = "never"
+
+
 class FailOn(str, Enum):
     error = "error"
     warning = "warning"
@@ -80,7 +86,9 @@ def _write(text: str) -> None:
         sys.stdout.flush()
 
 
-def _use_color() -> bool:
+def _use_color(choice: Color = Color.auto) -> bool:
+    if choice is not Color.auto:
+        return choice is Color.always
     if os.environ.get("NO_COLOR"):
         return False
     if os.environ.get("FORCE_COLOR"):
@@ -222,6 +230,8 @@ def check(
     problems: Annotated[Optional[str], typer.Option(
         "--problems", metavar="DIR", help="A KernelBench problems directory: the reference of each run file "
                                           "level_<L>_problem_<P>_sample_<S>_kernel.py is found in it.")] = None,
+    color: Annotated[Color, typer.Option("--color", help="Colour the text output: auto (on a terminal, unless "
+                                                         "NO_COLOR is set), always or never.")] = Color.auto,
     stdin_filename: Annotated[Optional[str], typer.Option(
         "--stdin-filename", metavar="NAME", help="With PATH `-`: the name of the source read from standard input "
                                                  "(its suffix picks CUDA or Python; its folder, the configuration "
@@ -249,7 +259,7 @@ def check(
         if paths != ["-"] or fix:
             _fail("`-` (standard input) is checked alone, and without --fix")
         result, text, stdin_options = _lint_stdin(stdin_filename or "stdin.cu", config, no_config, command_line)
-        _write(_render([result], output_format.value, stdin_options, show_statistics, quiet,
+        _write(_render([result], output_format.value, stdin_options, show_statistics, quiet, color,
                        sources={result.path: text}))
         if any(f.code == INCOMPLETE for f in result.findings):
             _fail(f"{result.path}: the analysis did not complete (CL900), so the file was not fully checked")
@@ -276,7 +286,7 @@ def check(
     if not results and not input_errors:
         sys.stderr.write("cudalint: warning: no .cu, .cuh or .py files found in the given paths\n")
 
-    _write(_render(results, output_format.value, options, show_statistics, quiet))
+    _write(_render(results, output_format.value, options, show_statistics, quiet, color))
     batch = any(os.path.isdir(path) for path in existing)
     if batch and output_format is OutputFormat.text and not quiet and not show_statistics and len(results) > 1:
         from cudalint.prefilter import summarize
@@ -348,7 +358,7 @@ def _apply_fixes(results: list[FileResult], per_file: list[LintOptions], unsafe:
 
 
 def _render(results: list[FileResult], fmt: str, options: LintOptions, show_statistics: bool,
-            quiet: bool, sources: dict[str, str] | None = None) -> str:
+            quiet: bool, color: Color = Color.auto, sources: dict[str, str] | None = None) -> str:
     if show_statistics:
         if fmt == "json":
             from cudalint.report.json_format import render_json_statistics
@@ -360,7 +370,7 @@ def _render(results: list[FileResult], fmt: str, options: LintOptions, show_stat
     if fmt == "text":
         from cudalint.report.text import render_text
 
-        return render_text(results, sources or load_sources(results), color=_use_color(), summary=not quiet)
+        return render_text(results, sources or load_sources(results), color=_use_color(color), summary=not quiet)
     if fmt == "json":
         from cudalint.report.json_format import render_json
 

@@ -245,3 +245,14 @@ def test_output_formats_for_editors_and_ci(tmp_path, monkeypatch):
     assert [json.loads(line)["code"] for line in lines] == ["CL201"]
     monkeypatch.delenv("CUDALINT_OUTPUT_FORMAT")
     assert CliRunner().invoke(app, ["check", "--no-config", "--format", "json", str(path)]).stdout.startswith("[")
+
+
+def test_fixable_findings_are_marked_and_counted_and_colour_is_chosen(tmp_path):
+    path = tmp_path / "k.cu"
+    path.write_text(OFF_BY_ONE)
+    plain = CliRunner().invoke(app, ["check", "--no-config", "--color", "never", str(path)]).stdout
+    assert "CL202 [error] [*] off-by-one bound" in plain
+    assert plain.splitlines()[-1] == "[*] 1 fixable with --fix."
+    assert "\x1b[" not in plain
+    coloured = CliRunner().invoke(app, ["check", "--no-config", "--color", "always", str(path)]).stdout
+    assert "\x1b[" in coloured

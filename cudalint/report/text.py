@@ -44,6 +44,9 @@ def render_text(results: list[FileResult], sources: Mapping[str, str] | None = N
         if findings and show_source:
             lines.append("")
         lines.append(summary_line(results))
+        fixable = fixable_line(findings)
+        if fixable:
+            lines.append(fixable)
     return "\n".join(lines) + ("\n" if lines else "")
 
 
@@ -54,10 +57,18 @@ def render_concise(results: list[FileResult]) -> str:
                    f"{' '.join(f.message.split())} [{f.code}]\n" for f in all_findings(results))
 
 
+def _fixable(finding: Finding) -> str | None:
+    """"safe" or "unsafe" when `--fix` (with `--unsafe-fixes` for the latter) has a fix for it."""
+    if finding.fix is None or not finding.fix.edits:
+        return None
+    return "safe" if finding.fix.safe else "unsafe"
+
+
 def _headline(finding: Finding, style: _Style) -> str:
     loc = finding.location
     severity = style(f"[{finding.severity.value}]", _SEVERITY_COLOR[finding.severity])
-    return f"{style(f'{loc.path}:{loc.line}:{loc.column}:', _BOLD)} {style(finding.code, _BOLD)} {severity} " \
+    marker = " [*]" if _fixable(finding) == "safe" else ""
+    return f"{style(f'{loc.path}:{loc.line}:{loc.column}:', _BOLD)} {style(finding.code, _BOLD)} {severity}{marker} " \
            f"{finding.message}"
 
 
@@ -82,6 +93,16 @@ def _plural(count: int, word: str) -> str:
     if word == "info":
         return f"{count} info"
     return f"{count} {word}" + ("" if count == 1 else "s")
+
+
+def fixable_line(findings: list[Finding]) -> str | None:
+    """`[*] 2 fixable with --fix (1 more with --unsafe-fixes).`, or None when nothing is."""
+    kinds = [_fixable(f) for f in findings]
+    safe, unsafe = kinds.count("safe"), kinds.count("unsafe")
+    if not safe and not unsafe:
+        return None
+    more = f" ({unsafe} more with --fix --unsafe-fixes)" if unsafe else ""
+    return f"[*] {safe} fixable with --fix{more}."
 
 
 def summary_line(results: list[FileResult]) -> str:
@@ -110,7 +131,7 @@ def render_statistics(results: list[FileResult]) -> str:
     return "".join(f"{count:>{width}}  {code}  {name}\n" for count, code, name in rows)
 
 
-__all__ = ["render_statistics", "render_text", "summary_line"]
+__all__ = ["fixable_line", "render_concise", "render_statistics", "render_text", "summary_line"]
 
 
 def render_batch_summary(summary) -> str:
