@@ -219,7 +219,7 @@ def check(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the findings, no summary.")] = False,
     config: Annotated[Optional[str], typer.Option(
         "--config", metavar="FILE", help="Configuration file (cudalint.toml, or pyproject.toml with a "
-                                         "tool.cudalint table); default: the nearest one above the first path.")] = None,
+                                         "tool.cudalint table); default: the nearest one above each file.")] = None,
     no_config: Annotated[bool, typer.Option("--no-config", help="Ignore all configuration files.")] = False,
     jobs: Annotated[int, typer.Option("--jobs", "-j", min=0, metavar="N",
                                       help="Files checked in parallel processes (0: one per core for large "
@@ -269,7 +269,8 @@ def check(
     try:
         files = list(expand_paths(existing))
         per_file = options_per_file(files, config=config, no_config=no_config, **command_line)
-        linted = _lint_with_progress(files, per_file, jobs or default_jobs(len(files)), show=not quiet and len(files) > 1)
+        linted = _lint_with_progress(files, per_file, jobs or default_jobs(len(files)),
+                                     show=not quiet and len(files) > 1)
         results: list[FileResult] = missing + linted
     except (InputError, ConfigError) as error:  # a path that vanished meanwhile, a late config problem
         _fail(str(error))

@@ -332,6 +332,7 @@ def exceeds(findings: Iterable[Finding], fail_on: str) -> bool:
     return any(f.severity.rank >= threshold for f in findings)
 
 
-__all__ = ["ConfigError", "FileResult", "InputError", "LintOptions", "default_jobs", "exceeds", "expand_paths",
-           "iter_lint_each", "iter_lint_files", "lint_file", "lint_paths", "lint_source", "read_source", "selected_rules",
-           "tune_garbage_collector"]
+__all__ = [
+    "ConfigError", "FileResult", "InputError", "LintOptions", "default_jobs", "exceeds", "expand_paths",
+    "iter_lint_each", "iter_lint_files", "lint_file", "lint_paths", "lint_source", "read_source", "selected_rules",
+    "tune_garbage_collector"]
