@@ -89,3 +89,9 @@ class Finding:
             data["fix"] = {"description": self.fix.description, "safe": self.fix.safe,
                            "edits": [asdict(e) for e in self.fix.edits]}
         return data
+
+
+def short_text(text: str, limit: int = 70) -> str:
+    """`text` on one line, cut to `limit` characters with "...": code quoted in a message."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -30,6 +30,7 @@ from cudalint.analysis.conflicts import (
     block_var, decide, distinct, eq, ge, less, linear_thread_id, thread_bounds, thread_var,
 )
 from cudalint.analysis.uniformity import Uniformity, value_dependent_refs
+from cudalint.findings import short_text
 from cudalint.model import ir
 from cudalint.model.program import Program, SharedArray
 
@@ -889,7 +890,7 @@ class DivergentBarrier:
                 "switch": "the thread-dependent switch"}.get(self.kind, "the thread-dependent condition")
 
     def message(self, line_of=lambda span: span.line) -> str:
-        what, cond, line = self.what, _one_line(self.branch.expr.text), line_of(self.branch.expr.span)
+        what, cond, line = self.what, short_text(self.branch.expr.text, 60), line_of(self.branch.expr.span)
         if self.kind == "exit":
             word = {ir.Return: "return", ir.Break: "break", ir.Continue: "continue"}.get(type(self.exit_stmt), "exit")
             return (f"{what} runs after a thread-dependent `{word}` (line {line_of(self.exit_stmt.span)}, under "
@@ -945,11 +946,6 @@ def _exit_of(stmt: ir.If) -> ir.Stmt | None:
     return _always_exits(stmt.then) or (_always_exits(stmt.otherwise) if stmt.otherwise is not None else None)
 
 
-def _one_line(text: str, limit: int = 60) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
 def _divergent_branch(analysis: SyncAnalysis, kernel: KernelSync, branch: CfgNode) -> bool:
     if branch.expr is None or not value_dependent_expr(analysis, branch.expr, branch.scope):
         return False
@@ -982,7 +978,7 @@ def _divergent_barriers(analysis: SyncAnalysis, function: ir.Function) -> list[D
 
 
 def _describe_divergence(barrier: CfgNode, branch: CfgNode) -> DivergentBarrier:
-    call_text = _one_line(barrier.call.text if barrier.call is not None else "__syncthreads()")
+    call_text = short_text(barrier.call.text if barrier.call is not None else "__syncthreads()", 60)
     anchor = barrier.call.span if barrier.call is not None else barrier.span
     scope = barrier.scope
     holder = None
@@ -992,7 +988,7 @@ def _describe_divergence(barrier: CfgNode, branch: CfgNode) -> DivergentBarrier:
         scope = scope.parent
     what = f"`{call_text}`"
     if holder is not None:
-        what = f"`{_one_line(holder.call.text)}`, which reaches `{call_text}`,"
+        what = f"`{short_text(holder.call.text, 60)}`, which reaches `{call_text}`,"
     stmt = branch.stmt
     if isinstance(stmt, ir.If) and _exit_of(stmt) is not None:
         return DivergentBarrier(barrier, branch, anchor, "exit", what, _exit_of(stmt))

@@ -7,13 +7,8 @@ from collections.abc import Iterator
 from cudalint.analysis.barriers import ATOMIC, READ, UPDATE, Race, sync_analysis
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
-from cudalint.findings import Edit, Finding, Fix
+from cudalint.findings import Edit, Finding, Fix, short_text
 from cudalint.model import ir
-
-
-def short_text(text: str, limit: int = 70) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _what(mode: str) -> str:

@@ -5,10 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from cudalint.analysis.barriers import LEGACY_WARP_INTRINSICS, sync_analysis
-from cudalint.checks.cl101_missing_syncthreads import short_text
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
-from cudalint.findings import Edit, Finding, Fix
+from cudalint.findings import Edit, Finding, Fix, short_text
 from cudalint.model import ir
 
 

@@ -5,10 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from cudalint.analysis.barriers import sync_analysis
-from cudalint.checks.cl101_missing_syncthreads import short_text
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
-from cudalint.findings import Finding
+from cudalint.findings import Finding, short_text
 
 
 @rule("CL104", "grid-sync-misuse", "error",

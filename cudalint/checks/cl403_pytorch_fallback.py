@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from cudalint import pyast
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
-from cudalint.findings import Finding
+from cudalint.findings import Finding, short_text
 from cudalint.harness.forward import (
     ForwardFlow, _names_in_target, _targets_and_value, graded_paths, line_location, problem_of,
     reference_operations, state_of, statements_in_order,
@@ -251,8 +251,7 @@ def _fallback_calls(flow: ForwardFlow, info, node: ast.AST) -> list[ast.Call]:
 
 
 def _short(node: ast.AST) -> str:
-    text = ast.unparse(node)
-    return text if len(text) <= 60 else text[:57] + "..."
+    return short_text(ast.unparse(node), 60)
 
 
 def _simple(statement: ast.stmt) -> bool:

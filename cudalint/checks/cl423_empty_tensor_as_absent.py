@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from cudalint import pyast
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
-from cudalint.findings import Finding
+from cudalint.findings import Finding, short_text
 from cudalint.harness.forward import state_of
 from cudalint.model import ir
 
@@ -56,7 +56,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
             if test is not None:
                 yield ctx.finding(test.span, (
                     f"`{param.name}.defined()` is true for the empty tensor forward passes for it "
-                    f"(`{_short(argument)}`, line {argument.lineno}): the code meant for a present "
+                    f"(`{short_text(ast.unparse(argument))}`, line {argument.lineno}): the code meant for a present "
                     f"`{param.name}` runs and reads elements it does not have; pass `None` (an undefined "
                     f"tensor, with `c10::optional<torch::Tensor>` in C++) or test `{param.name}.numel() > 0`"))
 
@@ -94,8 +94,3 @@ def _locals_assigned_empty(flow) -> set[str]:
         if _may_be_empty(node.value, flow, found):
             found.update(t.id for t in node.targets if isinstance(t, ast.Name))
     return found
-
-
-def _short(node: ast.AST) -> str:
-    text = ast.unparse(node)
-    return text if len(text) <= 70 else text[:67] + "..."

@@ -32,6 +32,7 @@ import os
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from cudalint.findings import short_text
 from cudalint.harness.kernelbench import ImportMap, read_python
 
 _MAX_STEPS = 20000
@@ -1477,8 +1478,7 @@ def _device(value: object) -> str | None:
 
 
 def _text(node: ast.AST) -> str:
-    text = " ".join(ast.unparse(node).split())
-    return text if len(text) <= 80 else text[:77] + "..."
+    return short_text(ast.unparse(node), 80)
 
 
 # ------------------------------------------------------------------------------------------- the API

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from cudalint.checks.registry import find_rule
 from cudalint.evaluation.runs import CAUSES, ENVIRONMENT_CAUSES, KernelOutcome, RunsEvaluation, review_of
+from cudalint.findings import short_text
 
 
 def _percent(part: int, whole: int) -> str:
@@ -58,6 +59,6 @@ def _kernel_list(evaluation: RunsEvaluation, title: str, outcomes: list[KernelOu
         for finding in outcome.rejecting:
             review = review_of(evaluation, outcome, finding)
             note = f"  [reviewed {review.verdict}: {review.reason}]" if review else ""
-            message = finding.message if len(finding.message) <= 100 else finding.message[:97] + "..."
-            lines.append(f"  {outcome.kernel.path}:{finding.location.line} {finding.code} {message}{note}")
+            lines.append(f"  {outcome.kernel.path}:{finding.location.line} {finding.code} "
+                         f"{short_text(finding.message, 100)}{note}")
     return lines
