@@ -29,7 +29,7 @@ from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
 from cudalint.findings import Finding, short_text
 from cudalint.harness.forward import (
-    ForwardFlow, _names_in_target, _targets_and_value, graded_paths, line_location, problem_of,
+    SIMPLE_STATEMENTS, ForwardFlow, _names_in_target, _targets_and_value, graded_paths, line_location, problem_of,
     reference_operations, state_of, statements_in_order,
 )
 
@@ -193,7 +193,8 @@ def _written_state(statement: ast.stmt) -> list[str] | None:
 
 def _self_attribute(node: ast.expr) -> str | None:
     """`buffer` for `self.buffer`, `self.buffer[i]`, `self.buffer.data`; None for anything else."""
-    while isinstance(node, ast.Subscript) or (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute)):
+    while isinstance(node, ast.Subscript) or (isinstance(node, ast.Attribute)
+                                               and isinstance(node.value, ast.Attribute)):
         node = node.value
     if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
         return node.attr
@@ -255,7 +256,7 @@ def _short(node: ast.AST) -> str:
 
 
 def _simple(statement: ast.stmt) -> bool:
-    return isinstance(statement, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Return, ast.Expr))
+    return isinstance(statement, SIMPLE_STATEMENTS)
 
 
 def _invokes(flow: ForwardFlow, info, body: list[ast.stmt]) -> bool:

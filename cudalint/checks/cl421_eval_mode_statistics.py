@@ -21,11 +21,10 @@ from cudalint import pyast
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
 from cudalint.findings import Finding
-from cudalint.harness.forward import graded_paths, node_location, state_of, statements_in_order
+from cudalint.harness.forward import SIMPLE_STATEMENTS, graded_paths, node_location, state_of, statements_in_order
 
 _STATISTICS = ("running_mean", "running_var")
 _NORMALIZATIONS = re.compile(r"^(Sync)?BatchNorm(\dd)?$|^InstanceNorm\dd$")
-_SIMPLE = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Return, ast.Expr)
 _MOMENTUM = re.compile(r"\b(momentum|exponential_average_factor)\b", re.IGNORECASE)
 
 
@@ -44,7 +43,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         from_statistics: dict[str, ast.Attribute] = {}  # local -> the statistics it holds
         for statement in statements_in_order(info.node):
             # compound statements come in pieces: their branches are statements of their own
-            if id(statement) in ungraded or not isinstance(statement, _SIMPLE):
+            if id(statement) in ungraded or not isinstance(statement, SIMPLE_STATEMENTS):
                 continue
             for call in flow.invoking_calls(statement, info):
                 for argument in [*call.args, *(k.value for k in call.keywords)]:

@@ -184,7 +184,7 @@ class RunsEvaluation:
 
     def stale_reviews(self) -> list[Review]:
         """Reviews of findings no longer reported (a real defect now missed, or a false alarm fixed)."""
-        reported = {(o.kernel.path, f.code, f.location.line) for o in self.outcomes for f in o.rejecting}
+        reported = {_review_key(o.kernel, f) for o in self.outcomes for f in o.rejecting}
         return [review for key, review in sorted(self.reviews.items()) if key not in reported]
 
     @property
@@ -258,14 +258,18 @@ def evaluate_runs(kernels: list[LabelledKernel], reviews: dict[tuple[str, str, i
     outcomes = []
     for kernel, result in zip(kernels, results):
         rejecting = rejecting_findings(result.findings)
-        real = [f for f in rejecting
-                if getattr(reviews.get((kernel.path, f.code, f.location.line)), "verdict", None) == "real"]
+        real = [f for f in rejecting if getattr(reviews.get(_review_key(kernel, f)), "verdict", None) == "real"]
         outcomes.append(KernelOutcome(kernel, result.findings, rejecting, result.error, real))
     return RunsEvaluation(outcomes, reviews, seconds)
 
 
 def review_of(evaluation: RunsEvaluation, outcome: KernelOutcome, finding: Finding) -> Review | None:
-    return evaluation.reviews.get((outcome.kernel.path, finding.code, finding.location.line))
+    return evaluation.reviews.get(_review_key(outcome.kernel, finding))
+
+
+def _review_key(kernel: LabelledKernel, finding: Finding) -> tuple[str, str, int]:
+    """What a review names: the kernel as the labels give it, the rule and the line."""
+    return kernel.path, finding.code, finding.location.line
 
 
 def to_json(evaluation: RunsEvaluation) -> dict:

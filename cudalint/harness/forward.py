@@ -787,6 +787,9 @@ def _names_in_target(target: ast.expr) -> list[str]:
     return []
 
 
+SIMPLE_STATEMENTS = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Return, ast.Expr)  # no body of their own
+
+
 def statements_in_order(function: _FunctionNode) -> list[ast.stmt]:
     """The statements of `function` (not of nested functions) in source order, each compound statement
     before the statements of its bodies."""
