@@ -166,10 +166,11 @@ def _atomic_write(path: str, text: str) -> None:
 # ---------------------------------------------------------------------------------------- repair loop
 
 
-def gpu_reports(record: dict, warnings: bool = False) -> list:
+def gpu_reports(record: dict, warnings: bool = False, min_speedup: float | None = None) -> list:
     """The record as `cudalint.repairing.prompts.GpuReport`s (kind, text) for a repair round; empty when the
-    candidate passed (sanitizer warnings, which do not fail a candidate, only with `warnings`)."""
-    from cudalint.repairing.prompts import GpuReport
+    candidate passed (sanitizer warnings, which do not fail a candidate, only with `warnings`). With
+    `min_speedup`, a correct candidate timed slower than that over the eager reference is reported too."""
+    from cudalint.repairing.prompts import SLOW, GpuReport
 
     reports: list = []
     status = record["status"]
@@ -194,6 +195,14 @@ def gpu_reports(record: dict, warnings: bool = False) -> list:
             reports.append(GpuReport("incorrect", record.get("message") or "wrong result"))
     elif status not in ("correct", "sanitizer_error"):
         reports.append(GpuReport(status, record.get("message") or status))
+    speedup = _speedup(record)
+    if status == "correct" and min_speedup is not None and speedup is not None and speedup < min_speedup:
+        timing = record["timing"]
+        reports.append(GpuReport(SLOW, f"correct, but {speedup:.2f}x the speed of the PyTorch reference "
+                                       f"({timing['candidate']['median_ms']:.4g} ms against "
+                                       f"{timing['reference']['median_ms']:.4g} ms, median of "
+                                       f"{timing['candidate'].get('trials', '?')} timed runs); at least "
+                                       f"{min_speedup:g}x is required: make it faster and keep it correct"))
     for tool, result in (record.get("sanitizer") or {}).items():
         for item in result.get("reports", [])[:6]:
             if item.get("severity") == "error" or warnings:
@@ -202,9 +211,10 @@ def gpu_reports(record: dict, warnings: bool = False) -> list:
     return reports
 
 
-def make_gpu_check(reference: str, options=None):
+def make_gpu_check(reference: str, options=None, min_speedup: float | None = None, records: list | None = None):
     """A `gpu_check` for `cudalint.repairing.loop.repair_file`: (path, text) -> GPU reports of that text
-    verified against `reference` (lint is skipped: the repair loop lints first)."""
+    verified against `reference` (lint is skipped: the repair loop lints first); a correct one slower than
+    `min_speedup` is reported too. Each verify record is appended to `records` when given."""
     import dataclasses
     import shutil
     import tempfile
@@ -220,7 +230,9 @@ def make_gpu_check(reference: str, options=None):
             with open(candidate, "w", encoding="utf-8") as handle:
                 handle.write(text)
             record = verify_file(candidate, reference, base)
-            return gpu_reports(record)
+            if records is not None:
+                records.append(record)
+            return gpu_reports(record, min_speedup=min_speedup)
         finally:
             shutil.rmtree(directory, ignore_errors=True)
 
