@@ -654,3 +654,21 @@ def test_slow_record_becomes_a_performance_report() -> None:
 def test_verify_option_usage_errors(work: Path, args: list[str], message: str) -> None:
     result = run(None, "repair", "sigmoid.py", *args)
     assert result.exit_code == 2 and message in result.output, result.output
+
+
+def test_a_gpu_check_that_cannot_judge_stops_the_loop(work: Path, monkeypatch) -> None:
+    """No GPU (or a failing reference) is nothing the model can repair: no prompt is sent about it."""
+    from cudalint.repairing.loop import GpuCheckFailed
+
+    monkeypatch.setenv("CUDALINT_TEST_KEY", KEY)
+
+    def no_gpu(path: str, text: str) -> list:
+        raise GpuCheckFailed("the GPU check could not judge the answer: no_gpu: no CUDA GPU is visible")
+
+    with StubServer([Reply(content="unused")]) as server:
+        outcome = repair_file("sigmoid.py", GOOD, _client(server), gpu_check=no_gpu)
+    assert server.requests == [] and outcome.fatal and "no_gpu" in outcome.error
+    with StubServer([Reply(content=fenced(GOOD))]) as server:
+        outcome = repair_file("sigmoid.py", ORIGINAL, _client(server), rounds=3, gpu_check=no_gpu)
+    assert len(server.requests) == 1 and [r.outcome for r in outcome.rounds] == ["error"]
+    assert outcome.status == "not improved" and outcome.fatal

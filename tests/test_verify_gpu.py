@@ -101,3 +101,37 @@ def test_memcheck_finds_the_unguarded_index() -> None:
     lines = {r["py_line"] for r in memcheck["reports"] if r["kind"].startswith("invalid_global")}
     assert lines and all("x[i]" in text[line - 1] or "y[i]" in text[line - 1] for line in lines)
     assert not record["passed"]
+
+
+def test_workers_have_no_network_and_still_use_the_gpu(batch: dict) -> None:
+    """The batch ran in a network namespace (where the machine allows one) with a scrubbed environment."""
+    from cudalint.verify.isolation import network_isolation
+
+    record = batch["L1_problem_19_sample_0"]
+    assert record["status"] == "correct"
+    assert record["isolation"]["environment"] == "scrubbed" and record["isolation"]["home"] == "private"
+    assert record["isolation"]["network"] == network_isolation()[1]
+
+
+def test_racecheck_in_the_second_extension_maps_to_its_lines() -> None:
+    """Two extensions, both with a `cuda.cu`: the race is reported at the second one's lines."""
+    if shutil.which("compute-sanitizer") is None:
+        pytest.skip("compute-sanitizer is not installed")
+    solution = FIXTURES / "multi" / "two_extensions_race.py"
+    reference = PROBLEMS / "level1" / "47_Sum_reduction_over_a_dimension.py"
+    [record] = verify_batch([Candidate(str(solution), str(reference))],
+                            _options(sanitize=("racecheck",), timing=False))
+    racecheck = record["sanitizer"]["racecheck"]
+    assert racecheck["complete"] and racecheck["errors"] > 0, racecheck
+    assert racecheck["kernels"] == ["copy_kernel", "sum_dim1_kernel"]
+    text = solution.read_text().splitlines()
+    lines = {r["py_line"] for r in racecheck["reports"]} | {r["second_py_line"] for r in racecheck["reports"]}
+    assert lines and all(line and "partial[" in text[line - 1] for line in lines), (lines, racecheck["reports"])
+
+
+def test_kernelbench_harness_mode() -> None:
+    from cudalint.verify.runner import KERNELBENCH_TOLERANCES
+
+    [record] = verify_batch([_candidate(1, 19, 0)], _options(parity="kernelbench", tolerances=KERNELBENCH_TOLERANCES))
+    assert record["status"] == "correct", record["message"]
+    assert record["correctness"]["atol"] == 1e-2 and record["timing"]["method"].startswith("kernelbench")

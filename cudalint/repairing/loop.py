@@ -47,6 +47,11 @@ from cudalint.repairing.prompts import (SLOW, GpuReport, actionable, code_change
 GpuCheck = Callable[[str, str], Sequence[GpuReport]]  # (path, text) -> reports; empty when it passes
 
 
+class GpuCheckFailed(Exception):
+    """The GPU check could not judge the candidate (no GPU, the reference fails, a worker that cannot start):
+    nothing the model could repair, so the loop stops."""
+
+
 class OutputError(Exception):
     """Outputs that cannot be written as asked (e.g. --out that would overwrite the input)."""
 
@@ -242,10 +247,15 @@ def repair_file(path: str, text: str, client: ChatClient, options: LintOptions |
     """Repair one file (`text` is its content) with the model behind `client`; see the module docstring."""
     lint = lint or default_linter(options)
     original = _Candidate(text, lint(text, path), 0)
-    if gpu_check is not None and not original.to_repair:
-        original.gpu_reports = list(gpu_check(path, text))
     outcome = RepairOutcome(path, "already clean", findings_before=original.to_repair,
-                            findings_after=original.to_repair, gpu_reports_before=original.gpu_reports)
+                            findings_after=original.to_repair)
+    if gpu_check is not None and not original.to_repair:
+        try:
+            original.gpu_reports = outcome.gpu_reports_before = list(gpu_check(path, text))
+        except GpuCheckFailed as error:
+            outcome.status, outcome.error, outcome.fatal = "not improved", str(error), True
+            outcome.not_written = "the GPU check could not run"
+            return outcome
     if not original.to_repair and not original.gpu_reports:
         outcome.not_written = "nothing to repair" if gpu_check is None else "nothing to repair: it passed on the GPU"
         return outcome
@@ -295,7 +305,13 @@ def repair_file(path: str, text: str, client: ChatClient, options: LintOptions |
             if extraction.ok:
                 candidate = _Candidate(extraction.text, lint(extraction.text, path), number)
                 if gpu_check is not None and not candidate.to_repair:
-                    candidate.gpu_reports = list(gpu_check(path, candidate.text))
+                    try:
+                        candidate.gpu_reports = list(gpu_check(path, candidate.text))
+                    except GpuCheckFailed as error:
+                        report.outcome, report.detail = "error", str(error)
+                        transcript.record("error", round=number, message=str(error))
+                        outcome.error, outcome.fatal = str(error), True
+                        break
                     report.gpu_checked = True
                 report.findings_after, report.form = candidate.to_repair, extraction.form
                 report.gpu_reports = candidate.gpu_reports
@@ -408,5 +424,5 @@ def fix_file(path: str, text: str, options: LintOptions | None = None, plan: Out
     return outcome
 
 
-__all__ = ["FixOutcome", "GpuCheck", "OutputError", "OutputPlan", "RepairOutcome", "RoundReport", "Transcript",
+__all__ = ["FixOutcome", "GpuCheck", "GpuCheckFailed", "OutputError", "OutputPlan", "RepairOutcome", "RoundReport", "Transcript",
            "atomic_write", "fix_file", "repair_file", "unified_diff"]

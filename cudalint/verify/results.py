@@ -165,6 +165,9 @@ def _atomic_write(path: str, text: str) -> None:
 
 # ---------------------------------------------------------------------------------------- repair loop
 
+# statuses about the machine or the reference, not the candidate: a repair round cannot act on them
+NOT_THE_CANDIDATES = ("no_gpu", "no_reference", "reference_error", "worker_error")
+
 
 def gpu_reports(record: dict, warnings: bool = False, min_speedup: float | None = None) -> list:
     """The record as `cudalint.repairing.prompts.GpuReport`s (kind, text) for a repair round; empty when the
@@ -219,6 +222,7 @@ def make_gpu_check(reference: str, options=None, min_speedup: float | None = Non
     import shutil
     import tempfile
 
+    from cudalint.repairing.loop import GpuCheckFailed
     from cudalint.verify.runner import VerifyOptions, verify_file
 
     base = dataclasses.replace(options or VerifyOptions(), lint=False)
@@ -232,6 +236,9 @@ def make_gpu_check(reference: str, options=None, min_speedup: float | None = Non
             record = verify_file(candidate, reference, base)
             if records is not None:
                 records.append(record)
+            if record["status"] in NOT_THE_CANDIDATES:
+                raise GpuCheckFailed(f"the GPU check could not judge the answer: {record['status']}: "
+                                     f"{record['message']}")
             return gpu_reports(record, min_speedup=min_speedup)
         finally:
             shutil.rmtree(directory, ignore_errors=True)
