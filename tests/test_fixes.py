@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from cudalint.findings import Edit, Finding, Fix, Location, Severity
-from cudalint.fixes import apply_fix_edits, apply_fixes, fix_source, map_offset
+from cudalint.fixes import apply_fix_edits, apply_fixes, default_linter, fix_source, map_offset
 
 
 def finding(*edits: Edit, code: str = "CL103", line: int = 1, column: int = 1, message: str = "m",
@@ -287,3 +287,51 @@ def test_real_rules_fix_a_floor_grid_and_then_the_access_it_reveals() -> None:
     assert report.changed and report.rejected == []
     assert [f for f in report.findings_after if f.severity.rank >= Severity.WARNING.rank] == []
     assert len({a.pass_number for a in report.applied}) >= 1
+
+
+NO_SIZE_PY = '''import torch
+import torch.nn as nn
+from torch.utils.cpp_extension import load_inline
+
+source = """
+#include <torch/extension.h>
+
+__global__ void scale_kernel(const float* x, float* y, float alpha) {
+    int idx = blockIdx.x * blockDim.x + threadIdx.x;
+    y[idx] = alpha * x[idx];
+}
+
+torch::Tensor scale_cuda(torch::Tensor x, double alpha) {
+    auto y = torch::empty_like(x);
+    const int threads = 256;
+    scale_kernel<<<(x.numel() + threads - 1) / threads, threads>>>(x.data_ptr<float>(), y.data_ptr<float>(), alpha);
+    return y;
+}
+"""
+
+scale = load_inline(name="scale", cpp_sources="torch::Tensor scale_cuda(torch::Tensor x, double alpha);",
+                    cuda_sources=source, functions=["scale_cuda"])
+
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        return scale.scale_cuda(x, 2.0)
+'''
+
+
+def test_an_unguarded_kernel_with_no_size_parameter_gets_one_passed_at_every_launch() -> None:
+    report = fix_source(NO_SIZE_PY, "scale.py")
+    assert report.rejected == [] and [f.code for f in report.findings_before if f.fix] == ["CL201"]
+    assert "__global__ void scale_kernel(const float* x, float* y, float alpha, long long n) {" in report.text
+    assert "    if (idx < n) {\n    y[idx] = alpha * x[idx];\n    }" in report.text
+    assert "y.data_ptr<float>(), alpha, x.numel());" in report.text
+    assert not [f for f in report.findings_after if f.code == "CL201"]
+
+
+def test_the_new_parameter_fix_is_unsafe_in_a_cu_file() -> None:
+    """A .cu kernel may be launched from another translation unit with the old signature."""
+    cuda = NO_SIZE_PY.split('source = """')[1].split('"""')[0]
+    [cl201] = [f for f in default_linter()(cuda, "scale.cu") if f.code == "CL201"]
+    assert cl201.fix is not None and not cl201.fix.safe
+    assert not fix_source(cuda, "scale.cu").changed
+    assert "long long n" in fix_source(cuda, "scale.cu", unsafe=True).text

@@ -169,7 +169,9 @@ def _message(access: Access, axes: list[str]) -> str:
 def _fixes(ctx: RuleContext, kernel: ir.Function, unguarded: list[tuple[Access, list[str]]],
            links: LaunchLinks) -> dict[int, Fix]:
     """A bounds guard around the rest of the kernel from the first unguarded statement, when each
-    unguarded axis has a local holding its global index and the launches name the size parameter."""
+    unguarded axis has a local holding its global index and every launch rounds its grid up from a size.
+    The guard compares with the kernel parameter that receives that size; when none does (one axis), the
+    fix adds the parameter and passes the size at every launch."""
     launches = links.of_kernel(kernel)
     if not launches:
         return {}
@@ -179,20 +181,25 @@ def _fixes(ctx: RuleContext, kernel: ir.Function, unguarded: list[tuple[Access, 
     provenance = analysis.provenance(kernel)
     guards: list[str] = []
     declared_at: list[ir.Span] = []
+    signature_edits: list[Edit] = []
     for axis in axes:
-        params = None
-        for link in launches:
-            grid_axis = link.grid[AXES.index(axis)]
-            if grid_axis.kind != CEIL or not grid_axis.size_params:
-                return {}
-            params = grid_axis.size_params if params is None else [p for p in params if p in grid_axis.size_params]
-        if not params or params[0] >= len(kernel.params):
+        grid_axes = [link.grid[AXES.index(axis)] for link in launches]
+        if any(g.kind != CEIL for g in grid_axes):
             return {}
-        size = kernel.params[params[0]]
+        params = [p for p in grid_axes[0].size_params if all(p in g.size_params for g in grid_axes)]
         variable = _index_variable(kernel, env, provenance, axis)
         if variable is None:
             return {}
-        guards.append(f"{variable.name} < {size.name}")
+        if params and params[0] < len(kernel.params):
+            size_name = kernel.params[params[0]].name
+        elif len(axes) == 1 and all(g.size is not None for g in grid_axes):
+            size_name = _new_parameter_name(kernel, axis)
+            signature_edits = _size_parameter_edits(ctx, kernel, launches, grid_axes, size_name)
+            if not signature_edits:
+                return {}
+        else:
+            return {}
+        guards.append(f"{variable.name} < {size_name}")
         declared_at.append(variable.span)
     condition = " && ".join(guards)
     parents = _parents(kernel.body)
@@ -213,11 +220,43 @@ def _fixes(ctx: RuleContext, kernel: ir.Function, unguarded: list[tuple[Access, 
         end_line, end_column = _statement_end(text, region[-1])
         end = ctx.location(ir.Span(end_line, end_column, end_line, end_column))
         indent = " " * (begin.column - 1)
-        fix = Fix(f"guard the accesses with `if ({condition})`",
-                  (Edit(begin.line, begin.column, begin.line, begin.column, f"if ({condition}) {{\n{indent}"),
-                   Edit(end.line, end.column, end.line, end.column, f"\n{indent}}}")))
+        guard = (Edit(begin.line, begin.column, begin.line, begin.column, f"if ({condition}) {{\n{indent}"),
+                 Edit(end.line, end.column, end.line, end.column, f"\n{indent}}}"))
+        if signature_edits:
+            # another translation unit may launch a kernel of a .cu file with the old signature
+            fix = Fix(f"guard the accesses with `if ({condition})`, `{guards[0].split(' < ')[1]}` a new parameter "
+                      f"that every launch in the file passes the size its grid is rounded up from",
+                      tuple(sorted(guard + tuple(signature_edits), key=lambda e: (e.line, e.column))),
+                      safe=ctx.document.path.endswith(".py"))
+        else:
+            fix = Fix(f"guard the accesses with `if ({condition})`", guard)
         return {id(access): fix for access in covered}
     return {}
+
+
+def _new_parameter_name(kernel: ir.Function, axis: str) -> str:
+    taken = {node.name for node in kernel.of_type(ir.VarDecl)} | {p.name for p in kernel.params}
+    for name in ("n", "size", f"n_{axis}", f"size_{axis}"):
+        if name not in taken:
+            return name
+    return f"cudalint_size_{axis}"
+
+
+def _size_parameter_edits(ctx: RuleContext, kernel: ir.Function, launches, grid_axes, name: str) -> list[Edit]:
+    """The edits that add `long long NAME` to the kernel's parameters and pass each launch's size."""
+    if not kernel.params or any(not isinstance(link.site.node, ir.Launch) for link in launches):
+        return []
+    last = kernel.params[-1].span
+    after = ctx.location(ir.Span(last.end_line, last.end_column, last.end_line, last.end_column))
+    edits = [Edit(after.line, after.column, after.line, after.column, f", long long {name}")]
+    for link, grid_axis in zip(launches, grid_axes):
+        launch = link.site.node
+        span = launch.span
+        closing = ctx.location(ir.Span(span.end_line, span.end_column - 1, span.end_line, span.end_column - 1))
+        size = " ".join(grid_axis.size.text.split())
+        edits.append(Edit(closing.line, closing.column, closing.line, closing.column,
+                          f", {size}" if launch.args else size))
+    return edits
 
 
 def _index_variable(kernel: ir.Function, env, provenance, axis: str) -> ir.VarDecl | None:
