@@ -45,6 +45,7 @@ class OutputFormat(str, Enum):
     text = "text"
     concise = "concise"
     json = "json"
+    json_files = "json-files"
     json_lines = "json-lines"
     sarif = "sarif"
     github = "github"
@@ -376,6 +377,10 @@ def _render(results: list[FileResult], fmt: str, options: LintOptions, show_stat
         from cudalint.report.json_format import render_json
 
         return render_json(results)
+    if fmt == "json-files":
+        from cudalint.report.json_format import render_json_files
+
+        return render_json_files(results, options.fail_on)
     if fmt == "json-lines":
         from cudalint.report.json_format import render_json_lines
 

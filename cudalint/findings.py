@@ -90,6 +90,19 @@ class Finding:
                            "edits": [asdict(e) for e in self.fix.edits]}
         return data
 
+    @classmethod
+    def from_dict(cls, data: dict) -> Finding:
+        """The finding `to_dict` wrote (its fix left out: a reader of results does not apply it).
+        Raises KeyError, TypeError or ValueError on a dict of another shape."""
+        line, column = int(data["line"]), int(data.get("column") or 1)
+        location = Location(str(data["path"]), line, column, int(data.get("end_line") or line),
+                            int(data.get("end_column") or column))
+        related = tuple(RelatedLocation(Location(str(r["path"]), int(r["line"]), int(r.get("column") or 1),
+                                                 int(r["line"]), int(r.get("column") or 1)), str(r["message"]))
+                        for r in data.get("related") or ())
+        return cls(str(data["code"]), str(data.get("name", "")), Severity(data["severity"]), location,
+                   str(data["message"]), related)
+
 
 def short_text(text: str, limit: int = 70) -> str:
     """`text` on one line, cut to `limit` characters with "...": code quoted in a message."""
