@@ -18,7 +18,7 @@ from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator
 ACCEPTED, REJECTED = "#4c9a6a", "#c8553d"
 PALETTE = ("#3b6ea5", "#c8553d", "#4c9a6a", "#d89b2b", "#7a5195", "#2a9d8f", "#8c6d46", "#bc5090",
            "#58508d", "#6b8e23")
-_WIDTH = 5.6  # inches: two charts side by side on a wide screen
+_WIDTH = 4.9  # inches: two charts side by side on a wide screen
 _PROLOGUE = re.compile(r"\A.*?(?=<svg)", re.S)  # the XML declaration and DOCTYPE: not for inline SVG
 
 
@@ -34,7 +34,7 @@ def _svg(figure: Figure, chart_id: str) -> Markup:
 
 def _figure(rows: int = 0) -> tuple[Figure, object]:
     """A figure of the report's width; `rows` labels on the vertical axis set its height."""
-    figure = Figure(figsize=(_WIDTH, max(2.4, 0.28 * rows + 1.0)), layout="constrained")
+    figure = Figure(figsize=(_WIDTH, max(2.4, 0.28 * rows + 1.0)))
     axes = figure.subplots()
     axes.spines[["top", "right"]].set_visible(False)
     return figure, axes
