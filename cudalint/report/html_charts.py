@@ -54,7 +54,7 @@ def stacked_bars(chart_id: str, labels: list[str], series: dict[str, list[int]],
     axes.set_xlabel(xlabel)
     axes.set_title(title, fontsize=10, loc="left")
     if len(series) > 1:
-        axes.legend(fontsize=8, frameon=False, loc="lower right")
+        axes.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     return _svg(figure, chart_id)
 
 
