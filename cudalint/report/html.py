@@ -19,7 +19,7 @@ import jinja2
 
 from cudalint.checks.registry import find_rule
 from cudalint.engine import FileResult, InputError, read_source
-from cudalint.evaluation.runs import CAUSES
+from cudalint.evaluation.runs import CAUSES, ENVIRONMENT_CAUSES
 from cudalint.findings import Finding
 from cudalint.prefilter import rejecting_findings, summarize
 from cudalint.report import html_charts as charts
@@ -34,18 +34,16 @@ FAST_P_TABLE = (0.0, 1.0, 1.5, 2.0)  # thresholds tabulated besides the chosen p
 @dataclass
 class Excerpt:
     anchor: str
-    path: str
-    line: int
-    lines: list[tuple[int, str, bool]]  # (number, text, the finding's line)
+    lines: list[tuple[int, str, bool]]  # (number, text, whether it is the finding's line)
 
 
 @dataclass
-class Location:
+class LineMessage:
     """A finding, compile error or sanitizer report on a line of a file, linking to its excerpt."""
 
     label: str  # "CL201", "compile error", "memcheck"
     line: int | None
-    message: str
+    text: str
     severity: str
     anchor: str | None  # the excerpt's id, when the source could be read
     rejects: bool = False
@@ -58,7 +56,7 @@ class FileView:
     path: str
     rejected: bool
     error: str | None
-    locations: list[Location]
+    messages: list[LineMessage]
     excerpts: list[Excerpt]
 
 
@@ -91,8 +89,7 @@ class _Sources:
             if text is None or not 1 <= line <= len(text):
                 continue
             first, last = max(1, line - CONTEXT_LINES), min(len(text), line + CONTEXT_LINES)
-            found[line] = Excerpt(f"{anchor}-L{line}", path, line,
-                                  [(n, text[n - 1], n == line) for n in range(first, last + 1)])
+            found[line] = Excerpt(f"{anchor}-L{line}", [(n, text[n - 1], n == line) for n in range(first, last + 1)])
         return found
 
 
@@ -144,45 +141,42 @@ def _lint_view(index: int, run: LintRun, sources: _Sources) -> LintView:
     by_directory: dict[str, list[FileResult]] = {}
     for result in run.results:
         by_directory.setdefault(_directory(shown[result.path]), []).append(result)
-    directories = sorted(by_directory)
+    parts = {directory: summarize(by_directory[directory], run.fail_on) for directory in sorted(by_directory)}
     batch = summarize(run.results, run.fail_on)
     evaluation = run.evaluation
-    harness = _harness_sets(evaluation) if evaluation else None
 
     headers = ["directory", "files", "accepted", "rejected", "rejected %"]
-    if harness:
+    rows = [[directory, part.files, part.accepted, part.rejected, _percent(part.rejected, part.files)]
+            for directory, part in parts.items()]
+    if evaluation:
         headers += ["harness: correct", "false rejects", "broken caught"]
-    rows = []
-    for directory in directories:
-        part = summarize(by_directory[directory], run.fail_on)
-        row = [directory, part.files, part.accepted, part.rejected, _percent(part.rejected, part.files)]
-        if harness:
-            labels = {shown[r.path] for r in by_directory[directory]}
+        harness = _harness_sets(evaluation)
+        for row in rows:
+            labels = {shown[r.path] for r in by_directory[row[0]]}
             row += [len(labels & harness["correct"]), len(labels & harness["false_rejects"]),
                     f"{len(labels & harness['catches'])} of {len(labels & harness['broken'])}"]
-        rows.append(row)
     directory_table = Table(headers, rows, numeric=set(range(1, len(headers))))
 
     reviews = _reviews(evaluation) if evaluation else {}
-    first_file: dict[str, str] = {}
     groups = []
-    for directory in directories:
+    for directory in parts:
         views = [_file_view(result, shown[result.path], run.fail_on, reviews.get(shown[result.path], {}), sources)
                  for result in by_directory[directory] if result.findings or result.error]
-        for view in views:
-            for location in view.locations:
-                first_file.setdefault(location.label, view.anchor)
         if views:
             groups.append((directory, views))
+    first_file: dict[str, str] = {}  # rule -> the first file with its finding
+    for _, views in groups:
+        for view in views:
+            for line_message in view.messages:
+                first_file.setdefault(line_message.label, view.anchor)
     rule_table = Table(["rule", "name", "severity", "findings", "files", "files it rejects"],
-                       [[Link(r.code, f"#{first_file[r.code]}") if r.code in first_file else r.code, r.name, r.severity,
-                         r.findings, r.files, r.rejected_files] for r in sorted(batch.rules, key=lambda r: r.code)],
-                       numeric={3, 4, 5})
+                       [[Link(r.code, f"#{first_file[r.code]}") if r.code in first_file else r.code, r.name,
+                         r.severity, r.findings, r.files, r.rejected_files]
+                        for r in sorted(batch.rules, key=lambda r: r.code)], numeric={3, 4, 5})
 
     chart_list = [charts.stacked_bars(
-        f"lint{index}-directories", directories,
-        {"accepted": [summarize(by_directory[d], run.fail_on).accepted for d in directories],
-         "rejected": [summarize(by_directory[d], run.fail_on).rejected for d in directories]},
+        f"lint{index}-directories", list(parts),
+        {"accepted": [part.accepted for part in parts.values()], "rejected": [part.rejected for part in parts.values()]},
         "Accepted and rejected files per directory", colors=(charts.ACCEPTED, charts.REJECTED))]
     if batch.rules:
         ordered = sorted(batch.rules, key=lambda r: (-r.files, r.code))
@@ -193,21 +187,8 @@ def _lint_view(index: int, run: LintRun, sources: _Sources) -> LintView:
             "Files per rule", colors=(charts.REJECTED, charts.PALETTE[3])))
     causes = rule_verdicts = None
     if evaluation:
-        per_cause = evaluation["catches"]["per_cause"]
-        causes = Table(["cause", "what", "broken", "caught", "explained"],
-                       [[cause, CAUSES.get(cause, ""), row["broken"], row["caught"], row["explained"]]
-                        for cause, row in per_cause.items()], numeric={2, 3, 4})
-        chart_list.append(charts.stacked_bars(
-            f"lint{index}-causes", [f"{cause} {CAUSES.get(cause, '')}" for cause in per_cause],
-            {"caught, explained": [row["explained"] for row in per_cause.values()],
-             "caught": [row["caught"] - row["explained"] for row in per_cause.values()],
-             "missed": [row["broken"] - row["caught"] for row in per_cause.values()]},
-            "Broken kernels per harness failure cause", colors=(charts.ACCEPTED, charts.PALETTE[3], "#b8b8b8"),
-            xlabel="kernels"))
-        rule_verdicts = Table(["rule", "name", "false rejects", "confirmed defects", "catches", "explained"],
-                              [[code, _rule_name(code), row["false_rejects"], row["confirmed"], row["catches"],
-                                row["explained"]] for code, row in evaluation["per_rule"].items()],
-                              numeric={2, 3, 4, 5})
+        causes, rule_verdicts, cause_chart = _harness_figures(index, evaluation)
+        chart_list.append(cause_chart)
     totals = {"files": batch.files, "accepted": batch.accepted, "rejected": batch.rejected,
               "unreadable": batch.unreadable, "findings": sum(r.findings for r in batch.rules),
               "fail_on": run.fail_on}
@@ -215,12 +196,32 @@ def _lint_view(index: int, run: LintRun, sources: _Sources) -> LintView:
                     rule_verdicts, groups)
 
 
+def _harness_figures(index: int, evaluation: dict) -> tuple[Table, Table, object]:
+    """`eval --runs`: broken kernels caught per failure cause (a table and its chart), and each rule's
+    kernels by the harness's verdict."""
+    per_cause = evaluation["catches"]["per_cause"]
+    causes = Table(["cause", "what", "broken", "caught", "explained"],
+                   [[cause, CAUSES.get(cause, ""), row["broken"], row["caught"], row["explained"]]
+                    for cause, row in per_cause.items()], numeric={2, 3, 4})
+    chart = charts.stacked_bars(
+        f"lint{index}-causes", [f"{cause} {CAUSES.get(cause, '')}" for cause in per_cause],
+        {"caught, explained": [row["explained"] for row in per_cause.values()],
+         "caught": [row["caught"] - row["explained"] for row in per_cause.values()],
+         "missed": [row["broken"] - row["caught"] for row in per_cause.values()]},
+        "Broken kernels per harness failure cause", colors=(charts.ACCEPTED, charts.PALETTE[3], "#b8b8b8"),
+        xlabel="kernels")
+    rules = Table(["rule", "name", "false rejects", "confirmed defects", "catches", "explained"],
+                  [[code, _rule_name(code), row["false_rejects"], row["confirmed"], row["catches"], row["explained"]]
+                   for code, row in evaluation["per_rule"].items()], numeric={2, 3, 4, 5})
+    return causes, rules, chart
+
+
 def _harness_sets(evaluation: dict) -> dict[str, set[str]]:
     """Kernel paths (as labelled) by the harness's verdict and the evaluation's."""
     outcomes = evaluation["outcomes"]
     return {
         "correct": {o["path"] for o in outcomes if o["correct"]},
-        "broken": {o["path"] for o in outcomes if not o["correct"] and o["cause"] not in ("C", "D")},
+        "broken": {o["path"] for o in outcomes if not o["correct"] and o["cause"] not in ENVIRONMENT_CAUSES},
         "false_rejects": {k["path"] for k in evaluation["false_rejects"]["list"]},
         "catches": {k["path"] for k in evaluation["catches"]["list"]},
     }
@@ -232,15 +233,15 @@ def _file_view(result: FileResult, shown: str, fail_on: str, reviews: dict[tuple
     findings = sorted(result.findings, key=Finding.sort_key)
     rejecting = {id(f) for f in rejecting_findings(findings, fail_on)}
     excerpts = sources.excerpts(anchor, result.path, (f.line for f in findings))
-    locations = []
+    messages = []
     for finding in findings:
         review = reviews.get((finding.code, finding.line))
-        locations.append(Location(finding.code, finding.line, finding.message, finding.severity.value,
-                                  excerpts[finding.line].anchor if finding.line in excerpts else None,
-                                  id(finding) in rejecting,
-                                  f"reviewed {review['verdict']}: {review['reason']}" if review else None))
+        messages.append(LineMessage(finding.code, finding.line, finding.message, finding.severity.value,
+                                    excerpts[finding.line].anchor if finding.line in excerpts else None,
+                                    id(finding) in rejecting,
+                                    f"reviewed {review['verdict']}: {review['reason']}" if review else None))
     rejected = result.error is not None or bool(rejecting)
-    return FileView(anchor, shown, rejected, result.error, locations, list(excerpts.values()))
+    return FileView(anchor, shown, rejected, result.error, messages, list(excerpts.values()))
 
 
 def _reviews(evaluation: dict) -> dict[str, dict[tuple[str, int], dict]]:
@@ -337,18 +338,19 @@ def _problem_views(records: list[dict], sources: _Sources) -> list[ProblemView]:
         files = [_record_file(record, sources) for record in group]
         rows = []
         for record, cells, view in zip(group, verify_results.table_rows(group), files):
-            links = [Link(f"{loc.label} line {loc.line}", f"#{loc.anchor}") if loc.anchor else
-                     f"{loc.label} line {loc.line}" if loc.line else loc.label for loc in view.locations]
-            rows.append([Link(cells[0], f"#{view.anchor}") if view.locations else cells[0], *cells[1:], record.get("message") or "", links])
+            links = [Link(f"{m.label} line {m.line}", f"#{m.anchor}") if m.anchor else
+                     f"{m.label} line {m.line}" if m.line else m.label for m in view.messages]
+            name = Link(cells[0], f"#{view.anchor}") if view.messages else cells[0]
+            rows.append([name, *cells[1:], record.get("message") or "", links])
         views.append(ProblemView(title, Table([*verify_results.HEADERS, "message", "findings"], rows,
-                                              numeric={3, 4, 5, 6, 7}), [v for v in files if v.locations]))
+                                              numeric={3, 4, 5, 6, 7}), [v for v in files if v.messages]))
     return views
 
 
 def _record_file(record: dict, sources: _Sources) -> FileView:
     """A candidate's lint findings, compile errors and sanitizer reports, on lines of its solution."""
     anchor = sources.file_anchor()
-    found: list[tuple[str, int | None, str, str, bool]] = []  # (label, line, message, severity, rejects)
+    found: list[tuple[str, int | None, str, str, bool]] = []  # (label, line, text, severity, rejects)
     for finding in (record.get("lint") or {}).get("findings", []):
         found.append((finding["code"], finding.get("line"), finding["message"], finding["severity"],
                       finding["severity"] == "error"))
@@ -360,9 +362,9 @@ def _record_file(record: dict, sources: _Sources) -> FileView:
             found.append((tool, report.get("py_line"), report["message"], report.get("severity", "error"), False))
     solution = record.get("solution") or ""
     excerpts = sources.excerpts(anchor, solution, (line for _, line, *_ in found if line))
-    locations = [Location(label, line, message, severity, excerpts[line].anchor if line in excerpts else None,
-                          rejects) for label, line, message, severity, rejects in found]
-    return FileView(anchor, record["name"], not record.get("passed"), None, locations, list(excerpts.values()))
+    messages = [LineMessage(label, line, text, severity, excerpts[line].anchor if line in excerpts else None, rejects)
+                for label, line, text, severity, rejects in found]
+    return FileView(anchor, record["name"], not record.get("passed"), None, messages, list(excerpts.values()))
 
 
 # ------------------------------------------------------------------------------------------- corpus
