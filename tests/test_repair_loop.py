@@ -552,3 +552,105 @@ def test_top_level_items_know_templates_attributes_and_structs() -> None:
     items = [(i.kind, i.name) for i in top_level_items(source)]
     assert items == [("function", "k"), ("block", None), ("block", None), ("function", "g"), ("block", None),
                      ("decl", None)]
+
+
+# ---------------------------------------------------------------------------------- repair --verify
+
+
+class ScriptedGpu:
+    """A gpu_check: the reports each checked text gets, by a marker it contains (the GPU stage's stand-in)."""
+
+    def __init__(self, verdicts: dict[str, list]) -> None:
+        self.verdicts = verdicts
+        self.checked: list[str] = []
+
+    def __call__(self, path: str, text: str) -> list:
+        self.checked.append(text)
+        return next((list(reports) for marker, reports in self.verdicts.items() if marker in text), [])
+
+
+def _client(server: StubServer) -> ChatClient:
+    return ChatClient(ClientSettings(model="stub", base_url=server.base_url, api_key_env="CUDALINT_TEST_KEY",
+                                     frequency_penalty=0.5, stop=("<END>",)))
+
+
+def test_gpu_feedback_drives_the_second_round(work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Round 1 lints clean but fails on the GPU; its mismatch goes into round 2's prompt; round 2 passes."""
+    from cudalint.repairing.prompts import GpuReport
+
+    monkeypatch.setenv("CUDALINT_TEST_KEY", KEY)
+    wrong = GOOD.replace("__expf(-x[idx])", "__expf(x[idx])")
+    assert wrong != GOOD
+    mismatch = GpuReport("mismatch", "trial 1 (seed 42): output: 262087 of 262144 elements differ")
+    gpu = ScriptedGpu({"__expf(x[idx])": [mismatch]})
+    with StubServer([Reply(content=fenced(wrong)), Reply(content=fenced(GOOD))]) as server:
+        outcome = repair_file("sigmoid.py", ORIGINAL, _client(server), rounds=3, gpu_check=gpu,
+                              plan=OutputPlan(out_dir="out"))
+    assert [r.outcome for r in outcome.rounds] == ["same", "clean"]  # one lint error traded for one GPU failure
+    assert [r.gpu_checked for r in outcome.rounds] == [True, True]
+    assert outcome.rounds[0].gpu_reports == [mismatch] and outcome.status == "clean"
+    second_prompt = server.requests[1].messages[-1]["content"]
+    assert "## Reports from building and running it on a GPU" in second_prompt
+    assert "262087 of 262144 elements differ" in second_prompt
+    assert server.requests[0].body["frequency_penalty"] == 0.5 and server.requests[0].body["stop"] == ["<END>"]
+    assert (work / "out" / "sigmoid.py").read_text() == GOOD
+    assert len(gpu.checked) == 2  # the original lints dirty: only the answers reach the GPU
+
+
+def test_a_lint_clean_file_that_fails_on_the_gpu_is_repaired(work: Path, monkeypatch) -> None:
+    from cudalint.repairing.prompts import SLOW, GpuReport
+
+    monkeypatch.setenv("CUDALINT_TEST_KEY", KEY)
+    slow = GpuReport(SLOW, "correct, but 0.62x the speed of the PyTorch reference")
+    faster = GOOD.replace("block_size = 256", "block_size = 512")
+    gpu = ScriptedGpu({"block_size = 256": [slow]})
+    with StubServer([Reply(content=fenced(faster))]) as server:
+        outcome = repair_file("sigmoid.py", GOOD, _client(server), rounds=2, gpu_check=gpu,
+                              plan=OutputPlan(diff=True))
+    first_prompt = server.requests[0].messages[-1]["content"]
+    assert "passes cudalint's checks, but it failed when it was built and run on a GPU" in first_prompt
+    assert "0.62x the speed of the PyTorch reference" in first_prompt and "## What cudalint found" not in first_prompt
+    assert outcome.gpu_reports_before == [slow] and outcome.status == "clean" and outcome.result_text == faster
+    # passing on the GPU as it is: nothing is sent
+    with StubServer([Reply(content="unused")]) as server:
+        outcome = repair_file("sigmoid.py", faster, _client(server), gpu_check=gpu)
+    assert outcome.status == "already clean" and server.requests == []
+    assert outcome.not_written == "nothing to repair: it passed on the GPU"
+
+
+def test_an_answer_that_fails_on_the_gpu_never_beats_a_slow_correct_one(work: Path, monkeypatch) -> None:
+    from cudalint.repairing.prompts import SLOW, GpuReport
+
+    monkeypatch.setenv("CUDALINT_TEST_KEY", KEY)
+    broken = GOOD.replace("block_size = 256", "block_size = 128")
+    gpu = ScriptedGpu({"block_size = 256": [GpuReport(SLOW, "0.9x")],
+                       "block_size = 128": [GpuReport("compile_error", "line 3: error")]})
+    with StubServer([Reply(content=fenced(broken))]) as server:
+        outcome = repair_file("sigmoid.py", GOOD, _client(server), rounds=1, gpu_check=gpu)
+    assert outcome.status == "not improved" and outcome.result_round == 0
+    assert "GPU failures" in outcome.not_written
+
+
+def test_slow_record_becomes_a_performance_report() -> None:
+    from cudalint.repairing.prompts import SLOW
+    from cudalint.verify import results
+    from cudalint.verify.runner import Candidate, new_record
+
+    record = new_record(Candidate("/r/a.py", "/p/ref.py"))
+    record.update(status="correct", passed=True, timing={
+        "speedup": 0.8, "candidate": {"median_ms": 1.25, "trials": 100}, "reference": {"median_ms": 1.0}})
+    assert results.gpu_reports(record) == []
+    [report] = results.gpu_reports(record, min_speedup=1.0)
+    assert report.kind == SLOW and "0.80x" in report.text and "1.25 ms against 1 ms" in report.text
+    assert results.gpu_reports(record, min_speedup=0.5) == []
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--verify", "--llm", "m"], "--verify needs the reference"),
+    (["--ref", "ref.py", "--llm", "m"], "go with --verify"),
+    (["--verify", "--ref", "missing.py", "--llm", "m"], "no such reference file"),
+    (["--verify", "--ref", "sigmoid.py"], "give --llm MODEL"),
+])
+def test_verify_option_usage_errors(work: Path, args: list[str], message: str) -> None:
+    result = run(None, "repair", "sigmoid.py", *args)
+    assert result.exit_code == 2 and message in result.output, result.output

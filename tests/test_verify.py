@@ -36,7 +36,7 @@ RELU_REF = PROBLEMS / "level1" / "19_ReLU.py"
 
 def _options(tmp_path: Path, **changes) -> VerifyOptions:
     base = dict(worker=STANDIN, device="cuda", gpus=["0"], cache_dir=str(tmp_path / "cache"), lint=False,
-                run_timeout=20.0, build_timeout=20.0, sanitize_timeout=20.0)
+                run_timeout=20.0, build_timeout=20.0, sanitize_timeout=20.0, pass_env=("STANDIN_LOG", "STANDIN_PIDS"))
     base.update(changes)
     return VerifyOptions(**base)
 
@@ -454,24 +454,38 @@ def test_build_only_fills_the_cache_and_runs_nothing(tmp_path: Path, monkeypatch
     assert [e["mode"] for e in _log(log)] == ["build", "build"]
 
 
-def test_sanitizer_phase_parses_and_maps_the_log(tmp_path: Path, monkeypatch) -> None:
-    log = tmp_path / "log.jsonl"
-    monkeypatch.setenv("STANDIN_LOG", str(log))
+def _fake_sanitizer(tmp_path: Path, log_text: str, run: bool = True) -> Path:
+    """A compute-sanitizer stand-in: writes `log_text` as its log, records its arguments in LOG.argv, then
+    runs the worker (or, with `run` false, dies at start as a sanitizer that cannot attach does)."""
     canned = tmp_path / "canned.log"
+    canned.write_text(log_text)
     fake = tmp_path / "fake-sanitizer"
     fake.write_text(f"""#!{sys.executable}
 import os, shutil, sys
 args = sys.argv[1:]
 log = args[args.index("--log-file") + 1]
 shutil.copy({str(canned)!r}, log)
-rest = args[args.index("--print-limit") + 2:]
+with open({str(tmp_path / "sanitizer.argv")!r}, "w") as handle:
+    handle.write(" ".join(args[:args.index(sys.executable)]))
+if not {run!r}:
+    sys.exit(1)
+rest = args[args.index(sys.executable):]
 os.execv(rest[0], rest)
 """)
     fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
-    path = _solution(tmp_path, "unguarded.py", "ok", "__global__ void relu_kernel(const float* x, float* y) {\n"
-                     "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  y[i] = x[i];\n}\n")
+    return fake
+
+
+UNGUARDED = ("__global__ void relu_kernel(const float* x, float* y) {\n"
+             "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  y[i] = x[i];\n}\n")
+
+
+def test_sanitizer_phase_parses_and_maps_the_log(tmp_path: Path, monkeypatch) -> None:
+    log = tmp_path / "log.jsonl"
+    monkeypatch.setenv("STANDIN_LOG", str(log))
     # the source string starts with a newline: `y[i] = x[i];` is its line 4, line 7 of cuda.cu
-    canned.write_text(MEMCHECK_LOG.format(line=7))
+    fake = _fake_sanitizer(tmp_path, MEMCHECK_LOG.format(line=7))
+    path = _solution(tmp_path, "unguarded.py", "ok", UNGUARDED)
     py_line = next(i for i, line in enumerate(Path(path).read_text().splitlines(), 1) if "y[i] = x[i];" in line)
     [record] = verify_batch([Candidate(path, str(RELU_REF))],
                             _options(tmp_path, sanitize=("memcheck",), sanitizer=str(fake)))
@@ -482,6 +496,187 @@ os.execv(rest[0], rest)
     assert [e["no_caching"] for e in _log(log) if e["mode"] == "sanitize"] == ["1"]
     kinds = [r.kind for r in results.gpu_reports(record)]
     assert kinds == ["memcheck", "memcheck"]
+    # by default only the solution's own kernels are instrumented
+    assert "--kernel-name kns=relu_kernel" in (tmp_path / "sanitizer.argv").read_text()
+
+
+@pytest.mark.parametrize("run, log_text, why", [
+    (False, "", "crashed at start"),  # the tool died before the forward: nothing was checked
+    (True, "========= COMPUTE-SANITIZER\n", "no summary"),  # the forward ran, the tool never finished its report
+])
+def test_an_unfinished_sanitizer_run_is_unchecked_never_correct(tmp_path: Path, run, log_text, why) -> None:
+    fake = _fake_sanitizer(tmp_path, log_text, run=run)
+    path = _solution(tmp_path, "ok.py", "ok", UNGUARDED)
+    [record] = verify_batch([Candidate(path, str(RELU_REF))],
+                            _options(tmp_path, sanitize=("racecheck",), sanitizer=str(fake)))
+    assert record["status"] == "unchecked" and not record["passed"], why
+    assert "did not finish" in record["message"] and not record["sanitizer"]["racecheck"]["complete"]
+    assert "racecheck: unfinished" in results.render_table([record])
+
+
+def test_a_missing_sanitizer_leaves_the_kernel_unchecked(tmp_path: Path) -> None:
+    path = _solution(tmp_path, "ok.py", "ok", UNGUARDED)
+    [record] = verify_batch([Candidate(path, str(RELU_REF))],
+                            _options(tmp_path, sanitize=("memcheck",), sanitizer=str(tmp_path / "no-such-tool")))
+    assert (record["status"], record["passed"]) == ("unchecked", False)
+    assert "no-such-tool not found" in record["message"]
+
+
+RACE_WARNING_LOG = """========= COMPUTE-SANITIZER
+========= Warning: Race reported between Write access at relu_kernel(const float *, float *)+0x10 in /b/cuda.cu:6
+=========     and Read access at relu_kernel(const float *, float *)+0x20 in /b/cuda.cu:7 [2 hazards]
+=========
+========= RACECHECK SUMMARY: 1 hazard displayed (0 errors, 1 warning)
+"""
+
+
+def test_racecheck_warnings_reach_the_message_and_the_summary(tmp_path: Path) -> None:
+    fake = _fake_sanitizer(tmp_path, RACE_WARNING_LOG)
+    path = _solution(tmp_path, "ok.py", "ok", UNGUARDED)
+    [record] = verify_batch([Candidate(path, str(RELU_REF))],
+                            _options(tmp_path, sanitize=("racecheck",), sanitizer=str(fake)))
+    assert record["status"] == "correct" and record["sanitizer_warnings"] == 1
+    assert record["message"] == "correct; racecheck reported 1 warning(s)"
+    assert results.summary([record])["with_sanitizer_warnings"] == 1
+    assert "sanitizer warnings on 1 (1 in all)" in results.render_table([record])
+    assert "racecheck: 0 +1w" in results.render_table([record])
+    assert any("racecheck warning" in line for line in results.messages(record))
+    assert results.gpu_reports(record) == []  # warnings do not fail the candidate in a repair round
+
+
+TWO_KERNELS = UNGUARDED + ("__global__ void scale_kernel(float* y, int n) {\n"
+                           "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) y[i] *= 2.0f;\n}\n")
+
+
+@pytest.mark.parametrize("selection, expected", [
+    ("all", ""), ("own", "--kernel-name kns=relu_kernel --kernel-name kns=scale_kernel"),
+    ("flagged", "--kernel-name kns=relu_kernel --kernel-name kns=scale_kernel"),  # nothing flagged: its own
+    ("scale_kernel", "--kernel-name kns=scale_kernel"),
+])
+def test_sanitize_kernels_limits_instrumentation(tmp_path: Path, selection, expected) -> None:
+    fake = _fake_sanitizer(tmp_path, "========= ERROR SUMMARY: 0 errors\n")
+    path = _solution(tmp_path, "two.py", "ok", TWO_KERNELS)
+    [record] = verify_batch([Candidate(path, str(RELU_REF))],
+                            _options(tmp_path, sanitize=("memcheck",), sanitizer=str(fake), sanitize_kernels=selection))
+    argv = (tmp_path / "sanitizer.argv").read_text()
+    assert (" ".join(a for a in argv.split() if a == "--kernel-name" or a.startswith("kns="))) == expected
+    assert record["sanitizer"]["memcheck"]["kernels"] == (expected.split(" ")[1::2] and
+                                                           [k[4:] for k in expected.split(" ")[1::2]] or "all")
+
+
+def test_kernels_at_lines_finds_the_kernel_holding_a_flagged_line(tmp_path: Path) -> None:
+    path = _solution(tmp_path, "two.py", "ok", TWO_KERNELS)
+    text = Path(path).read_text()
+    lines = text.splitlines()
+    store = next(i for i, line in enumerate(lines, 1) if "y[i] = x[i];" in line)
+    scale = next(i for i, line in enumerate(lines, 1) if "y[i] *= 2.0f" in line)
+    assert diagnostics.kernels_at_lines(text, path, {store}) == {"relu_kernel"}
+    assert diagnostics.kernels_at_lines(text, path, {store, scale}) == {"relu_kernel", "scale_kernel"}
+    assert diagnostics.kernels_at_lines(text, path, {1}) == set()
+
+
+def test_kernel_selection_parsing() -> None:
+    assert diagnostics.parse_kernel_selection("flagged") == "flagged"
+    assert diagnostics.parse_kernel_selection("a_kernel, b") == ["a_kernel", "b"]
+    for bad in ("", "a;rm -rf", "1x"):
+        with pytest.raises(ValueError):
+            diagnostics.parse_kernel_selection(bad)
+
+
+def test_two_extensions_map_a_base_name_report_by_its_kernel(tmp_path: Path) -> None:
+    """compute-sanitizer names `cuda.cu` only; both extensions have one: the kernel decides which."""
+    first = "\n__global__ void add_kernel(float* y) { y[threadIdx.x] += 1.0f; }\n"
+    second = "\n__global__ void race_kernel(float* y) {\n  __shared__ float s[32];\n  s[0] = y[0];\n  y[1] = s[0];\n}\n"
+    text = ("import torch\nfrom torch.utils.cpp_extension import load_inline\n"
+            f'a = load_inline(name="a", cpp_sources="", cuda_sources="""{first}""", functions=[])\n'
+            f'b = load_inline(name="b", cpp_sources="", cuda_sources="""{second}""", functions=[])\n')
+    extensions = []
+    for name, source in (("a", first), ("b", second)):
+        written = tmp_path / name / "cuda.cu"
+        written.parent.mkdir()
+        written.write_text("#include <torch/types.h>\n#include <cuda.h>\n#include <cuda_runtime.h>\n" + source)
+        extensions.append({"name": name, "sources": {"cuda.cu": {"path": str(written), "kind": "cuda", "parts":
+                                                                 source_offsets(written.read_text(), [source])}}})
+    source_map = diagnostics.SourceMap("s.py", text, extensions)
+    py_lines = text.splitlines()
+    # line 7 of b's cuda.cu is `s[0] = y[0];` (a's ends at line 6); line 5 of each is its kernel's signature
+    located = source_map.locate("cuda.cu", 7, kernel="race_kernel")
+    assert "s[0] = y[0];" in py_lines[located["py_line"] - 1]
+    assert "race_kernel" in py_lines[source_map.locate("cuda.cu", 5, kernel="race_kernel")["py_line"] - 1]
+    assert "add_kernel" in py_lines[source_map.locate("cuda.cu", 5, kernel="add_kernel")["py_line"] - 1]
+    assert source_map.locate("cuda.cu", 5) == {}  # two files hold line 5 and no kernel says which
+
+
+# ------------------------------------------------------------------------------------------- isolation
+
+
+def test_worker_environment_is_scrubbed_with_a_private_home(tmp_path: Path) -> None:
+    from cudalint.verify.isolation import worker_environment
+
+    parent = {"PATH": "/usr/bin", "CUDA_HOME": "/usr/local/cuda", "TORCH_CUDA_ARCH_LIST": "9.0",
+              "OPENAI_API_KEY": "sk-secret", "HF_TOKEN": "hf_x", "AWS_SECRET_ACCESS_KEY": "a", "HOME": "/home/me",
+              "TORCH_HUB_TOKEN": "t", "SSH_AUTH_SOCK": "/tmp/agent", "STANDIN_LOG": "/tmp/l", "LC_ALL": "C"}
+    env = worker_environment(parent, str(tmp_path), keep=("STANDIN_LOG",))
+    assert {k: env[k] for k in ("PATH", "CUDA_HOME", "TORCH_CUDA_ARCH_LIST", "STANDIN_LOG", "LC_ALL")} == {
+        k: parent[k] for k in ("PATH", "CUDA_HOME", "TORCH_CUDA_ARCH_LIST", "STANDIN_LOG", "LC_ALL")}
+    assert not {"OPENAI_API_KEY", "HF_TOKEN", "AWS_SECRET_ACCESS_KEY", "TORCH_HUB_TOKEN", "SSH_AUTH_SOCK"} & set(env)
+    assert env["HOME"] == str(tmp_path / "home") and env["TMPDIR"] == str(tmp_path / "tmp")
+    assert os.path.isdir(env["HOME"]) and oct(os.stat(env["HOME"]).st_mode & 0o777) == "0o700"
+
+
+def test_workers_see_no_secrets(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-must-not-leak")
+    probe = tmp_path / "probe.py"
+    probe.write_text("import json, os, sys\nrequest = json.load(open(sys.argv[1]))\n"
+                     "json.dump({'done': True, 'status': 'ok', 'message': json.dumps(dict(os.environ))}, "
+                     "open(request['result'], 'w'))\n")
+    [record] = verify_batch([Candidate(_solution(tmp_path, "a.py", "ok"), str(RELU_REF))],
+                            _options(tmp_path, build_only=True, worker=[sys.executable, str(probe)]))
+    seen = json.loads(record["worker"]["build"]["message"]) if "message" in record["worker"]["build"] else None
+    assert record["build"]["message"] and "sk-must-not-leak" not in record["build"]["message"]
+    assert json.loads(record["build"]["message"])["HOME"].endswith("home") and seen is not None
+
+
+def test_network_namespace_blocks_connections(tmp_path: Path) -> None:
+    """Where unprivileged user and network namespaces work, a worker cannot reach even this machine."""
+    import socket
+
+    from cudalint.verify.isolation import network_isolation
+
+    prefix, state = network_isolation()
+    if not prefix:
+        pytest.skip(f"no network isolation on this machine: {state}")
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+    port = server.getsockname()[1]
+    probe = tmp_path / "probe.py"
+    probe.write_text("import json, socket, sys\nrequest = json.load(open(sys.argv[1]))\n"
+                     f"try:\n    socket.create_connection(('127.0.0.1', {port}), timeout=3); reached = 'reached'\n"
+                     "except OSError as error:\n    reached = type(error).__name__\n"
+                     "json.dump({'done': True, 'status': 'ok', 'message': reached}, open(request['result'], 'w'))\n")
+    try:
+        outside = run_worker([sys.executable, str(probe)], {"mode": "probe"}, 20.0, workdir=str(tmp_path))
+        inside = run_worker([sys.executable, str(probe)], {"mode": "probe"}, 20.0, workdir=str(tmp_path),
+                            prefix=prefix)
+    finally:
+        server.close()
+    assert outside.message == "reached" and inside.message != "reached", (outside.message, inside.message)
+
+
+def test_solution_sees_the_reference_globals(tmp_path: Path) -> None:
+    """KernelBench runs the solution in the reference's namespace: its sizes and Model are visible."""
+    from cudalint.verify.worker import load_module
+
+    reference = tmp_path / "ref.py"
+    reference.write_text("batch_size = 7\nclass Model:\n    pass\n")
+    solution = tmp_path / "sol.py"
+    solution.write_text("SIZE = batch_size * 2\nclass ModelNew(Model):\n    pass\nbatch_size = 1\n")
+    ref = load_module(str(reference), "cudalint_test_reference")
+    sol = load_module(str(solution), "cudalint_test_solution", shared_globals=ref)
+    assert sol.SIZE == 14 and issubclass(sol.ModelNew, ref.Model) and ref.batch_size == 7
+    with pytest.raises(NameError):
+        load_module(str(solution), "cudalint_test_alone")
 
 
 def test_no_gpu_and_no_reference(tmp_path: Path, monkeypatch) -> None:
@@ -569,6 +764,10 @@ def test_cli_usage_errors(tmp_path: Path) -> None:
     assert parse_tolerances(["float32=1e-3"])["float32"] == (1e-3, 1e-3)
     with pytest.raises(ValueError):
         parse_tolerances(["float32"])
+    done = runner.invoke(_app(), ["verify", str(RUN), "--problems", str(PROBLEMS), "--harness", "pytorch"])
+    assert done.exit_code == 2 and "unknown parity" in done.output
+    done = runner.invoke(_app(), ["verify", str(RUN), "--problems", str(PROBLEMS), "--sanitize-kernels", "a;b"])
+    assert done.exit_code == 2 and "--sanitize-kernels" in done.output
 
 
 def test_cli_batch_without_gpu(tmp_path: Path, monkeypatch) -> None:

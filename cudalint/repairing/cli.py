@@ -7,7 +7,7 @@ Without one, `repair` applies the checked built-in fixes only (cudalint.fixes.fi
 API key alone does not pick a model, since cudalint has no default model name.
 
 Exit codes: 0 every file ends with nothing to repair; 1 some file still has warning or error findings
-(including files whose answers were refused or not usable); 2 usage, configuration or input errors, a
+(including files whose answers were refused or not usable), or with --verify fails or is too slow on the GPU; 2 usage, configuration or input errors, a
 missing key, or a request that failed (unreachable server, HTTP errors after the retries). The report goes to stdout; with `--diff`, the diff goes to
 stdout and the report to stderr.
 """
@@ -151,11 +151,36 @@ def repair_command(
     diff: Annotated[bool, typer.Option("--diff", help="Print a unified diff of each result; write no file.")] = False,
     config: _ConfigOption = None,
     no_config: _NoConfigOption = False,
+    frequency_penalty: Annotated[Optional[float], typer.Option(
+        "--frequency-penalty", min=-2.0, max=2.0, help="Frequency penalty (default: the server's).")] = None,
+    stop: Annotated[Optional[list[str]], typer.Option(
+        "--stop", metavar="TEXT", help="A stop sequence; repeatable (default: the server's).")] = None,
+    verify: Annotated[bool, typer.Option(
+        "--verify", help="Each round, build, check and time an answer that lints clean on this machine's GPU "
+                         "(the `verify` stage); its reports go back to the model. Needs --ref or --problems.")] = False,
+    ref: Annotated[Optional[str], typer.Option("--ref", metavar="REFERENCE.py",
+                                               help="The reference problem, with --verify.")] = None,
+    problems: Annotated[Optional[str], typer.Option(
+        "--problems", metavar="DIR", help="KernelBench problems directory: each file's reference, with --verify.")] = None,
+    sanitize: Annotated[Optional[str], typer.Option(
+        "--sanitize", metavar="TOOLS", help="With --verify: compute-sanitizer tools to run too (memcheck,racecheck,"
+                                            "synccheck,initcheck).")] = None,
+    min_speedup: Annotated[float, typer.Option(
+        "--min-speedup", min=0.0, help="With --verify: a correct answer slower than this over the eager PyTorch "
+                                       "reference is sent back to be made faster (0: no performance guard).")] = 1.0,
+    harness: Annotated[str, typer.Option(
+        "--harness", metavar="cudalint|kernelbench",
+        help="With --verify: the verify settings (see `verify`).")] = "cudalint",
 ) -> None:
     """Repair findings with a model (any OpenAI-compatible server), or with built-in fixes when no model is set.
 
-    Inputs are never modified without --write. A result is written only when it lints better than its input.
+    Inputs are never modified without --write. A result is written only when it lints better than its input
+    (with --verify: when it also does better on the GPU: correct, then fast enough).
     """
+    if (ref or problems or sanitize) and not verify:
+        raise _fail("--ref, --problems and --sanitize go with --verify")
+    if verify and not (ref or problems):
+        raise _fail("--verify needs the reference: --ref REFERENCE.py, or --problems DIR")
     if diff and (write or out is not None):
         raise _fail("--diff writes nothing: it cannot be combined with --write or --out")
     if write and out is not None:
@@ -181,17 +206,49 @@ def repair_command(
             raise _fail(str(error)) from None
     say = _Output(to_stderr=diff)
     model = model or os.environ.get(MODEL_ENV) or None
+    if model is None and verify:
+        raise _fail("--verify sends the GPU's reports to a model: give --llm MODEL")
     if model is None:
         code = _builtin(files, options, plan, say, input_errors)
     else:
         settings = ClientSettings(model=model, base_url=base_url, api_key_env=api_key_env, temperature=temperature,
-                                  max_tokens=max_tokens, timeout=timeout)
+                                  max_tokens=max_tokens, frequency_penalty=frequency_penalty,
+                                  stop=tuple(stop or ()), timeout=timeout)
         try:
             client = ChatClient(settings)
-        except ModelError as error:
+            gpu = _GpuSetup(ref, problems, sanitize, min_speedup, harness) if verify else None
+        except (ModelError, ValueError) as error:
             raise _fail(str(error)) from None
-        code = _with_model(files, client, options, rounds, plan, say, input_errors)
+        code = _with_model(files, client, options, rounds, plan, say, input_errors, gpu)
     raise typer.Exit(code)
+
+
+class _GpuSetup:
+    """`repair --verify`: one GPU check per file, against the file's reference."""
+
+    def __init__(self, ref: str | None, problems: str | None, sanitize: str | None, min_speedup: float,
+                 harness: str) -> None:
+        from cudalint.verify.runner import KERNELBENCH_TOLERANCES, VerifyOptions
+
+        if ref is not None and not os.path.isfile(ref):
+            raise ValueError(f"{ref}: no such reference file")
+        if problems is not None and not os.path.isdir(problems):
+            raise ValueError(f"{problems}: no such problems directory")
+        self.ref, self.problems, self.min_speedup = ref, problems, min_speedup or None
+        tolerances = dict(KERNELBENCH_TOLERANCES) if harness == "kernelbench" else None
+        self.options = VerifyOptions(sanitize=tuple(t.strip() for t in (sanitize or "").split(",") if t.strip()),
+                                     parity=harness, **({"tolerances": tolerances} if tolerances else {})).validate()
+        self.records: list[dict] = []
+
+    def check_for(self, path: str):
+        """The gpu_check of `path`, or None with the reason when its reference is not known."""
+        from cudalint.harness.kernelbench import reference_for
+        from cudalint.verify.results import make_gpu_check
+
+        reference = reference_for(path, self.ref, self.problems)
+        if reference is None:
+            return None, f"{path}: no reference found in {self.problems} (by level and problem in its name)"
+        return make_gpu_check(reference, self.options, self.min_speedup, self.records), None
 
 
 def _read(path: str, errors: list[str]) -> str | None:
@@ -204,21 +261,29 @@ def _read(path: str, errors: list[str]) -> str | None:
 
 
 def _with_model(files: list[str], client: ChatClient, options: LintOptions, rounds: int, plan: OutputPlan,
-                say: _Output, input_errors: list[str]) -> int:
+                say: _Output, input_errors: list[str], gpu: _GpuSetup | None = None) -> int:
     from cudalint.repairing.loop import repair_file
 
     for message in input_errors:
         _error(message)
     outcomes: list[RepairOutcome] = []
     failed = bool(input_errors)
-    say(f"model {client.settings.model} at {client.server}, up to {_plural(rounds, 'round')} per file")
+    checked = "; each answer that lints clean is verified on the GPU" if gpu else ""
+    say(f"model {client.settings.model} at {client.server}, up to {_plural(rounds, 'round')} per file{checked}")
     for index, path in enumerate(files):
         text = _read(path, input_errors)
         if text is None:
             failed = True
             continue
+        gpu_check = None
+        if gpu is not None:
+            gpu_check, problem = gpu.check_for(path)
+            if problem:
+                _error(problem)
+                failed = True
+                continue
         try:
-            outcome = repair_file(path, text, client, options, rounds, plan)
+            outcome = repair_file(path, text, client, options, rounds, plan, gpu_check=gpu_check)
         except OSError as error:  # the output or transcript folder is not writable
             _error(f"{path}: cannot write: {error}")
             failed = True
@@ -242,7 +307,7 @@ def _with_model(files: list[str], client: ChatClient, options: LintOptions, roun
         f"completion{unknown}")
     if failed:
         return EXIT_ERROR
-    return EXIT_FINDINGS if any(o.findings_after for o in outcomes) else EXIT_OK
+    return EXIT_FINDINGS if any(o.findings_after or o.gpu_reports_after for o in outcomes) else EXIT_OK
 
 
 def _summary(statuses: list[str]) -> str:
@@ -264,6 +329,8 @@ def _round_line(report) -> str:
                 + (f" ({changes})" if changes else ""))
         if report.gpu_reports:
             body += f"; GPU checks failed: {', '.join(r.kind for r in report.gpu_reports)}"
+        elif report.gpu_checked:
+            body += "; passed the GPU check"
     else:
         what = {"no_code": "no code", "truncated": "truncated", "unusable": "code not usable"}[report.outcome]
         body = f"answer not used ({what}): {report.detail}"
@@ -279,11 +346,14 @@ def _round_line(report) -> str:
 def _report_repair(outcome: RepairOutcome, plan: OutputPlan, say: _Output) -> None:
     path = outcome.path
     if outcome.status == "already clean":
-        say(f"{path}: nothing to repair (no warning or error findings)")
+        say(f"{path}: {outcome.not_written} (no warning or error findings)")
         return
-    say(f"{path}: {_counts(outcome.findings_before)} to repair")
+    failures = f", {_plural(len(outcome.gpu_reports_before), 'GPU report')}" if outcome.gpu_reports_before else ""
+    say(f"{path}: {_counts(outcome.findings_before)}{failures} to repair")
     for finding in outcome.findings_before:
         say(_finding_line(finding))
+    for report in outcome.gpu_reports_before:
+        say(f"  GPU: {report.kind}: {report.text}")
     for report in outcome.rounds:
         say(_round_line(report))
     if outcome.error:
@@ -292,7 +362,9 @@ def _report_repair(outcome: RepairOutcome, plan: OutputPlan, say: _Output) -> No
         say(f"{path}: not improved; nothing written: {outcome.not_written}")
     else:
         left = outcome.findings_after
-        state = "clean" if outcome.status == "clean" else f"improved, {_counts(left)} left"
+        gpu_left = f", {', '.join(r.kind for r in outcome.gpu_reports_after)} on the GPU" \
+            if outcome.gpu_reports_after else ""
+        state = "clean" if outcome.status == "clean" else f"improved, {_counts(left)}{gpu_left} left"
         where = ("diff on stdout, nothing written" if plan.diff else
                  f"input replaced: {outcome.written}" if plan.write else f"written to {outcome.written}")
         say(f"{path}: {state} (result of round {outcome.result_round}); {where}")

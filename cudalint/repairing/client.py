@@ -73,6 +73,8 @@ class ClientSettings:
     api_key_env: str = DEFAULT_API_KEY_ENV
     temperature: float = 0.3
     max_tokens: int = 4096
+    frequency_penalty: float | None = None  # None: the server's default
+    stop: tuple[str, ...] = ()  # stop sequences (none: the server's default)
     timeout: float = 120.0  # seconds per request
     retries: int = 3  # retries after the first attempt
     backoff: float = 1.0  # first wait between attempts, doubled each time
@@ -150,6 +152,16 @@ class ChatClient:
         return self._openai.OpenAI(api_key=self._key, base_url=self.base_url, timeout=self.settings.timeout,
                                    max_retries=0)
 
+    def sampling(self) -> dict:
+        """The sampling settings sent with every request (those left unset are not sent)."""
+        settings = self.settings
+        sent = {"temperature": settings.temperature, "max_tokens": settings.max_tokens}
+        if settings.frequency_penalty is not None:
+            sent["frequency_penalty"] = settings.frequency_penalty
+        if settings.stop:
+            sent["stop"] = list(settings.stop)
+        return sent
+
     def _request(self, messages: Sequence[Mapping[str, str]]):
         """One request, cut off at the deadline. It runs on a daemon thread: one cut off is left to end
         with its connection (closed under it, and dropped with it), and never holds up the exit."""
@@ -158,8 +170,7 @@ class ChatClient:
         def send() -> None:
             try:
                 done.put((True, client.chat.completions.create(
-                    model=self.settings.model, messages=list(messages), temperature=self.settings.temperature,
-                    max_tokens=self.settings.max_tokens)))
+                    model=self.settings.model, messages=list(messages), **self.sampling())))
             except BaseException as error:  # noqa: BLE001 - handed to the waiting caller
                 done.put((False, error))
 

@@ -3,12 +3,15 @@ repair with built-in fixes.
 
 One file, one conversation. Round 1 sends the system prompt and the repair prompt; each later round sends
 a follow-up about the version the previous round left. A round's answer becomes a candidate when code can
-be taken out of it (see `extract.py`); the candidate is linted. The loop stops when a candidate has no
-finding left to repair (warnings and errors, cudalint's internal errors aside), when the rounds are used
-up, when the model refuses, or on a server error.
+be taken out of it (see `extract.py`); the candidate is linted and, with a `gpu_check` (`repair --verify`),
+a candidate that lints clean is built, run against its reference and timed: what that reports (compile
+errors, mismatches, sanitizer reports, a speedup below the one asked for) goes into the next follow-up. A
+file that lints clean is checked on the GPU before round 1. The loop stops when a candidate has no finding
+left to repair (warnings and errors, cudalint's internal errors aside) and passes the GPU check, when the
+rounds are used up, when the model refuses, or on a server error.
 
-The result is the best candidate: fewest error findings, then fewest warnings; the input itself competes,
-and wins ties. So the result is written only when it has fewer error findings than the input, or as many
+The result is the best candidate: fewest error findings and GPU failures, then fast enough, then fewest
+warnings; the input itself competes, and wins ties. So the result is written only when it has fewer error findings than the input, or as many
 and fewer warnings; a result with more error findings than the input is never written.
 
 Outputs, never touching the input unless `write=True`:
@@ -38,7 +41,7 @@ from cudalint.findings import Finding, Severity
 from cudalint.fixes import FixReport, default_linter, fix_source
 from cudalint.repairing.client import ChatClient, Completion, ModelError, ModelRefused
 from cudalint.repairing.extract import extract_code
-from cudalint.repairing.prompts import (GpuReport, actionable, code_changes, describe, guidance_for,
+from cudalint.repairing.prompts import (SLOW, GpuReport, actionable, code_changes, describe, guidance_for,
                                         render_followup, render_repair, render_system)
 
 GpuCheck = Callable[[str, str], Sequence[GpuReport]]  # (path, text) -> reports; empty when it passes
@@ -172,6 +175,7 @@ class RoundReport:
     attempts: int = 0
     retry_notes: list[str] = field(default_factory=list)
     gpu_reports: list[GpuReport] = field(default_factory=list)
+    gpu_checked: bool = False  # the answer was built and run on the GPU
 
     @property
     def resolved_and_new(self) -> tuple[list[str], list[str]]:
@@ -186,6 +190,8 @@ class RepairOutcome:
     status: str  # "already clean", "clean", "improved", "not improved" (see `error` for why it stopped)
     findings_before: list[Finding] = field(default_factory=list)  # to repair, in the input
     findings_after: list[Finding] = field(default_factory=list)  # to repair, in the result
+    gpu_reports_before: list[GpuReport] = field(default_factory=list)  # the input's, with a GPU check
+    gpu_reports_after: list[GpuReport] = field(default_factory=list)  # the result's
     rounds: list[RoundReport] = field(default_factory=list)
     result_round: int = 0  # the round whose candidate is the result; 0: the input itself
     result_text: str | None = None
@@ -218,9 +224,12 @@ class _Candidate:
     gpu_reports: list[GpuReport] = field(default_factory=list)
 
     @property
-    def score(self) -> tuple[int, int]:
+    def score(self) -> tuple[int, int, int]:
+        """Lower is better: error findings and GPU failures, then only too slow, then warnings."""
         errors, warnings = _counts(self.findings)
-        return errors + (1 if self.gpu_reports else 0), warnings
+        failed = any(r.kind != SLOW for r in self.gpu_reports)
+        slow = any(r.kind == SLOW for r in self.gpu_reports)
+        return errors + (1 if failed else 0), 1 if slow else 0, warnings
 
     @property
     def to_repair(self) -> list[Finding]:
@@ -233,10 +242,12 @@ def repair_file(path: str, text: str, client: ChatClient, options: LintOptions |
     """Repair one file (`text` is its content) with the model behind `client`; see the module docstring."""
     lint = lint or default_linter(options)
     original = _Candidate(text, lint(text, path), 0)
+    if gpu_check is not None and not original.to_repair:
+        original.gpu_reports = list(gpu_check(path, text))
     outcome = RepairOutcome(path, "already clean", findings_before=original.to_repair,
-                            findings_after=original.to_repair)
-    if not original.to_repair:
-        outcome.not_written = "nothing to repair"
+                            findings_after=original.to_repair, gpu_reports_before=original.gpu_reports)
+    if not original.to_repair and not original.gpu_reports:
+        outcome.not_written = "nothing to repair" if gpu_check is None else "nothing to repair: it passed on the GPU"
         return outcome
     output = plan.output_path(path)
     transcript = Transcript(plan.transcript_path(path), client.redact)
@@ -246,9 +257,12 @@ def repair_file(path: str, text: str, client: ChatClient, options: LintOptions |
                       server=client.server, api_key_env=settings.api_key_env, temperature=settings.temperature,
                       max_tokens=settings.max_tokens, rounds=rounds, output=output,
                       started=time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-                      findings=[_finding_record(f) for f in original.to_repair])
+                      findings=[_finding_record(f) for f in original.to_repair],
+                      gpu_reports=[{"kind": r.kind, "text": r.text} for r in original.gpu_reports],
+                      sampling=client.sampling())
     messages = [{"role": "system", "content": render_system(describe(path, text))},
-                {"role": "user", "content": render_repair(path, text, original.to_repair)}]
+                {"role": "user", "content": render_repair(path, text, original.to_repair,
+                                                          gpu_reports=original.gpu_reports)}]
     explained = {f.code for f in original.to_repair}
     for message in messages:
         transcript.record("prompt", round=1, role=message["role"], content=message["content"])
@@ -282,6 +296,7 @@ def repair_file(path: str, text: str, client: ChatClient, options: LintOptions |
                 candidate = _Candidate(extraction.text, lint(extraction.text, path), number)
                 if gpu_check is not None and not candidate.to_repair:
                     candidate.gpu_reports = list(gpu_check(path, candidate.text))
+                    report.gpu_checked = True
                 report.findings_after, report.form = candidate.to_repair, extraction.form
                 report.gpu_reports = candidate.gpu_reports
                 report.outcome = _compare(current, candidate)
@@ -307,7 +322,7 @@ def repair_file(path: str, text: str, client: ChatClient, options: LintOptions |
                                        guidance=new_guidance, gpu_reports=current.gpu_reports)
             messages.append({"role": "user", "content": followup})
             transcript.record("prompt", round=number + 1, role="user", content=followup)
-        _finish(outcome, original, best, plan, output, transcript)
+        _finish(outcome, original, best, plan, output, transcript, gpu_check is not None)
     finally:
         transcript.close()
     return outcome
@@ -321,14 +336,15 @@ def _account(report: RoundReport, completion: Completion) -> None:
 def _compare(before: _Candidate, after: _Candidate) -> str:
     if not after.to_repair and not after.gpu_reports:
         return "clean"
-    old, new = len(before.to_repair), len(after.to_repair) + len(after.gpu_reports)
+    old, new = len(before.to_repair) + len(before.gpu_reports), len(after.to_repair) + len(after.gpu_reports)
     return "fewer" if new < old else "same" if new == old else "more"
 
 
 def _finish(outcome: RepairOutcome, original: _Candidate, best: _Candidate, plan: OutputPlan,
-            output: str | None, transcript: Transcript) -> None:
+            output: str | None, transcript: Transcript, gpu_checked: bool) -> None:
     outcome.result_round = best.round
     outcome.findings_after = best.to_repair
+    outcome.gpu_reports_after = best.gpu_reports
     if best is original:
         outcome.status = "not improved"
         if not any(r.attempts for r in outcome.rounds):
@@ -337,7 +353,9 @@ def _finish(outcome: RepairOutcome, original: _Candidate, best: _Candidate, plan
             outcome.not_written = "no answer held usable code"
         else:
             outcome.not_written = ("no answer lints better than the input (fewer error findings, or as many "
-                                   "and fewer warnings)")
+                                   "and fewer warnings)" if not gpu_checked else
+                                   "no answer does better than the input (fewer error findings or GPU failures, "
+                                   "or as many and faster, or fewer warnings)")
         transcript.record("result", status=outcome.status, result_round=0, written=None,
                           reason=outcome.not_written)
         return
@@ -349,7 +367,8 @@ def _finish(outcome: RepairOutcome, original: _Candidate, best: _Candidate, plan
         atomic_write(output, best.text, like=outcome.path)
         outcome.written = output
     transcript.record("result", status=outcome.status, result_round=best.round, written=outcome.written,
-                      findings=[_finding_record(f) for f in best.to_repair])
+                      findings=[_finding_record(f) for f in best.to_repair],
+                      gpu_reports=[{"kind": r.kind, "text": r.text} for r in best.gpu_reports])
 
 
 # ----------------------------------------------------------------------------------- built-in fixes only

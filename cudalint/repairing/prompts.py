@@ -48,9 +48,13 @@ class Guidance:
     text: str
 
 
+SLOW = "slower than required"  # the kind of a GpuReport about a correct candidate that is not fast enough
+
+
 @dataclass(frozen=True)
 class GpuReport:
-    """A report from a GPU stage (compile error, output mismatch, sanitizer report) for the follow-up."""
+    """A report from a GPU stage (compile error, output mismatch, sanitizer report, a speedup below the
+    one asked for: kind `SLOW`) for the follow-up."""
 
     kind: str
     text: str
@@ -195,8 +199,9 @@ def render_system(info: KernelInfo) -> str:
 
 
 def render_repair(path: str, text: str, findings: Sequence[Finding],
-                  guidance: Sequence[Guidance] | None = None) -> str:
-    """The first user prompt: the file, its findings with excerpts, and the fired rules' guidance.
+                  guidance: Sequence[Guidance] | None = None, gpu_reports: Sequence[GpuReport] = ()) -> str:
+    """The first user prompt: the file, its findings with excerpts, the fired rules' guidance, and what
+    building and running it on a GPU reported (`cudalint repair --verify` on a file that lints clean).
 
     `guidance` defaults to the "How to repair" sections of the rule pages of the findings' rules."""
     info = describe(path, text)
@@ -205,7 +210,11 @@ def render_repair(path: str, text: str, findings: Sequence[Finding],
         guidance = guidance_for(findings)
     return _render("repair.j2", path=_display(path), text=text.rstrip("\n"), language=info.language,
                    fence=fence_for(text), findings=[finding_data(f, lines, path) for f in findings],
-                   guidance=list(guidance))
+                   guidance=list(guidance), gpu_reports=_gpu_data(gpu_reports))
+
+
+def _gpu_data(reports: Sequence[GpuReport]) -> list[dict]:
+    return [{"kind": r.kind, "text": r.text} for r in reports]
 
 
 def render_followup(path: str, text: str, findings: Sequence[Finding], previous: Sequence[Finding] = (),
@@ -225,7 +234,7 @@ def render_followup(path: str, text: str, findings: Sequence[Finding], previous:
                    fence=fence_for(text), findings=[finding_data(f, lines, path) for f in findings],
                    problem=problem, problem_detail=problem_detail, show_file=show_file,
                    resolved=resolved if problem is None else [], new_codes=new_codes if problem is None else [],
-                   guidance=list(guidance), gpu_reports=[{"kind": r.kind, "text": r.text} for r in gpu_reports])
+                   guidance=list(guidance), gpu_reports=_gpu_data(gpu_reports))
 
 
 def code_changes(before: Sequence[Finding], after: Sequence[Finding]) -> tuple[list[str], list[str]]:
@@ -248,6 +257,6 @@ def initial_messages(path: str, text: str, findings: Sequence[Finding],
             {"role": "user", "content": render_repair(path, text, findings, guidance)}]
 
 
-__all__ = ["GpuReport", "Guidance", "KernelInfo", "actionable", "code_changes", "describe", "environment",
+__all__ = ["SLOW", "GpuReport", "Guidance", "KernelInfo", "actionable", "code_changes", "describe", "environment",
            "fence_for", "finding_data", "guidance_for", "initial_messages", "render_followup", "render_repair",
            "render_system", "rule_guidance"]

@@ -32,11 +32,11 @@ def _fail(message: str) -> typer.Exit:
     return typer.Exit(EXIT_ERROR)
 
 
-def parse_tolerances(values: list[str] | None) -> dict:
-    """`DTYPE=ATOL[:RTOL]` entries (comma-separated or repeated) over the defaults."""
+def parse_tolerances(values: list[str] | None, base: dict | None = None) -> dict:
+    """`DTYPE=ATOL[:RTOL]` entries (comma-separated or repeated) over `base` (default: cudalint's)."""
     from cudalint.verify.runner import DEFAULT_TOLERANCES
 
-    tolerances = dict(DEFAULT_TOLERANCES)
+    tolerances = dict(base or DEFAULT_TOLERANCES)
     for value in values or []:
         for entry in filter(None, (e.strip() for e in value.split(","))):
             name, _, numbers = entry.partition("=")
@@ -127,6 +127,19 @@ def verify_command(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")] = False,
     build_only: Annotated[bool, typer.Option(
         "--build-only", help="Only fill the build cache (lint gate and builds); run nothing.")] = False,
+    sanitize_kernels: Annotated[str, typer.Option(
+        "--sanitize-kernels", metavar="all|own|flagged|NAME,...",
+        help="Kernels compute-sanitizer instruments: the solution's own (default), those holding a line cudalint "
+             "flagged, all (PyTorch's too: slow), or the named ones.")] = "own",
+    harness: Annotated[str, typer.Option(
+        "--harness", metavar="cudalint|kernelbench",
+        help="kernelbench: mirror KernelBench's eval (atol=rtol=1e-2, its trial seeds, PyTorch's TF32 defaults, "
+             "the same input tensors for both models, CUDA-event timing without L2 flush).")] = "cudalint",
+    network: Annotated[bool, typer.Option(
+        "--network", help="Let workers reach the network (default: none, where user namespaces allow).")] = False,
+    pass_env: Annotated[Optional[list[str]], typer.Option(
+        "--pass-env", metavar="NAME", help="An environment variable the scrubbed worker environment keeps; "
+                                           "repeatable.")] = None,
 ) -> None:
     """Build, check, sanitize and time KernelBench-style solutions on the GPU, each in its own process.
 
@@ -137,7 +150,7 @@ def verify_command(
     import os
 
     from cudalint.verify import results
-    from cudalint.verify.runner import VerifyOptions, collect_candidates, verify_batch
+    from cudalint.verify.runner import KERNELBENCH_TOLERANCES, VerifyOptions, collect_candidates, verify_batch
 
     if not os.path.exists(path):
         raise _fail(f"{path}: no such file or directory")
@@ -148,14 +161,17 @@ def verify_command(
     if os.path.isfile(path) and ref is None and problems is None:
         raise _fail("give the reference: --ref REFERENCE.py (or --problems DIR for a run file)")
     try:
+        base_tolerances = KERNELBENCH_TOLERANCES if harness == "kernelbench" else None
         options = VerifyOptions(
-            trials=trials, seed=seed, tolerances=parse_tolerances(tolerance), timing=timing, warmup=warmup,
+            trials=trials, seed=seed, tolerances=parse_tolerances(tolerance, base_tolerances), timing=timing,
+            warmup=warmup,
             timing_trials=timing_trials, compile=compile_baseline,
             sanitize=tuple(t.strip() for t in (sanitize or "").split(",") if t.strip()), lint=not no_lint,
             poison=not no_poison, allow_tf32=allow_tf32, cache_dir=cache, build_jobs=jobs,
             gpus=[g.strip() for g in gpus.split(",") if g.strip()] if gpus else None, build_timeout=build_timeout,
             run_timeout=timeout, sanitize_timeout=sanitize_timeout, python=python, device=device, fast_p=fast_p,
-            build_only=build_only,
+            build_only=build_only, sanitize_kernels=sanitize_kernels, parity=harness, isolate_network=not network,
+            pass_env=tuple(pass_env or ()),
         ).validate()
         candidates = collect_candidates(path, ref, problems)
     except ValueError as error:

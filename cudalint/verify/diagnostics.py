@@ -86,16 +86,28 @@ class SourceMap:
             except Exception:  # noqa: BLE001 - no map, plain file lines then
                 self.document = None
         self.files: dict[str, dict] = {}  # real path -> {"kind", "parts"}
+        self.by_name: dict[str, list[dict]] = {}  # "cuda.cu" -> that file of every extension
         for extension in extensions:
             for file_name, info in (extension.get("sources") or {}).items():
                 self.files[os.path.realpath(info["path"])] = info
-                self.files.setdefault(file_name, info)
+                self.by_name.setdefault(file_name, []).append(info)
 
-    def locate(self, file: str | None, line: int | None, column: int | None = None) -> dict:
-        """{"source", "source_line", "py_line", "py_column"} for a line of a written file, or {}."""
+    def locate(self, file: str | None, line: int | None, column: int | None = None,
+               kernel: str | None = None) -> dict:
+        """{"source", "source_line", "py_line", "py_column"} for a line of a written file, or {}.
+
+        compute-sanitizer names a file by its base name only (`cuda.cu`), which every extension of a
+        solution has: the extension is then the one defining `kernel` whose sources hold `line`; when
+        that still leaves a choice, the line is not mapped (an unmapped line beats a wrong one)."""
         if not file or not line:
             return {}
-        info = self.files.get(os.path.realpath(file)) or self.files.get(os.path.basename(file))
+        info = self.files.get(os.path.realpath(file))
+        if info is None:
+            choices = [c for c in self.by_name.get(os.path.basename(file), []) if _holds_line(c, line)]
+            if len(choices) > 1 and kernel:
+                choices = [c for c in choices if any(kernel in kernel_definitions(p.get("text") or "")
+                                                     for p in c["parts"])]
+            info = choices[0] if len(choices) == 1 else None
         if info is None:
             return {}
         source = "cuda_sources" if info["kind"] == "cuda" else "cpp_sources"
@@ -132,8 +144,15 @@ class SourceMap:
 
     def apply(self, item) -> None:
         """Fill source/source_line/py_line/py_column of a CompileMessage or SanitizerReport."""
-        for key, value in self.locate(item.file, item.line, getattr(item, "column", None)).items():
+        located = self.locate(item.file, item.line, getattr(item, "column", None), getattr(item, "kernel_name", None))
+        for key, value in located.items():
             setattr(item, key, value)
+
+
+def _holds_line(info: dict, line: int) -> bool:
+    return any(part.get("start_line") is not None
+               and part["start_line"] <= line < part["start_line"] + (part.get("text") or "").count("\n") + 1
+               for part in info["parts"])
 
 
 def compile_messages(extensions: list[dict], source_map: SourceMap) -> list[CompileMessage]:
@@ -393,14 +412,14 @@ def candidate_reports(reports: list[SanitizerReport], source_map: SourceMap,
     kept, other = [], 0
     for report in reports:
         ours = report.kind in ("api_error", "sanitizer_unsupported") or (
-            report.file is not None and bool(source_map.locate(report.file, report.line))) or (
+            report.file is not None and bool(source_map.locate(report.file, report.line, kernel=report.kernel_name))) or (
             report.kernel_name is not None and report.kernel_name in kernel_names)
         if not ours:
             other += report.count
             continue
         source_map.apply(report)
         if report.second_line:
-            second = source_map.locate(report.second_file, report.second_line)
+            second = source_map.locate(report.second_file, report.second_line, kernel=report.kernel_name)
             report.second_py_line = second.get("py_line")
         kept.append(report)
     return kept, other
@@ -410,21 +429,83 @@ def kernel_names(solution_text: str | None, path: str = "solution.py") -> set[st
     """The `__global__` function names of a solution's CUDA sources (a textual scan)."""
     if not solution_text:
         return set()
-    names = set()
+    names: set[str] = set()
     for unit in load_document(path, solution_text).units:
-        for match in re.finditer(r"__global__\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?(?:[\w:<>,\s*&]+?)\s+"
-                                 r"(?P<name>\w+)\s*\(", unit.text):
-            names.add(match.group("name"))
+        names |= kernel_definitions(unit.text)
     return names
 
 
-def sanitizer_command(tool: str, log_file: str, executable: str = "compute-sanitizer") -> list[str]:
-    """The compute-sanitizer prefix for one tool; its report goes to `log_file`."""
+_KERNEL_DEFINITION = re.compile(r"__global__\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?(?:[\w:<>,\s*&]+?)\s+"
+                                r"(?P<name>\w+)\s*\(")
+
+
+def kernel_definitions(cuda_text: str) -> set[str]:
+    """The names of the `__global__` functions a CUDA source defines (a textual scan)."""
+    return {match.group("name") for match in _KERNEL_DEFINITION.finditer(cuda_text)}
+
+
+def kernels_at_lines(solution_text: str | None, path: str, lines: set[int]) -> set[str]:
+    """The names of the kernels whose definitions (signature to closing brace) hold any of the file's
+    `lines`."""
+    if not solution_text or not lines:
+        return set()
+    found = set()
+    for unit in load_document(path, solution_text).units:
+        for match in _KERNEL_DEFINITION.finditer(unit.text):
+            end = _body_end(unit.text, match.end())
+            first = unit.to_file(unit.text.count("\n", 0, match.start()) + 1, 1).line
+            last = unit.to_file(unit.text.count("\n", 0, end) + 1, 1).line
+            if any(first <= line <= last for line in lines):
+                found.add(match.group("name"))
+    return found
+
+
+def _body_end(text: str, start: int) -> int:
+    """The offset of the brace closing the body that opens first after `start` (the text's end if none)."""
+    opening = text.find("{", start)
+    if opening < 0:
+        return len(text)
+    depth = 0
+    for index in range(opening, len(text)):
+        if text[index] == "{":
+            depth += 1
+        elif text[index] == "}":
+            depth -= 1
+            if depth == 0:
+                return index
+    return len(text)
+
+
+KERNEL_SELECTIONS = ("all", "own", "flagged")
+
+
+def parse_kernel_selection(value: str) -> str | list[str]:
+    """`--sanitize-kernels`: "all" (every kernel, PyTorch's too), "own" (the solution's kernels), "flagged"
+    (the kernels holding a line cudalint reported; the solution's when none), or a list of names."""
+    value = (value or "").strip()
+    if value in KERNEL_SELECTIONS:
+        return value
+    names = [name.strip() for name in value.split(",") if name.strip()]
+    bad = [name for name in names if not re.fullmatch(r"[A-Za-z_]\w*", name)]
+    if not names or bad:
+        raise ValueError(f"--sanitize-kernels {value!r}: give all, own, flagged or kernel names separated by commas")
+    return names
+
+
+def sanitizer_command(tool: str, log_file: str, executable: str = "compute-sanitizer",
+                      kernels: list[str] | tuple[str, ...] = ()) -> list[str]:
+    """The compute-sanitizer prefix for one tool; its report goes to `log_file`. `kernels` limits the
+    instrumentation to the kernels whose names contain one of them (none: every kernel): PyTorch's own
+    kernels then run at full speed."""
     if tool not in SANITIZER_TOOLS:
         raise ValueError(f"unknown sanitizer tool {tool!r}; one of {', '.join(SANITIZER_TOOLS)}")
-    return [executable, "--tool", tool, "--log-file", log_file, "--print-limit", "200"]
+    command = [executable, "--tool", tool, "--log-file", log_file, "--print-limit", "200"]
+    for name in kernels:
+        command += ["--kernel-name", f"kns={name}"]
+    return command
 
 
 __all__ = ["CompileMessage", "SANITIZER_TOOLS", "SanitizerReport", "SourceMap", "candidate_reports",
-           "compile_messages", "kernel_names", "parse_compiler_output", "parse_sanitizer_output",
+           "compile_messages", "kernel_definitions", "kernel_names", "kernels_at_lines", "parse_compiler_output",
+           "parse_kernel_selection", "parse_sanitizer_output",
            "sanitizer_command"]

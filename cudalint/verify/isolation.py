@@ -5,13 +5,22 @@ that the whole group (ninja, nvcc, compute-sanitizer and whatever the candidate 
 when the time limit passes. The worker rewrites its result file at every stage; the parent reads it
 whatever happened, so a crash, a hang or an out-of-memory is reported with the stage it happened in,
 and never stops the batch.
+
+What a worker gets (generated code runs in it): an environment scrubbed to the toolchain's and the
+GPU's settings (no API keys, tokens or other credentials), a HOME and temporary directory of its own
+under the batch's work directory, and, where unprivileged user and network namespaces are available
+(`unshare`), no network. It still runs as the same user, with the same file system: run untrusted
+batches in a container.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
+import re
 import signal
+import site
 import subprocess
 import sys
 import tempfile
@@ -20,6 +29,46 @@ from dataclasses import dataclass, field
 
 WORKER_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "worker.py")
 TAIL_BYTES = 6000
+
+
+# what a worker inherits from the parent's environment: where the toolchain is and how to use the GPU
+_KEPT_NAMES = frozenset({
+    "PATH", "LD_LIBRARY_PATH", "LIBRARY_PATH", "CPATH", "C_INCLUDE_PATH", "CPLUS_INCLUDE_PATH", "CUDA_HOME",
+    "CUDA_PATH", "CUDA_ROOT", "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "CC", "CXX", "CUDAHOSTCXX", "MAX_JOBS",
+    "LANG", "LANGUAGE", "TZ", "PYTHONPATH", "PYTHONHASHSEED", "VIRTUAL_ENV", "CONDA_PREFIX", "OMP_NUM_THREADS"})
+_KEPT_PREFIXES = ("LC_", "NVIDIA_", "TORCH_", "PYTORCH_", "NVCC_", "CUDA_MODULE_", "TRITON_", "MKL_", "CUDALINT_")
+_CREDENTIAL = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH|COOKIE|SESSION", re.IGNORECASE)
+NETWORK_NAMESPACE = ["unshare", "--user", "--map-root-user", "--net", "--"]
+
+
+def worker_environment(parent: dict, workdir: str, keep: tuple[str, ...] = ()) -> dict:
+    """The environment of a worker: `parent` scrubbed to the toolchain's and GPU's settings (plus the names
+    in `keep`), never a credential, with a private HOME and temporary directory under `workdir`."""
+    env = {name: value for name, value in parent.items()
+           if name in keep or ((name in _KEPT_NAMES or name.startswith(_KEPT_PREFIXES))
+                               and not _CREDENTIAL.search(name))}
+    home, temporary = os.path.join(workdir, "home"), os.path.join(workdir, "tmp")
+    for directory in (home, temporary):
+        os.makedirs(directory, mode=0o700, exist_ok=True)
+    # packages installed with `pip install --user` stay importable under the new HOME
+    env.update(HOME=home, TMPDIR=temporary, TMP=temporary, TEMP=temporary,
+               XDG_CACHE_HOME=os.path.join(home, ".cache"), PYTHONUSERBASE=site.getuserbase())
+    return env
+
+
+@functools.lru_cache(maxsize=1)
+def network_isolation() -> tuple[list[str], str]:
+    """The command prefix that starts a worker without network, and what it gives: (prefix, "isolated"), or
+    ([], why not) where unprivileged user and network namespaces are not available."""
+    try:
+        done = subprocess.run(NETWORK_NAMESPACE + ["true"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, timeout=10)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return [], f"not isolated: cannot run unshare ({error})"
+    if done.returncode != 0:
+        reason = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        return [], f"not isolated: unshare failed ({reason[-1] if reason else f'exit {done.returncode}'})"
+    return list(NETWORK_NAMESPACE), "isolated"
 
 
 @dataclass
@@ -169,4 +218,5 @@ def _remove_tree(directory: str) -> None:
     shutil.rmtree(directory, ignore_errors=True)
 
 
-__all__ = ["WORKER_SCRIPT", "WorkerOutcome", "classify", "run_worker", "worker_command"]
+__all__ = ["NETWORK_NAMESPACE", "WORKER_SCRIPT", "WorkerOutcome", "classify", "network_isolation", "run_worker",
+           "worker_command", "worker_environment"]

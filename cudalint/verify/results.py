@@ -4,7 +4,9 @@ A record (one per candidate, `cudalint.verify.runner.new_record`) is plain JSON 
 
 - `status`: `correct`, `incorrect`, `rejected` (lint), `compile_error`, `build_timeout`, `timeout`,
   `crash`, `illegal_address`, `misaligned_address`, `oom`, `launch_failure`, `cuda_error`, `device_assert`,
-  `runtime_error`, `sanitizer_error` (correct output, sanitizer errors), `invalid_solution`,
+  `runtime_error`, `sanitizer_error` (correct output, sanitizer errors), `unchecked` (correct output, but a
+  sanitizer run asked for did not finish: crashed at start, timed out, ran out of memory, or the tool is
+  missing; never reported as passed), `invalid_solution`,
   `reference_error`, `no_reference`, `no_gpu`, `worker_error`; `passed` is true for `correct` only.
 - `lint`, `build` (seconds, cache hit, extensions), `compile_errors` (mapped to .py lines),
   `correctness` (trials, max and mean absolute error, failures), `timing` (candidate, reference and
@@ -43,6 +45,9 @@ def summary(records: list[dict], p: float = 1.0) -> dict:
         "p": p, "fast_p": len(fast) / total if total else 0.0,
         "problems": len(problems), "fast_p_by_problem": fast_problems / len(problems) if problems else 0.0,
         "geomean_speedup": _geomean(speedups),
+        "sanitizer_errors": sum(r.get("sanitizer_errors", 0) for r in records),
+        "sanitizer_warnings": sum(r.get("sanitizer_warnings", 0) for r in records),
+        "with_sanitizer_warnings": sum(1 for r in records if r.get("sanitizer_warnings")),
     }
 
 
@@ -76,8 +81,7 @@ def table_rows(records: Iterable[dict]) -> list[list[str]]:
         timing = record.get("timing") or {}
         candidate = timing.get("candidate") or {}
         reference = timing.get("reference") or {}
-        sanitizer = ", ".join(f"{tool}: {r.get('errors', 0)}" if r.get("ran") else f"{tool}: not run"
-                              for tool, r in (record.get("sanitizer") or {}).items())
+        sanitizer = ", ".join(_sanitizer_cell(tool, r) for tool, r in (record.get("sanitizer") or {}).items())
         cache = "-" if not build.get("extensions") else ("hit" if build.get("cache_hit") else "cold")
         rows.append([
             record["name"], record["status"],
@@ -90,6 +94,15 @@ def table_rows(records: Iterable[dict]) -> list[list[str]]:
             sanitizer or "-",
         ])
     return rows
+
+
+def _sanitizer_cell(tool: str, result: dict) -> str:
+    if not result.get("ran"):
+        return f"{tool}: not run"
+    if not result.get("complete", True) and not result.get("errors"):
+        return f"{tool}: unfinished"
+    warnings = f" +{result['warnings']}w" if result.get("warnings") else ""
+    return f"{tool}: {result.get('errors', 0)}{warnings}"
 
 
 HEADERS = ["kernel", "status", "build", "max err", "ms", "ref ms", "speedup", "vs compile", "sanitizer"]
@@ -110,17 +123,19 @@ def render_table(records: list[dict], markdown: bool = False, p: float = 1.0) ->
     statuses = ", ".join(f"{count} {status}" for status, count in sorted(info["by_status"].items()))
     geomean = f", geomean speedup {info['geomean_speedup']:.2f}x" if info["geomean_speedup"] else ""
     lines.append("")
+    warned = (f"; sanitizer warnings on {info['with_sanitizer_warnings']} ({info['sanitizer_warnings']} in all)"
+              if info["with_sanitizer_warnings"] else "")
     lines.append(f"{info['candidates']} candidates: {statuses}; fast_0 {info['fast_0']:.2f}, "
-                 f"fast_{p:g} {info['fast_p']:.2f}{geomean}")
+                 f"fast_{p:g} {info['fast_p']:.2f}{geomean}{warned}")
     return "\n".join(lines)
 
 
 def messages(record: dict) -> list[str]:
-    """The lines that explain a record that did not pass."""
+    """The lines that explain a record that did not pass, or passed with sanitizer warnings."""
     lines = []
-    if record["status"] != "correct" and record.get("message"):
+    if record.get("message") and (record["status"] != "correct" or record.get("sanitizer_warnings")):
         lines.append(f"{record['name']}: {record['status']}: {record['message']}")
-    for report in gpu_reports(record):
+    for report in gpu_reports(record, warnings=True):
         if report.kind not in (record["status"],) and report.text not in (record.get("message") or ""):
             lines.append(f"    {report.kind}: {report.text}")
     return lines
@@ -151,10 +166,11 @@ def _atomic_write(path: str, text: str) -> None:
 # ---------------------------------------------------------------------------------------- repair loop
 
 
-def gpu_reports(record: dict) -> list:
+def gpu_reports(record: dict, warnings: bool = False, min_speedup: float | None = None) -> list:
     """The record as `cudalint.repairing.prompts.GpuReport`s (kind, text) for a repair round; empty when the
-    candidate passed."""
-    from cudalint.repairing.prompts import GpuReport
+    candidate passed (sanitizer warnings, which do not fail a candidate, only with `warnings`). With
+    `min_speedup`, a correct candidate timed slower than that over the eager reference is reported too."""
+    from cudalint.repairing.prompts import SLOW, GpuReport
 
     reports: list = []
     status = record["status"]
@@ -179,16 +195,26 @@ def gpu_reports(record: dict) -> list:
             reports.append(GpuReport("incorrect", record.get("message") or "wrong result"))
     elif status not in ("correct", "sanitizer_error"):
         reports.append(GpuReport(status, record.get("message") or status))
+    speedup = _speedup(record)
+    if status == "correct" and min_speedup is not None and speedup is not None and speedup < min_speedup:
+        timing = record["timing"]
+        reports.append(GpuReport(SLOW, f"correct, but {speedup:.2f}x the speed of the PyTorch reference "
+                                       f"({timing['candidate']['median_ms']:.4g} ms against "
+                                       f"{timing['reference']['median_ms']:.4g} ms, median of "
+                                       f"{timing['candidate'].get('trials', '?')} timed runs); at least "
+                                       f"{min_speedup:g}x is required: make it faster and keep it correct"))
     for tool, result in (record.get("sanitizer") or {}).items():
         for item in result.get("reports", [])[:6]:
-            if item.get("severity") == "error":
-                reports.append(GpuReport(tool, SanitizerReport(**item).describe()))
+            if item.get("severity") == "error" or warnings:
+                reports.append(GpuReport(tool if item.get("severity") == "error" else f"{tool} warning",
+                                         SanitizerReport(**item).describe()))
     return reports
 
 
-def make_gpu_check(reference: str, options=None):
+def make_gpu_check(reference: str, options=None, min_speedup: float | None = None, records: list | None = None):
     """A `gpu_check` for `cudalint.repairing.loop.repair_file`: (path, text) -> GPU reports of that text
-    verified against `reference` (lint is skipped: the repair loop lints first)."""
+    verified against `reference` (lint is skipped: the repair loop lints first); a correct one slower than
+    `min_speedup` is reported too. Each verify record is appended to `records` when given."""
     import dataclasses
     import shutil
     import tempfile
@@ -204,7 +230,9 @@ def make_gpu_check(reference: str, options=None):
             with open(candidate, "w", encoding="utf-8") as handle:
                 handle.write(text)
             record = verify_file(candidate, reference, base)
-            return gpu_reports(record)
+            if records is not None:
+                records.append(record)
+            return gpu_reports(record, min_speedup=min_speedup)
         finally:
             shutil.rmtree(directory, ignore_errors=True)
 

@@ -30,10 +30,13 @@ from dataclasses import dataclass, field
 
 from cudalint.verify import diagnostics
 from cudalint.verify.gpus import Gpu, arch_list, detect_gpus
-from cudalint.verify.isolation import WorkerOutcome, run_worker, worker_command
+from cudalint.verify.isolation import WorkerOutcome, network_isolation, run_worker, worker_command, worker_environment
 
 DEFAULT_TOLERANCES = {"float32": (1e-4, 1e-4), "float16": (1e-2, 1e-2), "bfloat16": (1e-2, 1e-2),
                       "float64": (1e-7, 1e-7)}
+PARITIES = ("cudalint", "kernelbench")
+# KernelBench's eval: atol = rtol = 1e-2 for every float dtype (run_and_check_correctness)
+KERNELBENCH_TOLERANCES = {name: (1e-2, 1e-2) for name in DEFAULT_TOLERANCES}
 FINAL_BEFORE_RUN = ("rejected", "no_reference", "no_gpu", "compile_error", "build_timeout", "worker_error", "built")
 SCHEMA = "cudalint.verify/1"
 
@@ -68,6 +71,10 @@ class VerifyOptions:
     sanitizer: str = "compute-sanitizer"
     fast_p: float = 1.0
     build_only: bool = False  # fill the build cache; run nothing (status `built`)
+    sanitize_kernels: str = "own"  # which kernels compute-sanitizer instruments: all, own, flagged or NAME,...
+    isolate_network: bool = True  # workers without network where user and network namespaces allow it
+    pass_env: tuple[str, ...] = ()  # environment variables the scrubbed worker environment keeps as well
+    parity: str = "cudalint"  # "kernelbench": mirror KernelBench's eval (see `harness_settings`)
 
     def validate(self) -> VerifyOptions:
         unknown = [t for t in self.sanitize if t not in diagnostics.SANITIZER_TOOLS]
@@ -78,6 +85,9 @@ class VerifyOptions:
             raise ValueError("trials must be at least 1")
         if self.timing_trials < 1:
             raise ValueError("timing trials must be at least 1")
+        if self.parity not in PARITIES:
+            raise ValueError(f"unknown parity {self.parity!r} (choose from {', '.join(PARITIES)})")
+        diagnostics.parse_kernel_selection(self.sanitize_kernels)
         return self
 
 
@@ -163,6 +173,15 @@ class _Batch:
         self.workdir = tempfile.mkdtemp(prefix="cudalint-verify-")
         self.gpus: list[Gpu] = []
         self.arch = ""
+        self.isolation = {"environment": "scrubbed", "home": "private"}
+        self.network_prefix: list[str] = []
+        if options.isolate_network and options.worker is None:
+            self.network_prefix, self.isolation["network"] = network_isolation()
+        else:
+            self.isolation["network"] = "not isolated (--network)" if not options.isolate_network else \
+                "not isolated (a stand-in worker)"
+        for record in self.records.values():
+            record["isolation"] = dict(self.isolation)
 
     # -------------------------------------------------------------------------------------- phases
 
@@ -259,14 +278,14 @@ class _Batch:
 
     def _probe(self) -> None:
         outcome = run_worker(self.command, {"mode": "probe"}, 120.0, env=self._env(self.gpus[0].id),
-                             workdir=self.workdir)
+                             workdir=self.workdir, prefix=self.network_prefix)
         devices = outcome.result.get("devices") or []
         if devices:
             capability = devices[0]["capability"]
             self.gpus = [Gpu(g.id, g.name or devices[0]["name"], g.capability or capability) for g in self.gpus]
 
     def _env(self, visible: str | None, extra: dict | None = None) -> dict:
-        env = dict(os.environ)
+        env = worker_environment(dict(os.environ), self.workdir, self.options.pass_env)
         if self.options.device == "cuda":
             env["CUDA_VISIBLE_DEVICES"] = visible if visible is not None else ""
             if self.arch:
@@ -282,7 +301,8 @@ class _Batch:
                 "cache_dir": self.cache_dir, "device": options.device, "seed": options.seed,
                 "trials": options.trials, "tolerances": {k: list(v) for k, v in options.tolerances.items()},
                 "timing": options.timing, "warmup": options.warmup, "timing_trials": options.timing_trials,
-                "compile": options.compile, "poison": options.poison, "allow_tf32": options.allow_tf32}
+                "compile": options.compile, "poison": options.poison, "allow_tf32": options.allow_tf32,
+                "parity": options.parity}
 
     def build_phase(self) -> None:
         # a solution that never mentions load_inline has nothing to build here (cupy, Triton or pure
@@ -300,7 +320,7 @@ class _Batch:
         def build(candidate: Candidate) -> None:
             record = self.records[id(candidate)]
             outcome = run_worker(self.command, self._request(candidate, "build"), self.options.build_timeout,
-                                 env=env, workdir=self.workdir, on_timeout=_drop_locks)
+                                 env=env, workdir=self.workdir, prefix=self.network_prefix, on_timeout=_drop_locks)
             self._absorb_build(candidate, record, outcome)
             self.progress("build", record)
 
@@ -337,7 +357,8 @@ class _Batch:
         def run(candidate: Candidate, gpu: Gpu) -> None:
             record = self.records[id(candidate)]
             outcome = run_worker(self.command, self._request(candidate, "run"), self.options.run_timeout,
-                                 env=self._env(gpu.id), workdir=self.workdir, on_timeout=_drop_locks)
+                                 env=self._env(gpu.id), workdir=self.workdir, prefix=self.network_prefix,
+                                 on_timeout=_drop_locks)
             self._absorb_run(candidate, record, outcome, gpu)
             self.progress("run", record)
 
@@ -393,14 +414,15 @@ class _Batch:
     def _sanitize(self, candidate: Candidate, tool: str, gpu: Gpu) -> dict:
         handle, log_file = tempfile.mkstemp(prefix=f"{tool}-", suffix=".log", dir=self.workdir)
         os.close(handle)
-        prefix = diagnostics.sanitizer_command(tool, log_file, self.options.sanitizer)
-        if self.options.worker is None and shutil.which(self.options.sanitizer) is None and not os.path.isfile(
-                self.options.sanitizer):
-            return {"ran": False, "tool": tool, "errors": 0, "reports": [], "seconds": 0.0,
-                    "message": f"{self.options.sanitizer} not found"}
+        kernels = self._kernels_to_instrument(candidate)
+        prefix = diagnostics.sanitizer_command(tool, log_file, self.options.sanitizer, kernels)
+        if shutil.which(self.options.sanitizer) is None and not os.path.isfile(self.options.sanitizer):
+            return {"ran": False, "complete": False, "tool": tool, "errors": 0, "warnings": 0, "reports": [],
+                    "seconds": 0.0, "message": f"{self.options.sanitizer} not found"}
         env = self._env(gpu.id, {"PYTORCH_NO_CUDA_MEMORY_CACHING": "1"})
         outcome = run_worker(self.command, self._request(candidate, "sanitize"), self.options.sanitize_timeout,
-                             env=env, workdir=self.workdir, prefix=prefix, on_timeout=_drop_locks)
+                             env=env, workdir=self.workdir, prefix=self.network_prefix + prefix,
+                             on_timeout=_drop_locks)
         try:
             with open(log_file, encoding="utf-8", errors="replace") as handle:
                 log = handle.read()
@@ -412,18 +434,51 @@ class _Batch:
         names = diagnostics.kernel_names(self._text(candidate), candidate.path)
         kept, other = diagnostics.candidate_reports(reports, source_map, names)
         errors = [r for r in kept if r.severity == "error"]
-        return {"ran": True, "tool": tool, "status": outcome.status, "message": outcome.message,
+        # complete: the sanitized forward ran to its end and the tool wrote its summary; anything else
+        # (a crash at start, a timeout, out of memory) checked nothing, unless it reported errors first
+        complete = outcome.status == "ran" and bool(summary.get("lines"))
+        return {"ran": True, "complete": complete, "tool": tool, "status": outcome.status,
+                "message": outcome.message, "kernels": kernels or "all",
                 "errors": sum(r.count for r in errors), "warnings": sum(r.count for r in kept if r.severity != "error"),
                 "reports": [r.to_dict() for r in kept], "other_reports": other, "summary": summary.get("lines", []),
                 "seconds": round(outcome.seconds, 3), "log_tail": log[-3000:] if not kept and outcome.status != "ran"
                 else ""}
 
+    def _kernels_to_instrument(self, candidate: Candidate) -> list[str]:
+        """The kernel names compute-sanitizer is limited to (empty: every kernel, PyTorch's included)."""
+        selection = diagnostics.parse_kernel_selection(self.options.sanitize_kernels)
+        if isinstance(selection, list):
+            return selection
+        if selection == "all":
+            return []
+        text = self._text(candidate)
+        own = sorted(diagnostics.kernel_names(text, candidate.path))
+        if selection == "flagged":
+            lines = {f["line"] for f in (self.records[id(candidate)].get("lint") or {}).get("findings", [])}
+            flagged = sorted(diagnostics.kernels_at_lines(text, candidate.path, lines))
+            return flagged or own
+        return own
+
     def _sanitizer_verdict(self, record: dict) -> None:
-        errors = sum(r.get("errors", 0) for r in record["sanitizer"].values())
-        record["sanitizer_errors"] = errors
-        if errors and record["status"] == "correct":
-            tools = [t for t, r in record["sanitizer"].items() if r.get("errors")]
+        results = record["sanitizer"]
+        errors = sum(r.get("errors", 0) for r in results.values())
+        warnings = sum(r.get("warnings", 0) for r in results.values())
+        record["sanitizer_errors"], record["sanitizer_warnings"] = errors, warnings
+        if record["status"] not in ("correct", "unchecked"):
+            return
+        if errors:
+            tools = [t for t, r in results.items() if r.get("errors")]
             _final(record, "sanitizer_error", f"correct output, but {', '.join(tools)} reported {errors} error(s)")
+            return
+        unfinished = {t: r for t, r in results.items() if not r.get("complete")}
+        if unfinished:
+            why = "; ".join(f"{t}: {r.get('message') or r.get('status') or 'no summary'}"[:200]
+                            for t, r in unfinished.items())
+            _final(record, "unchecked", f"correct output, but the sanitizer did not finish, so nothing was checked "
+                   f"({why})")
+        elif warnings:
+            tools = [t for t, r in results.items() if r.get("warnings")]
+            record["message"] = f"correct; {', '.join(tools)} reported {warnings} warning(s)"
 
 
 def _spread(jobs: list, gpus: list[Gpu], work: Callable) -> None:

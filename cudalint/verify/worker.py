@@ -289,11 +289,16 @@ def _written_sources(directory: str, cpp_sources: list[str], cuda_sources: list[
     return written
 
 
-def load_module(path: str, name: str):
+def load_module(path: str, name: str, shared_globals=None):
+    """Execute the file as module `name`. `shared_globals` (a module) seeds its namespace, as KernelBench
+    executes the solution in the namespace the reference ran in: a solution may read the reference's
+    sizes (`batch_size`) or subclass its `Model`."""
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise ImportError(f"cannot load {path}")
     module = importlib.util.module_from_spec(spec)
+    if shared_globals is not None:
+        module.__dict__.update({k: v for k, v in vars(shared_globals).items() if not k.startswith("__")})
     sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
@@ -321,12 +326,12 @@ def _to_device(values, device, torch):
     return [v.to(device) if isinstance(v, torch.Tensor) else v for v in values]
 
 
-def _fresh_inputs(reference, seed: int, device, torch, progress: Progress | None) -> list:
+def _fresh_inputs(reference, seed: int, device, torch, progress: Progress | None, keep_zeros: bool = False) -> list:
     """get_inputs() under `seed`; a floating-point input that comes back all zeros is replaced by random
-    values of the same shape (zeros hide unwritten outputs and wrong indexing)."""
+    values of the same shape (zeros hide unwritten outputs and wrong indexing) unless `keep_zeros`."""
     torch.manual_seed(seed)
     inputs = list(reference.get_inputs())
-    for index, value in enumerate(inputs):
+    for index, value in enumerate(inputs if not keep_zeros else ()):
         if isinstance(value, torch.Tensor) and value.is_floating_point() and value.numel() and not bool(value.any()):
             generator = torch.Generator(device="cpu").manual_seed(seed * 1000 + index)
             inputs[index] = torch.randn(value.shape, generator=generator, dtype=value.dtype).to(value.device)
@@ -533,13 +538,13 @@ class Timer:
     (detected: the device is still busy after the end event completed), each trial instead ends after
     a device-wide synchronize, for the reference too, so that both are timed the same way."""
 
-    def __init__(self, torch, device, warmup: int, trials: int) -> None:
+    def __init__(self, torch, device, warmup: int, trials: int, flush_l2: bool = True) -> None:
         self.torch = torch
         self.device = device
         self.warmup = warmup
         self.trials = trials
         self.flush = None
-        if device.type == "cuda":
+        if device.type == "cuda" and flush_l2:
             self.flush = torch.empty(L2_FLUSH_BYTES // 4, dtype=torch.int32, device=device)
 
     def side_streams(self, fn) -> bool:
@@ -575,7 +580,8 @@ class Timer:
                 times.append((time.perf_counter() - started) * 1000.0)
             return summarize(times)
         for _ in range(self.trials):
-            self.flush.zero_()
+            if self.flush is not None:
+                self.flush.zero_()
             start = torch.cuda.Event(enable_timing=True)
             end = torch.cuda.Event(enable_timing=True)
             start.record()
@@ -583,6 +589,8 @@ class Timer:
             if device_sync:
                 torch.cuda.synchronize(self.device)
             end.record()
+            if self.flush is None:  # KernelBench's way: a device-wide synchronize after the end event
+                torch.cuda.synchronize(self.device)
             end.synchronize()
             times.append(start.elapsed_time(end))
         torch.cuda.synchronize(self.device)
@@ -592,9 +600,18 @@ class Timer:
 # ------------------------------------------------------------------------------------------------ modes
 
 
-def _set_precision(torch, allow_tf32: bool) -> None:
+def kernelbench_trial_seeds(torch, seed: int, trials: int) -> list[int]:
+    """The per-trial seeds KernelBench's `run_and_check_correctness` draws from `seed`."""
+    torch.manual_seed(seed)
+    return [int(torch.randint(0, 2 ** 32 - 1, (1,)).item()) for _ in range(trials)]
+
+
+def _set_precision(torch, allow_tf32: bool | None) -> None:
     """The reference in IEEE fp32 by default: TF32 matmul/convolution would put the reference itself
-    further from the truth than the fp32 tolerance (1e-4)."""
+    further from the truth than the fp32 tolerance (1e-4). None leaves PyTorch's defaults (TF32 off for
+    matmul, on for cuDNN convolutions), as KernelBench does."""
+    if allow_tf32 is None:
+        return
     try:
         torch.backends.cuda.matmul.allow_tf32 = allow_tf32
         torch.backends.cudnn.allow_tf32 = allow_tf32
@@ -611,7 +628,8 @@ def run(request: dict, progress: Progress) -> None:
     if device.type == "cuda" and not torch.cuda.is_available():
         progress.finish("no_gpu", "torch sees no CUDA device in the worker")
         return
-    _set_precision(torch, bool(request.get("allow_tf32", False)))
+    kernelbench = request.get("parity") == "kernelbench"
+    _set_precision(torch, None if kernelbench else bool(request.get("allow_tf32", False)))
     if device.type == "cuda":
         progress.state["device_name"] = torch.cuda.get_device_name(device)
     install_build_cache(progress, request["cache_dir"])
@@ -627,7 +645,7 @@ def run(request: dict, progress: Progress) -> None:
         return
     progress.stage("load solution")
     try:
-        solution = load_module(request["solution"], "cudalint_solution")
+        solution = load_module(request["solution"], "cudalint_solution", shared_globals=reference)
     except BuildFailure as error:
         progress.finish("compile_error", str(error)[:400])
         return
@@ -650,7 +668,7 @@ def run(request: dict, progress: Progress) -> None:
 
         if sanitize:
             progress.stage("sanitize: candidate forward")
-            inputs = _fresh_inputs(reference, seed, device, torch, progress)
+            inputs = _fresh_inputs(reference, seed, device, torch, progress, keep_zeros=kernelbench)
             candidate_model(*inputs)
             _synchronize(torch, device)
             progress.finish("ran", "one candidate forward pass ran")
@@ -676,13 +694,17 @@ def _correctness(request, progress, torch, device, reference, reference_model, c
     summary = {"ok": True, "trials": trials, "passed": 0, "max_abs_error": 0.0, "mean_abs_error": 0.0,
                "poisoned": poison, "trial_results": [], "message": ""}
     mean_errors = []
-    for trial in range(trials):
-        trial_seed = seed + trial
+    kernelbench = request.get("parity") == "kernelbench"
+    seeds = kernelbench_trial_seeds(torch, seed, trials) if kernelbench else [seed + t for t in range(trials)]
+    for trial, trial_seed in enumerate(seeds):
+        progress.stage(f"correctness trial {trial + 1}/{trials}: inputs")
+        inputs = _fresh_inputs(reference, trial_seed, device, torch, progress, keep_zeros=kernelbench)
         progress.stage(f"correctness trial {trial + 1}/{trials}: reference")
-        inputs = _fresh_inputs(reference, trial_seed, device, torch, progress)
-        pristine = [v.detach().cpu().clone() if isinstance(v, torch.Tensor) else v for v in inputs]
+        pristine = _pristine_copies(inputs, torch)
         torch.manual_seed(trial_seed)
-        reference_out = reference_model(*[v.clone() if isinstance(v, torch.Tensor) else v for v in inputs])
+        # KernelBench hands both models the same tensors; by default the reference gets copies, so that a
+        # reference that works in place cannot change what the candidate sees
+        reference_out = reference_model(*(inputs if kernelbench else _clones(inputs, torch)))
         reference_tensors = _flatten(reference_out, torch)
         if reference_tensors is None:
             raise RuntimeError("the reference's forward returned no tensor")
@@ -709,7 +731,7 @@ def _correctness(request, progress, torch, device, reference, reference_model, c
                                        f"output(s) {elsewhere} are not on {device.type}"})
         del outputs, expected
         changed = [i for i, (now, before) in enumerate(zip(inputs, pristine)) if isinstance(now, torch.Tensor)
-                   and not torch.equal(now.detach().cpu(), before)]
+                   and not torch.equal(now.detach(), before.to(now.device))]
         if changed:
             result["ok"] = False
             result["failures"].append({"kind": "inputs_modified", "inputs": changed, "message":
@@ -738,10 +760,27 @@ def _correctness(request, progress, torch, device, reference, reference_model, c
     return summary
 
 
+def _clones(values: list, torch) -> list:
+    return [v.clone() if isinstance(v, torch.Tensor) else v for v in values]
+
+
+def _pristine_copies(inputs: list, torch) -> list:
+    """Copies of the inputs to tell later whether the candidate wrote into them: on the device (a copy there
+    takes milliseconds where a host copy of a multi-GB input takes many seconds), on the host when the
+    device has no room for them."""
+    try:
+        return [v.detach().clone() if isinstance(v, torch.Tensor) else v for v in inputs]
+    except torch.cuda.OutOfMemoryError:
+        torch.cuda.empty_cache()
+        return [v.detach().cpu() if isinstance(v, torch.Tensor) else v for v in inputs]
+
+
 def _timing(request, progress, torch, device, reference, reference_model, candidate_model, seed) -> dict:
     progress.stage("timing")
-    timer = Timer(torch, device, int(request.get("warmup", 3)), int(request.get("timing_trials", 100)))
-    inputs = _fresh_inputs(reference, seed, device, torch, None)
+    kernelbench = request.get("parity") == "kernelbench"
+    timer = Timer(torch, device, int(request.get("warmup", 3)), int(request.get("timing_trials", 100)),
+                  flush_l2=not kernelbench)
+    inputs = _fresh_inputs(reference, seed, device, torch, None, keep_zeros=kernelbench)
 
     def candidate():
         return candidate_model(*inputs)
@@ -749,8 +788,9 @@ def _timing(request, progress, torch, device, reference, reference_model, candid
     def eager():
         return reference_model(*inputs)
 
-    device_sync = timer.side_streams(candidate)
-    result = {"method": "cuda-events+device-synchronize" if device_sync else "cuda-events",
+    device_sync = False if kernelbench else timer.side_streams(candidate)
+    method = "kernelbench: cuda-events, synchronize after each" if kernelbench else "cuda-events"
+    result = {"method": "cuda-events+device-synchronize" if device_sync else method,
               "side_streams": device_sync, "warmup": timer.warmup, "l2_flush_bytes": L2_FLUSH_BYTES
               if device.type == "cuda" else 0}
     progress.stage("timing: candidate")
@@ -780,9 +820,16 @@ def build(request: dict, progress: Progress) -> None:
     import torch  # noqa: F401 - imported before the solution so that a missing torch is reported plainly
 
     install_build_cache(progress, request["cache_dir"])
+    reference = None
+    if request.get("reference"):
+        progress.stage("load reference")
+        try:
+            reference = load_module(request["reference"], "cudalint_reference")
+        except Exception:  # noqa: BLE001 - the run reports a reference that fails; building needs none
+            reference = None
     progress.stage("load solution")
     try:
-        load_module(request["solution"], "cudalint_solution")
+        load_module(request["solution"], "cudalint_solution", shared_globals=reference)
     except BuildFailure as error:
         progress.finish("compile_error", str(error)[:400])
         return
