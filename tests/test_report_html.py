@@ -149,9 +149,11 @@ def test_a_plain_findings_array_says_that_clean_files_are_not_counted(in_repo, t
 
 
 def test_hostile_source_text_and_names_are_escaped(tmp_path):
-    evil = tmp_path / 'k<img src=x onerror="alert(1)">.cu'
+    folder = tmp_path / "<svg onload=alert(3)>"  # a directory name: it labels a chart's bar as well
+    folder.mkdir()
+    evil = folder / 'k<img src=x onerror="alert(1)">.cu'
     evil.write_text(UNGUARDED, encoding="utf-8")
-    report = _check_files(str(tmp_path), tmp_path / "check.json")
+    report = _check_files(str(folder), tmp_path / "check.json")
     data = json.loads(report.read_text())
     data["files"][0]["findings"][0]["message"] = "<b onmouseover=alert(2)>bold</b>"
     report.write_text(json.dumps(data))
@@ -159,6 +161,7 @@ def test_hostile_source_text_and_names_are_escaped(tmp_path):
     page = _Page(html)
     assert page.scripts == 0
     assert "<script>alert" not in html and "<img src=x" not in html and "<b onmouseover" not in html
+    assert "<svg onload" not in html and "&lt;svg onload=alert(3)&gt;" in html
     assert '&lt;/pre&gt;&lt;script&gt;alert(&#34;excerpt&#34;)&lt;/script&gt;' in html  # shown, as text
     assert "&lt;b onmouseover=alert(2)&gt;bold&lt;/b&gt;" in html
     assert "&lt;img src=x onerror=&#34;alert(1)&#34;&gt;.cu" in html

@@ -49,12 +49,13 @@ def stacked_bars(chart_id: str, labels: list[str], series: dict[str, list[int]],
     for (name, values), color in zip(series.items(), colors):
         axes.barh(positions, values, left=left, color=color, label=name, height=0.7)
         left = [a + b for a, b in zip(left, values)]
-    axes.set_yticks(positions, labels, fontsize=8)
+    axes.set_yticks(positions, labels, fontsize=9)
     axes.xaxis.set_major_locator(MaxNLocator(integer=True))
     axes.set_xlabel(xlabel)
-    axes.set_title(title, fontsize=10, loc="left")
-    if len(series) > 1:
-        axes.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    if len(series) > 1:  # in a row between the title and the bars, where it hides none of them
+        axes.legend(fontsize=8, frameon=False, loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=len(series),
+                    borderaxespad=0.2)
+    axes.set_title(title, fontsize=10, loc="left", pad=20 if len(series) > 1 else 6)
     return _svg(figure, chart_id)
 
 
