@@ -168,6 +168,16 @@ def test_hostile_source_text_and_names_are_escaped(tmp_path):
     assert "default-src 'none'" in html  # and were anything to slip through, the page may run no script
 
 
+def test_a_run_of_many_directories_charts_the_largest(tmp_path):
+    files = [{"path": f"run{d:02d}/k{k}.py", "error": None, "rejected": False, "findings": []}
+             for d in range(45) for k in range(1 + d % 3)]
+    (tmp_path / "wide.json").write_text(json.dumps({"schema": "cudalint.check.files/1", "fail_on": "error",
+                                                    "files": files}))
+    html = render_html(load_results(str(tmp_path / "wide.json")))
+    assert len(_Page(html).tables["Per directory"][0]) == 1 + 45
+    assert 'aria-label="Accepted and rejected files per directory (the 40 largest of 45)"' in html
+
+
 def test_findings_by_rule_over_several_runs(in_repo, tmp_path):
     first = _check_files(RUN_DIR, tmp_path / "first.json")
     second = _check_files(f"{RUN_DIR}/unguarded_accepted.cu", tmp_path / "second.json")

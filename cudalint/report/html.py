@@ -28,6 +28,7 @@ from cudalint.verify import results as verify_results
 
 CONTEXT_LINES = 2  # source lines shown above and below a finding's line
 TREND_RULES = 10  # rules drawn in the findings-over-runs chart (the table has them all)
+CHART_BARS = 40  # directories drawn in a run's chart
 FAST_P_TABLE = (0.0, 1.0, 1.5, 2.0)  # thresholds tabulated besides the chosen p
 
 
@@ -174,10 +175,13 @@ def _lint_view(index: int, run: LintRun, sources: _Sources) -> LintView:
                          r.severity, r.findings, r.files, r.rejected_files]
                         for r in sorted(batch.rules, key=lambda r: r.code)], numeric={3, 4, 5})
 
+    drawn = sorted(sorted(parts, key=lambda d: -parts[d].files)[:CHART_BARS])  # the table has them all
     chart_list = [charts.stacked_bars(
-        f"lint{index}-directories", list(parts),
-        {"accepted": [part.accepted for part in parts.values()], "rejected": [part.rejected for part in parts.values()]},
-        "Accepted and rejected files per directory", colors=(charts.ACCEPTED, charts.REJECTED))]
+        f"lint{index}-directories", drawn,
+        {"accepted": [parts[d].accepted for d in drawn], "rejected": [parts[d].rejected for d in drawn]},
+        "Accepted and rejected files per directory" + (
+            f" (the {len(drawn)} largest of {len(parts)})" if len(drawn) < len(parts) else ""),
+        colors=(charts.ACCEPTED, charts.REJECTED))]
     if batch.rules:
         ordered = sorted(batch.rules, key=lambda r: (-r.files, r.code))
         chart_list.append(charts.stacked_bars(

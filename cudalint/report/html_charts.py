@@ -11,7 +11,7 @@ import math
 import re
 
 import matplotlib
-from markupsafe import Markup
+from markupsafe import Markup, escape
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator
 
@@ -22,14 +22,14 @@ _WIDTH = 4.9  # inches: two charts side by side on a wide screen
 _PROLOGUE = re.compile(r"\A.*?(?=<svg)", re.S)  # the XML declaration and DOCTYPE: not for inline SVG
 
 
-def _svg(figure: Figure, chart_id: str) -> Markup:
-    """The figure as an `<svg>` element; `chart_id` salts its internal ids so that two charts of one
-    page never share one."""
+def _svg(figure: Figure, chart_id: str, title: str) -> Markup:
+    """The figure as an `<svg>` element labelled `title`; `chart_id` salts its internal ids so that two
+    charts of one page never share one."""
     buffer = io.StringIO()
     with matplotlib.rc_context({"svg.hashsalt": chart_id, "svg.fonttype": "path"}):
         figure.savefig(buffer, format="svg", metadata={"Date": None}, bbox_inches="tight")
     svg = _PROLOGUE.sub("", buffer.getvalue(), count=1)
-    return Markup(svg.replace("<svg ", f'<svg role="img" aria-label="{chart_id}" ', 1))
+    return Markup(svg.replace("<svg ", f'<svg role="img" aria-label="{escape(title)}" ', 1))
 
 
 def _figure(rows: int = 0) -> tuple[Figure, object]:
@@ -56,7 +56,7 @@ def stacked_bars(chart_id: str, labels: list[str], series: dict[str, list[int]],
         axes.legend(fontsize=8, frameon=False, loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=len(series),
                     borderaxespad=0.2)
     axes.set_title(title, fontsize=10, loc="left", pad=20 if len(series) > 1 else 6)
-    return _svg(figure, chart_id)
+    return _svg(figure, chart_id, title)
 
 
 def trend(chart_id: str, runs: list[str], series: dict[str, list[int]], title: str) -> Markup:
@@ -72,7 +72,7 @@ def trend(chart_id: str, runs: list[str], series: dict[str, list[int]], title: s
     axes.set_ylabel("findings")
     axes.set_title(title, fontsize=10, loc="left")
     axes.legend(fontsize=7, frameon=False, loc="center left", bbox_to_anchor=(1.0, 0.5))
-    return _svg(figure, chart_id)
+    return _svg(figure, chart_id, title)
 
 
 def speedup_histogram(chart_id: str, speedups: list[float], p: float, title: str) -> Markup:
@@ -91,7 +91,7 @@ def speedup_histogram(chart_id: str, speedups: list[float], p: float, title: str
     axes.set_xlabel("speedup over the eager reference (log scale)")
     axes.set_ylabel("correct candidates")
     axes.set_title(title, fontsize=10, loc="left")
-    return _svg(figure, chart_id)
+    return _svg(figure, chart_id, title)
 
 
 def fast_p_curve(chart_id: str, thresholds: list[float], curves: dict[str, list[float]], p: float,
@@ -109,7 +109,7 @@ def fast_p_curve(chart_id: str, thresholds: list[float], curves: dict[str, list[
     axes.set_ylabel("fast_p")
     axes.set_title(title, fontsize=10, loc="left")
     axes.legend(fontsize=8, frameon=False)
-    return _svg(figure, chart_id)
+    return _svg(figure, chart_id, title)
 
 
 __all__ = ["ACCEPTED", "REJECTED", "fast_p_curve", "speedup_histogram", "stacked_bars", "trend"]
