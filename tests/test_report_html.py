@@ -271,6 +271,7 @@ def test_cli_writes_the_report(in_repo, tmp_path):
     ("{not json", "not a JSON file"),
     ('{"files": 3}', "not a cudalint result (check --format json"),
     ('[{"code": "CL201", "path": "a.cu"}]', "not a cudalint result of the shape it looks like"),
+    ('{"false_rejects": {}, "catches": {}, "per_rule": {}}', "an eval --runs result without its outcomes list"),
 ])
 def test_cli_bad_input_is_one_line_and_exit_2(tmp_path, content, message):
     path = tmp_path / "results.json"

@@ -21,7 +21,7 @@ from cudalint.report.json_format import FILES_SCHEMA
 
 VERIFY_RECORD = "cudalint.verify/1"
 VERIFY_BATCH = "cudalint.verify.batch/1"
-_RUNS_KEYS = {"false_rejects", "catches", "per_rule", "outcomes"}
+_RUNS_KEYS = {"false_rejects", "catches", "per_rule"}
 _CORPUS_KEYS = {"corpus", "mutants", "clean_files"}
 
 
@@ -67,6 +67,8 @@ def load_results(path: str) -> list[Run]:
         raise ReportInputError(f"{path}: not a JSON file ({error})") from None
     try:
         runs = _runs_of(path, data)
+    except ReportInputError:
+        raise
     except (KeyError, TypeError, ValueError, AttributeError) as error:
         raise ReportInputError(f"{path}: not a cudalint result of the shape it looks like "
                                f"({type(error).__name__}: {error})") from None
@@ -94,6 +96,9 @@ def _runs_of(path: str, data) -> list[Run]:
     if _is_record(data):
         return [VerifyRun(path, [data])]
     if _RUNS_KEYS <= data.keys():
+        if "outcomes" not in data:
+            raise ReportInputError(f"{path}: an eval --runs result without its outcomes list (an older "
+                                   "cudalint wrote it): run the evaluation again")
         return [_runs_evaluation(path, data)]
     if _CORPUS_KEYS <= data.keys():
         return [CorpusRun(path, data)]
