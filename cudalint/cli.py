@@ -45,6 +45,7 @@ class OutputFormat(str, Enum):
     text = "text"
     concise = "concise"
     json = "json"
+    json_files = "json-files"
     json_lines = "json-lines"
     sarif = "sarif"
     github = "github"
@@ -376,6 +377,10 @@ def _render(results: list[FileResult], fmt: str, options: LintOptions, show_stat
         from cudalint.report.json_format import render_json
 
         return render_json(results)
+    if fmt == "json-files":
+        from cudalint.report.json_format import render_json_files
+
+        return render_json_files(results, options.fail_on)
     if fmt == "json-lines":
         from cudalint.report.json_format import render_json_lines
 
@@ -433,6 +438,47 @@ def rules_command(
         lines = ["  ".join([*(cell.ljust(w) for cell, w in zip(row[:4], widths)), row[4]]).rstrip()
                  for row in [header, *rows]]
         _write("\n".join(lines) + "\n")
+
+
+@app.command("report")
+def report_command(
+    results: Annotated[list[str], typer.Argument(
+        metavar="RESULTS", show_default=False,
+        help="Result files: check --format json or json-files, eval [--runs] --format json, verify JSON "
+             "(--json FILE, --format json, --output-dir records).")],
+    output: Annotated[str, typer.Option("--output", "-o", metavar="FILE", help="The HTML file to write.")],
+    fast_p: Annotated[float, typer.Option("--fast-p", help="Speedup threshold p of fast_p.")] = 1.0,
+    source_root: Annotated[Optional[str], typer.Option(
+        "--source-root", metavar="DIR", help="Where relative paths of findings are read from for the source "
+                                             "excerpts (default: the current directory).")] = None,
+    title: Annotated[str, typer.Option("--title", help="The page's title.")] = "cudalint report",
+) -> None:
+    """Write one self-contained HTML report (charts, tables, source excerpts; opens with no network) of
+    lint, evaluation and GPU verification results. Needs the report extra: pip install 'cudalint[report]'."""
+    try:
+        from cudalint.report.html import render_html
+    except ModuleNotFoundError as error:
+        if (error.name or "").partition(".")[0] != "matplotlib":
+            raise
+        _fail("cudalint report needs matplotlib: pip install 'cudalint[report]'")
+    from cudalint.report.html_inputs import ReportInputError, load_results
+
+    if fast_p <= 0:
+        _fail(f"--fast-p must be positive, not {fast_p:g}")
+    runs = []
+    try:
+        for path in results:
+            runs += load_results(path)
+    except ReportInputError as error:
+        _fail(str(error))
+    page = render_html(runs, p=fast_p, source_root=source_root, title=title)
+    from cudalint.repairing.loop import atomic_write
+
+    try:
+        atomic_write(output, page)
+    except OSError as error:
+        _fail(f"{output}: cannot write: {error.strerror or error}")
+    sys.stderr.write(f"cudalint: wrote {output} ({len(runs)} result set{'s' * (len(runs) != 1)})\n")
 
 
 def _register_subsystem_commands() -> None:

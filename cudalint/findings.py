@@ -90,6 +90,22 @@ class Finding:
                            "edits": [asdict(e) for e in self.fix.edits]}
         return data
 
+    @classmethod
+    def from_dict(cls, data: dict) -> Finding:
+        """The finding `to_dict` wrote (a related location's end is its start: to_dict keeps no end).
+        Raises KeyError, TypeError or ValueError on a dict of another shape."""
+        line, column = int(data["line"]), int(data.get("column") or 1)
+        location = Location(str(data["path"]), line, column, int(data.get("end_line") or line),
+                            int(data.get("end_column") or column))
+        related = tuple(RelatedLocation(Location(str(r["path"]), int(r["line"]), int(r["column"]), int(r["line"]),
+                                                 int(r["column"])), str(r["message"]))
+                        for r in data.get("related") or ())
+        fix = data.get("fix")
+        if fix is not None:
+            fix = Fix(str(fix["description"]), tuple(Edit(**edit) for edit in fix["edits"]), bool(fix["safe"]))
+        return cls(str(data["code"]), str(data.get("name", "")), Severity(data["severity"]), location,
+                   str(data["message"]), related, fix)
+
 
 def short_text(text: str, limit: int = 70) -> str:
     """`text` on one line, cut to `limit` characters with "...": code quoted in a message."""

@@ -44,3 +44,10 @@ def test_wheel_ships_stub_headers(wheel_names: set[str]) -> None:
 def test_wheel_ships_every_code_package(wheel_names: set[str]) -> None:
     for init in (ROOT / "cudalint").rglob("__init__.py"):
         assert f"{init.relative_to(ROOT).as_posix()}" in wheel_names, init
+
+
+def test_wheel_ships_the_report_template(wheel_names: set[str]) -> None:
+    templates = sorted(p.name for p in (ROOT / "cudalint" / "report" / "html_templates").glob("*.j2"))
+    assert templates
+    for name in templates:
+        assert f"cudalint/report/html_templates/{name}" in wheel_names, name

@@ -273,10 +273,12 @@ def _review_key(kernel: LabelledKernel, finding: Finding) -> tuple[str, str, int
 
 
 def to_json(evaluation: RunsEvaluation) -> dict:
+    def review(outcome: KernelOutcome, f: Finding) -> dict | None:
+        found = review_of(evaluation, outcome, f)
+        return dataclasses.asdict(found) if found else None
+
     def finding(outcome: KernelOutcome, f: Finding) -> dict:
-        review = review_of(evaluation, outcome, f)
-        return {"code": f.code, "line": f.location.line, "message": f.message,
-                "review": dataclasses.asdict(review) if review else None}
+        return {"code": f.code, "line": f.location.line, "message": f.message, "review": review(outcome, f)}
 
     def kernel(outcome: KernelOutcome) -> dict:
         return {"path": outcome.kernel.path, "cause": outcome.kernel.cause, "error": outcome.error,
@@ -299,6 +301,11 @@ def to_json(evaluation: RunsEvaluation) -> dict:
         "stale_reviews": [dataclasses.asdict(r) for r in evaluation.stale_reviews()],
         "throughput": {"files": len(evaluation.outcomes), "seconds": evaluation.seconds,
                        "files_per_second": evaluation.files_per_second},
+        # every kernel, with all its findings (`Finding.to_dict()`, path: the file on disk): for reports
+        "outcomes": [{"path": o.kernel.path, "file": o.kernel.file, "correct": o.kernel.correct,
+                      "cause": o.kernel.cause, "error": o.error,
+                      "findings": [{**f.to_dict(), "review": review(o, f)} for f in o.findings]}
+                     for o in evaluation.outcomes],
     }
 
 
