@@ -23,7 +23,6 @@ from cudalint.config import ConfigError, LintOptions, find_config, load_config, 
 from cudalint.engine import (MAX_FILE_BYTES, FileResult, InputError, default_jobs, exceeds, expand_paths,
                              iter_lint_each, read_source, selected_rules, tune_garbage_collector)
 from cudalint.prefilter import INCOMPLETE
-from cudalint.report import all_findings, load_sources
 
 _DUNDER = re.compile(r"(?<![`\w])(__\w+__)(?![`\w])")  # __launch_bounds__ would render as bold
 
@@ -49,6 +48,7 @@ class OutputFormat(str, Enum):
     json_lines = "json-lines"
     sarif = "sarif"
     github = "github"
+    junit = "junit"
 
 
 class Color(str, Enum):
@@ -369,33 +369,15 @@ def _render(results: list[FileResult], fmt: str, options: LintOptions, show_stat
         from cudalint.report.text import render_statistics
 
         return render_statistics(results)
+    from cudalint.report import render
+
     if fmt == "text":
-        from cudalint.report.text import render_text
-
-        return render_text(results, sources or load_sources(results), color=_use_color(color), summary=not quiet)
-    if fmt == "json":
-        from cudalint.report.json_format import render_json
-
-        return render_json(results)
+        return render(fmt, results, sources, color=_use_color(color), summary=not quiet)
     if fmt == "json-files":
-        from cudalint.report.json_format import render_json_files
-
-        return render_json_files(results, options.fail_on)
-    if fmt == "json-lines":
-        from cudalint.report.json_format import render_json_lines
-
-        return render_json_lines(results)
-    if fmt == "concise":
-        from cudalint.report.text import render_concise
-
-        return render_concise(results)
+        return render(fmt, results, fail_on=options.fail_on)
     if fmt == "sarif":
-        from cudalint.report.sarif import render_sarif
-
-        return render_sarif(results, sources or load_sources(results), rules=selected_rules(options))
-    from cudalint.report.github import render_github
-
-    return render_github(results)
+        return render(fmt, results, sources, rules=selected_rules(options))
+    return render(fmt, results, sources)
 
 
 @app.command("rule")

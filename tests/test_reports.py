@@ -254,3 +254,23 @@ def test_render_dispatch():
         assert render(fmt, results, {"a.cu": "x\n"})
     with pytest.raises(ValueError):
         render("xml", results)
+
+
+def test_junit_has_a_suite_per_file_a_failure_per_finding_and_an_error_per_unread_file():
+    import xml.etree.ElementTree as ElementTree
+
+    from cudalint.report.junit import render_junit
+
+    results = [FileResult("b.cu", [_finding("CL301", "b.cu", 2, 1, 2, "a <bad> & \"quoted\" message")]),
+               FileResult("a.cu", error="a.cu: not UTF-8"), FileResult("clean.cu")]
+    root = ElementTree.fromstring(render_junit(results))
+    assert (root.get("tests"), root.get("failures"), root.get("errors")) == ("3", "1", "1")
+    suites = {suite.get("name"): suite for suite in root}
+    [case] = suites["b.cu"]
+    assert case.get("name").startswith("CL301 ") and case.get("line") == "2"
+    failure = case.find("failure")
+    assert failure.get("message") == "a <bad> & \"quoted\" message" and failure.get("type") == "error"
+    assert failure.text.startswith("b.cu:2:1: a <bad>")
+    assert suites["a.cu"].find("testcase/error").get("message") == "a.cu: not UTF-8"
+    [passing] = suites["clean.cu"]
+    assert list(passing) == [] and suites["clean.cu"].get("failures") == "0"

@@ -19,7 +19,7 @@ def render_json(results: list[FileResult]) -> str:
     return json.dumps([f.to_dict() for f in all_findings(results)], indent=2, ensure_ascii=False) + "\n"
 
 
-def render_json_files(results: list[FileResult], fail_on: str) -> str:
+def render_json_files(results: list[FileResult], fail_on: str = "error") -> str:
     """`{"schema", "fail_on", "files": [{"path", "rejected", "error", "findings"}]}`: every checked file,
     `rejected` judged as `prefilter` judges at `fail_on` (an unreadable file, CL900, or a finding at or
     above `fail_on`)."""
