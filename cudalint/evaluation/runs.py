@@ -66,7 +66,7 @@ EXPLAINS: dict[str, frozenset[str]] = {cause: frozenset(rules) for cause, rules 
     "B5": {"CL301", "CL302", "CL901"}, "B6": {"CL401"}, "B?": _BUILD,
     "E": _MEMORY | {"CL104", "CL302", "CL405", "CL423"},
     "F": {"CL301", "CL302"},
-    "G1": {"CL401", "CL421"}, "G2": {"CL206", "CL407"}, "G3": {"CL206", "CL406"},
+    "G1": {"CL401", "CL421", "CL424"}, "G2": {"CL206", "CL407"}, "G3": {"CL206", "CL406"},
     "G4": {"CL401", "CL407", "CL422", "CL423"},
     "H": {"CL405", "CL407", "CL422"},
     "I": _MEMORY | {"CL101", "CL102", "CL103", "CL104", "CL105", "CL402", "CL403", "CL405", "CL406",

@@ -99,6 +99,8 @@ class ForwardFlow:
         # self attribute -> the in-file classes of the modules it is or holds (a container's members)
         self.attr_classes: dict[str, list[ast.ClassDef]] = {}
         self.attr_torch_modules: dict[str, str] = {}  # self attribute -> torch.nn class name
+        # self attribute -> the torch.nn constructor call, for attributes assigned one exactly once
+        self.attr_torch_module_calls: dict[str, ast.Call | None] = {}
         self.attr_tensors: set[str] = set()  # self attributes holding tensors (parameters, buffers)
         self._collect()
         self.forward: ast.FunctionDef | None = None
@@ -230,6 +232,8 @@ class ForwardFlow:
                         self.attr_tensors.add(target.attr)
                     elif last not in _NONCOMPUTE_MODULES and last[:1].isupper():
                         self.attr_torch_modules[target.attr] = last
+                        self.attr_torch_module_calls[target.attr] = (
+                            None if target.attr in self.attr_torch_module_calls else value)
                 elif qualified.startswith("torch.") and not qualified.startswith(_NONCOMPUTE_NAMESPACES):
                     self.attr_tensors.add(target.attr)
         for function in pyast.of_type(module, ast.FunctionDef, ast.AsyncFunctionDef):
