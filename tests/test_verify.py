@@ -24,7 +24,7 @@ from cudalint.verify.cli import parse_tolerances, register
 from cudalint.verify.gpus import Gpu, arch_list, detect_gpus, parse_nvidia_smi, parse_visible_devices
 from cudalint.verify.isolation import run_worker
 from cudalint.verify.runner import Candidate, VerifyOptions, collect_candidates, verify_batch
-from cudalint.verify.worker import cache_key, classify_error, source_offsets, summarize
+from cudalint.verify.worker import cache_key, classify_error, lighter_cuda_sources, source_offsets, summarize
 
 HERE = Path(__file__).parent
 FIXTURES = HERE / "fixtures" / "verify"
@@ -909,3 +909,24 @@ def test_build_cache_on_the_cpu(tmp_path: Path) -> None:
     assert warm["good"]["build"]["cache_hit"] is True and warm["good"]["build"]["extensions"][0]["seconds"] < 5
     assert warm["bad"]["status"] == "compile_error" and warm["bad"]["build"]["cache_hit"] is True
     assert warm["bad"]["compile_errors"][0]["py_line"] == 6
+
+
+# ------------------------------------------------------------------------------------------ lighter builds
+
+
+def test_lighter_sources_swap_the_heavy_include_and_keep_line_numbers() -> None:
+    source = "#include <torch/extension.h>\n#include <cuda_runtime.h>\n__global__ void k(float* y) {}\n"
+    [light] = lighter_cuda_sources([source])
+    assert light.splitlines()[0] == "#include <torch/types.h>" and light.count("\n") == source.count("\n")
+    assert lighter_cuda_sources(["  #  include \"torch/torch.h\"\nint x;"]) == ["  #  include <torch/types.h>\nint x;"]
+    assert lighter_cuda_sources(["#include <cuda_runtime.h>\n"]) is None  # nothing heavy to swap
+    for beyond in ("torch::nn::functional::relu(x)", "PYBIND11_MODULE(m, x) {}", "py::arg(\"x\")",
+                   "torch::autograd::Variable v;"):
+        assert lighter_cuda_sources([source + beyond]) is None, beyond
+
+
+def test_a_superseded_lighter_build_is_not_the_solutions_failure(tmp_path: Path) -> None:
+    [record] = verify_batch([Candidate(_solution(tmp_path, "a.py", "lightfails"), str(RELU_REF))],
+                            _options(tmp_path, build_only=True))
+    assert record["status"] == "built" and record["compile_errors"] == []
+    assert [e["name"] for e in record["build"]["extensions"]] == ["standin"]

@@ -137,6 +137,9 @@ def verify_command(
              "the same input tensors for both models, CUDA-event timing without L2 flush).")] = "cudalint",
     network: Annotated[bool, typer.Option(
         "--network", help="Let workers reach the network (default: none, where user namespaces allow).")] = False,
+    exact_build: Annotated[bool, typer.Option(
+        "--exact-build", help="Build the CUDA sources exactly as written (default: with <torch/types.h> for "
+                              "<torch/extension.h> where they need no more, as written when that fails).")] = False,
     pass_env: Annotated[Optional[list[str]], typer.Option(
         "--pass-env", metavar="NAME", help="An environment variable the scrubbed worker environment keeps; "
                                            "repeatable.")] = None,
@@ -171,7 +174,7 @@ def verify_command(
             gpus=[g.strip() for g in gpus.split(",") if g.strip()] if gpus else None, build_timeout=build_timeout,
             run_timeout=timeout, sanitize_timeout=sanitize_timeout, python=python, device=device, fast_p=fast_p,
             build_only=build_only, sanitize_kernels=sanitize_kernels, parity=harness, isolate_network=not network,
-            pass_env=tuple(pass_env or ()),
+            pass_env=tuple(pass_env or ()), light_build=not exact_build,
         ).validate()
         candidates = collect_candidates(path, ref, problems)
     except ValueError as error:

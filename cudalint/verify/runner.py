@@ -74,7 +74,8 @@ class VerifyOptions:
     sanitize_kernels: str = "own"  # which kernels compute-sanitizer instruments: all, own, flagged or NAME,...
     isolate_network: bool = True  # workers without network where user and network namespaces allow it
     pass_env: tuple[str, ...] = ()  # environment variables the scrubbed worker environment keeps as well
-    parity: str = "cudalint"  # "kernelbench": mirror KernelBench's eval (see `harness_settings`)
+    parity: str = "cudalint"  # "kernelbench": mirror KernelBench's eval (README: GPU verification)
+    light_build: bool = True  # build CUDA units with <torch/types.h> for <torch/extension.h>; as written if that fails
 
     def validate(self) -> VerifyOptions:
         unknown = [t for t in self.sanitize if t not in diagnostics.SANITIZER_TOOLS]
@@ -302,7 +303,7 @@ class _Batch:
                 "trials": options.trials, "tolerances": {k: list(v) for k, v in options.tolerances.items()},
                 "timing": options.timing, "warmup": options.warmup, "timing_trials": options.timing_trials,
                 "compile": options.compile, "poison": options.poison, "allow_tf32": options.allow_tf32,
-                "parity": options.parity}
+                "parity": options.parity, "light_build": options.light_build}
 
     def build_phase(self) -> None:
         # a solution that never mentions load_inline has nothing to build here (cupy, Triton or pure
@@ -328,7 +329,7 @@ class _Batch:
             list(pool.map(build, pending))
 
     def _absorb_build(self, candidate: Candidate, record: dict, outcome: WorkerOutcome) -> None:
-        extensions = outcome.result.get("extensions") or []
+        extensions = _extensions(outcome.result)
         record["seconds"]["build"] = round(outcome.seconds, 3)
         record["build"] = {
             "status": outcome.status, "seconds": round(outcome.seconds, 3),
@@ -374,7 +375,7 @@ class _Batch:
         record["correctness"] = result.get("correctness")
         record["timing"] = result.get("timing")
         record["notes"] += result.get("notes") or []
-        extensions = result.get("extensions") or []
+        extensions = _extensions(result)
         if record["build"] is None:
             record["build"] = {"status": "built-in-run", "seconds": 0.0, "cache_hit": None,
                                "extensions": [_extension_summary(e) for e in extensions], "message": ""}
@@ -429,7 +430,7 @@ class _Batch:
         except OSError:
             log = ""
         reports, summary = diagnostics.parse_sanitizer_output(log, tool)
-        extensions = outcome.result.get("extensions") or []
+        extensions = _extensions(outcome.result)
         source_map = diagnostics.SourceMap(candidate.path, self._text(candidate), extensions)
         names = diagnostics.kernel_names(self._text(candidate), candidate.path)
         kept, other = diagnostics.candidate_reports(reports, source_map, names)
@@ -513,8 +514,14 @@ def _drop_locks(partial: dict) -> None:
                 pass
 
 
+def _extensions(result: dict) -> list[dict]:
+    """The extensions a worker built or loaded; a lighter build that failed and was redone as written is
+    not one of them (its errors are not the solution's)."""
+    return [e for e in result.get("extensions") or [] if not e.get("superseded")]
+
+
 def _extension_summary(extension: dict) -> dict:
-    return {k: extension.get(k) for k in ("name", "key", "directory", "cache_hit", "ok", "seconds")}
+    return {k: extension.get(k) for k in ("name", "key", "directory", "cache_hit", "ok", "seconds", "variant")}
 
 
 # -------------------------------------------------------------------------------------------------- API

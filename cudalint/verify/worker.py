@@ -190,9 +190,14 @@ def toolchain_id(torch) -> dict:
     }
 
 
-def install_build_cache(progress: Progress, cache_dir: str) -> None:
+def install_build_cache(progress: Progress, cache_dir: str, light: bool = False) -> None:
     """Route every `torch.utils.cpp_extension.load_inline` call into `cache_dir/ext/<key>`: a call whose
-    sources and flags were built before reuses the library (ninja finds nothing to do)."""
+    sources and flags were built before reuses the library (ninja finds nothing to do).
+
+    With `light`, CUDA sources that include `<torch/extension.h>` (or `<torch/torch.h>`, `<torch/all.h>`)
+    and use nothing beyond ATen are first built with `<torch/types.h>` in its place (see
+    `lighter_cuda_sources`); when that build fails, the call is built exactly as written, and only that
+    build's outcome counts."""
     import inspect
 
     import torch
@@ -202,12 +207,9 @@ def install_build_cache(progress: Progress, cache_dir: str) -> None:
     signature = inspect.signature(original)
     toolchain = toolchain_id(torch)
 
-    def load_inline(*args, **kwargs):
-        bound = signature.bind(*args, **kwargs)
-        arguments = dict(bound.arguments)
+    def build(arguments: dict, cuda_sources: list[str], variant: str, written_as: list[str]):
         name = arguments.get("name")
         cpp_sources = _as_list(arguments.get("cpp_sources"))
-        cuda_sources = _as_list(arguments.get("cuda_sources"))
         cuda_flags = list(arguments.get("extra_cuda_cflags") or [])
         if cuda_sources and LINEINFO not in cuda_flags:
             cuda_flags.append(LINEINFO)
@@ -223,7 +225,7 @@ def install_build_cache(progress: Progress, cache_dir: str) -> None:
         library = os.path.join(directory, f"{name}.so")
         failure = os.path.join(directory, FAILURE_FILE)
         record = {"name": name, "key": key, "directory": directory, "cache_hit": os.path.exists(library),
-                  "ok": False, "seconds": None}
+                  "ok": False, "seconds": None, "variant": variant}
         if arguments.get("build_directory"):
             record["requested_build_directory"] = arguments["build_directory"]
         progress.state["extensions"].append(record)
@@ -231,16 +233,17 @@ def install_build_cache(progress: Progress, cache_dir: str) -> None:
             # the same sources and flags failed to compile before: the same diagnostics, no rebuild
             with open(failure, encoding="utf-8") as handle:
                 record["error"] = handle.read()
-            record.update(cache_hit=True, seconds=0.0, sources=_written_sources(directory, cpp_sources, cuda_sources))
+            record.update(cache_hit=True, seconds=0.0,
+                          sources=_written_sources(directory, cpp_sources, cuda_sources, written_as))
             progress.write()
             raise BuildFailure(record["error"])
-        progress.stage(f"build {name}")
-        arguments.update(cpp_sources=list(cpp_sources), build_directory=directory)
+        progress.stage(f"build {name}" + (" (lighter headers)" if variant == "light" else ""))
+        call = dict(arguments, cpp_sources=list(cpp_sources), build_directory=directory)
         if cuda_sources:
-            arguments.update(cuda_sources=list(cuda_sources), extra_cuda_cflags=cuda_flags)
+            call.update(cuda_sources=list(cuda_sources), extra_cuda_cflags=cuda_flags)
         started = time.time()
         try:
-            module = original(**arguments)
+            module = original(**call)
         except Exception as error:
             record["error"] = f"{type(error).__name__}: {error}"
             if COMPILER_DIAGNOSTIC.search(record["error"]):  # a real compile error, not a killed compiler
@@ -249,13 +252,44 @@ def install_build_cache(progress: Progress, cache_dir: str) -> None:
             raise BuildFailure(record["error"]) from error
         finally:
             record["seconds"] = time.time() - started
-            record["sources"] = _written_sources(directory, cpp_sources, cuda_sources)
+            record["sources"] = _written_sources(directory, cpp_sources, cuda_sources, written_as)
             progress.write()
         record["ok"] = True
         progress.stage(f"built {name}")
         return module
 
+    def load_inline(*args, **kwargs):
+        arguments = dict(signature.bind(*args, **kwargs).arguments)
+        cuda_sources = _as_list(arguments.get("cuda_sources"))
+        lighter = lighter_cuda_sources(cuda_sources) if light else None
+        if lighter is not None:
+            try:
+                return build(arguments, lighter, "light", cuda_sources)
+            except BuildFailure:
+                progress.note(f"{arguments.get('name')}: the build with <torch/types.h> for <torch/extension.h> "
+                              f"failed; built as written")
+                progress.state["extensions"][-1]["superseded"] = True
+        return build(arguments, cuda_sources, "exact", cuda_sources)
+
     cpp_extension.load_inline = load_inline
+
+
+# the headers that pull in all of libtorch's C++ API (and pybind11) for a CUDA unit that needs only ATen
+_HEAVY_INCLUDE = re.compile(r'^([ \t]*#[ \t]*include[ \t]*)[<"]torch/(?:extension|torch|all)\.h[>"]', re.MULTILINE)
+# what a unit may use that torch/types.h (ATen, c10, torch::Tensor and the tensor factories) does not declare
+_BEYOND_ATEN = re.compile(r"\bPYBIND11_|\bpybind11\b|\bpy::|\btorch::(?:nn|autograd|jit|optim|data|serialize|python|"
+                          r"Library|CppFunction|cuda|utils|special|fft|linalg)\b|\bTORCH_LIBRARY|\bTORCH_MODULE")
+
+
+def lighter_cuda_sources(cuda_sources: list[str]) -> list[str] | None:
+    """The CUDA sources with `#include <torch/extension.h>` (`torch/torch.h`, `torch/all.h`) replaced by
+    `#include <torch/types.h>` (which load_inline includes anyway), when they name nothing beyond ATen;
+    None when there is nothing to lighten. nvcc then parses ATen only, not the whole C++ API and pybind11:
+    the cold build of the CUDA unit takes less than half the time. Lines keep their numbers."""
+    joined = "\n".join(cuda_sources)
+    if not _HEAVY_INCLUDE.search(joined) or _BEYOND_ATEN.search(joined):
+        return None
+    return [_HEAVY_INCLUDE.sub(r"\1<torch/types.h>", source) for source in cuda_sources]
 
 
 def _as_list(value) -> list[str]:
@@ -277,15 +311,22 @@ def _remove_stale_lock(directory: str, older_than: float = 3600.0) -> None:
         pass
 
 
-def _written_sources(directory: str, cpp_sources: list[str], cuda_sources: list[str]) -> dict:
+def _written_sources(directory: str, cpp_sources: list[str], cuda_sources: list[str],
+                     cuda_as_written: list[str]) -> dict:
+    """Where each source string starts in the files torch wrote; CUDA parts carry the text of the solution
+    (`cuda_as_written`: a lighter build changed one line, not the line numbers), to map lines back."""
     written = {}
-    for file_name, kind, parts in (("main.cpp", "cpp", cpp_sources), ("cuda.cu", "cuda", cuda_sources)):
+    for file_name, kind, parts, shown in (("main.cpp", "cpp", cpp_sources, cpp_sources),
+                                          ("cuda.cu", "cuda", cuda_sources, cuda_as_written)):
         path = os.path.join(directory, file_name)
         if not parts or not os.path.exists(path):
             continue
         with open(path, encoding="utf-8", errors="replace") as handle:
             text = handle.read()
-        written[file_name] = {"path": path, "kind": kind, "parts": source_offsets(text, parts)}
+        offsets = source_offsets(text, parts)
+        for offset, original in zip(offsets, shown):
+            offset["text"] = original
+        written[file_name] = {"path": path, "kind": kind, "parts": offsets}
     return written
 
 
@@ -632,7 +673,7 @@ def run(request: dict, progress: Progress) -> None:
     _set_precision(torch, None if kernelbench else bool(request.get("allow_tf32", False)))
     if device.type == "cuda":
         progress.state["device_name"] = torch.cuda.get_device_name(device)
-    install_build_cache(progress, request["cache_dir"])
+    install_build_cache(progress, request["cache_dir"], light=bool(request.get("light_build", False)))
     seed = int(request.get("seed", 42))
     tolerances = {k: tuple(v) for k, v in (request.get("tolerances") or {}).items()}
 
@@ -819,7 +860,7 @@ def build(request: dict, progress: Progress) -> None:
     """The `build` mode: execute the solution module so that its load_inline calls build into the cache."""
     import torch  # noqa: F401 - imported before the solution so that a missing torch is reported plainly
 
-    install_build_cache(progress, request["cache_dir"])
+    install_build_cache(progress, request["cache_dir"], light=bool(request.get("light_build", False)))
     reference = None
     if request.get("reference"):
         progress.stage("load reference")

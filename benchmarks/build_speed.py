@@ -1,0 +1,126 @@
+"""Cold build time of real generated solutions in the `verify` stage: the lighter build (the CUDA unit with
+`<torch/types.h>` for `<torch/extension.h>`, redone as written when it fails) against building exactly as
+`load_inline` would, with the verdict of each (issue 24). Needs torch with CUDA and a GPU.
+
+    # pick the solutions (here): every k-th kernel the harness built, levels 1-2, from the development set
+    python benchmarks/build_speed.py --pick 24 --data ../shared/data/realkernels --copy-to buildbench
+    # on the GPU machine, one call per variant (each with an empty build cache):
+    python3 benchmarks/build_speed.py --data buildbench --variant light --out $OUT
+    python3 benchmarks/build_speed.py --data buildbench --variant exact --out $OUT
+    # here: the table
+    python benchmarks/build_speed.py --render light.json exact.json > benchmarks/results/build_speed.md
+
+Each variant runs `verify_batch` over the picked solutions with a fresh cache: 8 builds at a time (2 ninja
+jobs each on the 16 cores), then the five correctness trials of each (no timing, no lint gate: every
+solution is built). Build time is the build worker's wall time, torch's import included (about 5 s).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+
+HEAVY = re.compile(r'#\s*include\s*[<"]torch/(?:extension|torch|all)\.h[>"]')
+
+
+def pick(data: str, count: int) -> list[dict]:
+    rows = [json.loads(line) for line in open(os.path.join(data, "labels.jsonl"), encoding="utf-8")]
+    usable = [r for r in rows if r["compiled"] and r["cause"] not in ("C", "D") and r.get("level") in (1, 2)
+              and HEAVY.search(open(os.path.join(data, "kernels", r["path"]), encoding="utf-8").read())]
+    usable.sort(key=lambda r: r["path"])
+    step = max(1, len(usable) // count)
+    return usable[::step][:count]
+
+
+def copy(rows: list[dict], data: str, target: str) -> None:
+    for row in rows:
+        for kind, relative in (("kernels", row["path"]), ("problems", row["reference"])):
+            destination = os.path.join(target, kind, relative)
+            os.makedirs(os.path.dirname(destination), exist_ok=True)
+            shutil.copy(os.path.join(data, kind, relative), destination)
+    with open(os.path.join(target, "labels.jsonl"), "w", encoding="utf-8") as handle:
+        handle.writelines(json.dumps(row) + "\n" for row in rows)
+
+
+def run(data: str, variant: str, out: str) -> str:
+    from cudalint.verify.runner import Candidate, VerifyOptions, verify_batch
+
+    rows = [json.loads(line) for line in open(os.path.join(data, "labels.jsonl"), encoding="utf-8")]
+    candidates = [Candidate(os.path.join(data, "kernels", r["path"]), os.path.join(data, "problems", r["reference"]))
+                  for r in rows]
+    cache = tempfile.mkdtemp(prefix=f"cudalint-build-{variant}-")
+    options = VerifyOptions(lint=False, timing=False, cache_dir=cache, build_jobs=8, light_build=variant == "light",
+                            run_timeout=180.0, build_timeout=400.0)
+    started = time.time()
+    records = verify_batch(candidates, options)
+    payload = {"variant": variant, "seconds": time.time() - started, "results": [
+        {"path": row["path"], "harness_correct": row["correct"], "status": record["status"],
+         "message": record["message"][:300], "build_seconds": (record["build"] or {}).get("seconds"),
+         "extensions": (record["build"] or {}).get("extensions", []), "notes": record["notes"]}
+        for row, record in zip(rows, records)]}
+    os.makedirs(out, exist_ok=True)
+    path = os.path.join(out, f"{variant}.json")
+    with open(path, "w", encoding="utf-8") as handle:
+        json.dump(payload, handle, indent=1)
+    shutil.rmtree(cache, ignore_errors=True)
+    return path
+
+
+def render(light_path: str, exact_path: str) -> str:
+    light = {r["path"]: r for r in json.load(open(light_path, encoding="utf-8"))["results"]}
+    exact = {r["path"]: r for r in json.load(open(exact_path, encoding="utf-8"))["results"]}
+    lines = ["| solution | harness | exact: build s | verdict | lighter: build s | headers used | verdict | same |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    same = 0
+    ratios, exact_times, light_times = [], [], []
+    for path in sorted(exact):
+        e, l = exact[path], light.get(path)
+        if l is None:
+            continue
+        variants = ", ".join(sorted({x.get("variant") or "-" for x in l["extensions"]})) or "-"
+        fell_back = any("built as written" in note for note in l["notes"])
+        used = "exact (lighter failed)" if fell_back else variants
+        agree = e["status"] == l["status"]
+        same += agree
+        if e["build_seconds"] and l["build_seconds"]:
+            exact_times.append(e["build_seconds"])
+            light_times.append(l["build_seconds"])
+            ratios.append(l["build_seconds"] / e["build_seconds"])
+        lines.append(f"| {path} | {'correct' if e['harness_correct'] else 'wrong'} | {e['build_seconds'] or 0:.1f} | "
+                     f"{e['status']} | {l['build_seconds'] or 0:.1f} | {used} | {l['status']} | "
+                     f"{'yes' if agree else '**no**'} |")
+    summary = (f"{len(lines) - 2} solutions; verdicts identical on {same}; cold build median "
+               f"{statistics.median(exact_times):.1f} s exact, {statistics.median(light_times):.1f} s lighter "
+               f"(median ratio {statistics.median(ratios):.2f})" if ratios else "no timings")
+    return summary + "\n\n" + "\n".join(lines) + "\n"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data")
+    parser.add_argument("--pick", type=int)
+    parser.add_argument("--copy-to")
+    parser.add_argument("--variant", choices=("light", "exact"))
+    parser.add_argument("--out")
+    parser.add_argument("--render", nargs=2, metavar=("LIGHT_JSON", "EXACT_JSON"))
+    args = parser.parse_args()
+    if args.render:
+        sys.stdout.write(render(*args.render))
+    elif args.pick:
+        rows = pick(args.data, args.pick)
+        copy(rows, args.data, args.copy_to)
+        print(f"{len(rows)} solutions copied to {args.copy_to}")
+    else:
+        print(run(args.data, args.variant, args.out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
