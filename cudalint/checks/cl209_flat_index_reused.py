@@ -1,0 +1,48 @@
+"""CL209 flat-index-reused: a flat index decomposed in place (`idx /= W`) and then stored through as if
+it still were the flat index, so the threads of one row of the output all write one element.
+
+The analysis is `cudalint.analysis.index_reuse`; this module words its findings."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from cudalint.analysis.index_reuse import ReusedIndex, reused_indices
+from cudalint.checks.context import RuleContext
+from cudalint.checks.registry import rule
+from cudalint.findings import Finding, short_text
+
+
+@rule("CL209", "flat-index-reused", "error",
+      "a store through a flat index after `idx /= W` divided it in place: the threads of one output row all "
+      "write one element and the rest is never written")
+def check(ctx: RuleContext) -> Iterator[Finding]:
+    program = ctx.program
+    reported: set[tuple[int, int]] = set()
+    for function in program.functions:
+        for reuse in reused_indices(program, function):
+            span = reuse.store.span
+            if span[:2] in reported:
+                continue
+            reported.add(span[:2])
+            yield ctx.finding(span, _message(ctx, reuse),
+                              related=[(reuse.last_step.span, f"`{reuse.variable.name}` is divided in place here")])
+
+
+def _message(ctx: RuleContext, reuse: ReusedIndex) -> str:
+    name = reuse.variable.name
+    step = f"`{short_text(reuse.last_step.text, 40)}` (line {ctx.location(reuse.last_step.span).line})"
+    divisors = reuse.divisors
+    group = " * ".join(f"({d})" if " " in d else d for d in divisors) if divisors else None
+    now = (f"it is now the flat index divided by {group}, the same for {group} consecutive threads" if group
+           else "it is now the same for many consecutive threads")
+    store = f"`{short_text(reuse.store.text)}`"
+    if reuse.read_modify_write:
+        return (f"{store}: {step} divided `{name}` in place, so {now}, and they all update that one element "
+                f"without an atomic: updates are lost; use atomicAdd, or reduce first and let one thread store")
+    dropped = f" (they differ in {', '.join(f'`{d}`' for d in reuse.dropped)})" if reuse.dropped else ""
+    unwritten = f"only the first 1/({group}) of the output is ever written" if group else \
+        "most of the output is never written"
+    return (f"{store} stores at `{name}` as if it were the flat index, but {step} divided it in place: {now}"
+            f"{dropped}, which store different values to one element (the last one wins), and {unwritten}; "
+            f"decompose a copy (`int t = {name}; t /= ...`) and store at the flat index")
