@@ -50,7 +50,6 @@ class Decomposed:
 
     ref: str
     name: str
-    decl: ir.VarDecl
     steps: tuple[ir.Binary, ...]  # in source order
 
     def step_operator(self, step: ir.Binary) -> str:
@@ -70,12 +69,13 @@ class ReusedIndex:
     last_step: ir.Binary  # the decomposition step whose value the address uses
     dropped: tuple[str, ...]  # names of the coordinates taken off before it (`w`, `h`), for messages
     read_modify_write: bool
+    looped: bool  # some step runs in a loop over the digits (its divisors are not one list of texts)
 
     @property
     def divisors(self) -> tuple[str, ...] | None:
         """The source text of what the steps up to the last one divided by, when all are divisions."""
         steps = self.variable.steps[:self.variable.steps.index(self.last_step) + 1]
-        if any(self.variable.step_operator(step) != "/" for step in steps):
+        if self.looped or any(self.variable.step_operator(step) != "/" for step in steps):
             return None
         return tuple(" ".join(self.variable.step_divisor(step).text.split()) for step in steps)
 
@@ -133,15 +133,19 @@ class _FunctionReuse:
         if len({name.ref for name in reads}) != 1:
             return None
         variable = variables[reads[0].ref]  # type: ignore[index]
-        last = self._last_step(variable, store)
-        if last is None or any(_position(name) < _position(last) for name in reads):
+        found = self._last_step(variable, store)
+        if found is None:
+            return None
+        last, looped = found
+        if any(_position(name) < _position(last) for name in reads):
             return None  # the address also uses a dropped digit: the flat index rebuilt, or CL208's case
         read_modify_write = isinstance(store, ir.Unary) or (isinstance(store, ir.Binary) and store.op != "=")
         if not read_modify_write and not self._depends_on_dropped(store.rhs, variable, last):
             return None  # every thread of the group stores the same value
         if not self._many_writers(store, variable, last):
             return None
-        return ReusedIndex(access, store, variable, last, self._dropped_names(variable, last), read_modify_write)
+        return ReusedIndex(access, store, variable, last, self._dropped_names(variable, last), read_modify_write,
+                           looped)
 
     # ------------------------------------------------------------------------------------ the address
 
@@ -170,26 +174,34 @@ class _FunctionReuse:
                     return False
         return True
 
-    def _last_step(self, variable: Decomposed, store: ir.Expr) -> ir.Binary | None:
-        """The last decomposition step before `store`, when every step before it dominates it in
-        straight-line order, none after it can run before it again (a loop around both), and some step
-        divides by something other than 1."""
+    def _last_step(self, variable: Decomposed, store: ir.Expr) -> tuple[ir.Binary, bool] | None:
+        """The last decomposition step before `store`, when every step before it runs before the store
+        whenever the store runs (straight-line code, or the body of a finished loop over the digits that
+        does not enclose the store), none after it can run before it again (a loop around both), and some
+        step divides by something other than 1. With it: whether a step runs in such a loop."""
         store_conditions = {id(c) for c in self.guards.conditions(store)}
         store_loops = self.guards.loops(store)
         before = []
+        looped = False
         for step in variable.steps:
             loops = self.guards.loops(step)
             if _position(step) < _position(store):
-                if store_loops[:len(loops)] != loops:
-                    return None  # repeated by a loop the store is not in
-                if any(id(c) not in store_conditions for c in self.guards.conditions(step)):
+                shared = 0
+                while shared < min(len(loops), len(store_loops)) and loops[shared] is store_loops[shared]:
+                    shared += 1
+                if shared < len(store_loops) and len(loops) > shared:
+                    return None  # in a loop beside the store's, not around it nor inside it
+                digit_loops = {id(loop) for loop in loops[shared:]}
+                looped |= bool(digit_loops)
+                if any(id(c) not in store_conditions and not (c.kind == "loop" and id(c.origin) in digit_loops)
+                       for c in self.guards.conditions(step)):
                     return None  # under a branch the store is not in
                 before.append(step)
             elif set(map(id, loops)) & set(map(id, store_loops)):
                 return None  # a later step runs before the store in the next iteration
         if not any(self._divides(variable, step) for step in before):
             return None
-        return before[-1]
+        return before[-1], looped
 
     def _divides(self, variable: Decomposed, step: ir.Binary) -> bool:
         value = self.env.value(variable.step_divisor(step))
@@ -303,13 +315,23 @@ def _decomposed_variables(function: ir.Function, dependence: ThreadDependence) -
             target = strip(node.operand)
             if isinstance(target, ir.Name) and target.ref:
                 other.add(target.ref)
+    # a device function's parameter counts too, when some call passes it a thread-dependent value
+    params = {p.ref: p for p in function.params if p.ref and p.ref in dependence.dependent_refs}
     found = {}
     for ref, found_steps in steps.items():
-        decl = declared.get(ref)
-        if ref in other or decl is None or decl.init is None or decl.dims or decl.shared \
-                or not is_integer_type(decl.type) or not dependence.is_dependent(decl.init):
+        if ref in other:
             continue
-        found[ref] = Decomposed(ref, decl.name, decl, tuple(sorted(found_steps, key=_position)))
+        decl = declared.get(ref)
+        if decl is not None:
+            if decl.init is None or decl.dims or decl.shared or not is_integer_type(decl.type) \
+                    or not dependence.is_dependent(decl.init):
+                continue
+            name = decl.name
+        elif ref in params and ref not in declared and is_integer_type(params[ref].type):
+            name = params[ref].name
+        else:
+            continue
+        found[ref] = Decomposed(ref, name, tuple(sorted(found_steps, key=_position)))
     return found
 
 
@@ -340,6 +362,8 @@ def _definition_sites(function: ir.Function) -> list[tuple[str, ir.Expr]]:
 
 
 def _find_definition_sites(function: ir.Function) -> list[tuple[str, ir.Expr]]:
+    """Local arrays count as one variable: `coord[d] = idx % dims[d]` defines `coord`."""
+    arrays = {node.ref for node in function.of_type(ir.VarDecl) if node.ref and node.dims and not node.shared}
     sites = []
     for node in function.of_type(ir.VarDecl, ir.Binary):
         if isinstance(node, ir.VarDecl):
@@ -347,6 +371,10 @@ def _find_definition_sites(function: ir.Function) -> list[tuple[str, ir.Expr]]:
                 sites.append((node.ref, node.init))
         elif node.is_assignment:
             target = strip(node.lhs)
-            if isinstance(target, ir.Name) and target.ref:
+            while isinstance(target, ir.Index) and not isinstance(strip(target.base), ir.Name):
+                target = strip(target.base)
+            if isinstance(target, ir.Index) and strip(target.base).ref in arrays:  # type: ignore[union-attr]
+                sites.append((strip(target.base).ref, node.rhs))  # type: ignore[union-attr]
+            elif isinstance(target, ir.Name) and target.ref:
                 sites.append((target.ref, node.rhs))
     return sites

@@ -32,17 +32,20 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
 def _message(ctx: RuleContext, reuse: ReusedIndex) -> str:
     name = reuse.variable.name
     step = f"`{short_text(reuse.last_step.text, 40)}` (line {ctx.location(reuse.last_step.span).line})"
-    divisors = reuse.divisors
-    group = " * ".join(f"({d})" if " " in d else d for d in divisors) if divisors else None
-    now = (f"it is now the flat index divided by {group}, the same for {group} consecutive threads" if group
-           else "it is now the same for many consecutive threads")
     store = f"`{short_text(reuse.store.text)}`"
+    divisors = reuse.divisors
+    if divisors:
+        group = " * ".join(f"({d})" if " " in d else d for d in divisors)
+        now = f"it is now the flat index divided by {group}, the same for {group} consecutive threads"
+        fraction = group if len(divisors) == 1 else f"({group})"
+        unwritten = f"only the first 1/{fraction} of the output is ever written"
+    else:
+        now = "it is now the same for many consecutive threads"
+        unwritten = "most of the output is never written"
     if reuse.read_modify_write:
         return (f"{store}: {step} divided `{name}` in place, so {now}, and they all update that one element "
                 f"without an atomic: updates are lost; use atomicAdd, or reduce first and let one thread store")
     dropped = f" (they differ in {', '.join(f'`{d}`' for d in reuse.dropped)})" if reuse.dropped else ""
-    unwritten = f"only the first 1/({group}) of the output is ever written" if group else \
-        "most of the output is never written"
     return (f"{store} stores at `{name}` as if it were the flat index, but {step} divided it in place: {now}"
             f"{dropped}, which store different values to one element (the last one wins), and {unwritten}; "
             f"decompose a copy (`int t = {name}; t /= ...`) and store at the flat index")
