@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from cudalint.analysis.barriers import sync_analysis
-from cudalint.analysis.guards import Access, GuardAnalysis, comparisons_of, strip
+from cudalint.analysis.guards import GuardAnalysis, comparisons_of, strip
 from cudalint.analysis.symbolic import BLOCK_DIM, BLOCK_IDX, THREAD_IDX, Poly
 from cudalint.analysis.uniformity import Uniformity
 from cudalint.model import ir

@@ -15,7 +15,8 @@ from cudalint.findings import Finding, short_text
 
 
 @rule("CL105", "global-write-race", "warning",
-      "many threads store to one global address with a plain store or += where an atomic or a reduction is needed")
+      "many threads store different values to one global address with plain stores (the last one wins), or "
+      "blocks of a kernel launched elsewhere update it with +=")
 def check(ctx: RuleContext) -> Iterator[Finding]:
     analysis = sync_analysis(ctx.program)
     reported: set[tuple[int, int]] = {race.store.span[:2] for race in rmw_races(ctx.program)}  # CL106's
