@@ -36,16 +36,18 @@ def _message(ctx: RuleContext, reuse: ReusedIndex) -> str:
     divisors = reuse.divisors
     if divisors:
         group = " * ".join(f"({d})" if " " in d else d for d in divisors)
-        now = f"it is now the flat index divided by {group}, the same for {group} consecutive threads"
+        how = "divided it in place"
+        state = f"it is now the flat index divided by {group}, the same for {group} consecutive threads"
         fraction = group if len(divisors) == 1 else f"({group})"
         unwritten = f"only the first 1/{fraction} of the output is ever written"
     else:
-        now = "it is now the same for many consecutive threads"
+        how = "decomposed it in place"
+        state = "it now has the same value in many threads"
         unwritten = "most of the output is never written"
     if reuse.read_modify_write:
-        return (f"{store}: {step} divided `{name}` in place, so {now}, and they all update that one element "
-                f"without an atomic: updates are lost; use atomicAdd, or reduce first and let one thread store")
+        return (f"{store}: {step} {how}: {state}, and they all update that one element without an atomic: "
+                f"updates are lost; use atomicAdd, or reduce first and let one thread store")
     dropped = f" (they differ in {', '.join(f'`{d}`' for d in reuse.dropped)})" if reuse.dropped else ""
-    return (f"{store} stores at `{name}` as if it were the flat index, but {step} divided it in place: {now}"
-            f"{dropped}, which store different values to one element (the last one wins), and {unwritten}; "
-            f"decompose a copy (`int t = {name}; t /= ...`) and store at the flat index")
+    return (f"{store} stores at `{name}` as if it were the flat index, but {step} {how}: {state}{dropped}, "
+            f"which store different values to one element (the last one wins), and {unwritten}; decompose a "
+            f"copy (`int t = {name}; t /= ...`) and store at the flat index")
