@@ -21,7 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from cudalint.analysis.barriers import sync_analysis
-from cudalint.analysis.guards import GuardAnalysis, comparisons_of, strip
+from cudalint.analysis.guards import AXES, GuardAnalysis, comparisons_of, strip
+from cudalint.analysis.launch_link import LaunchLinks
 from cudalint.analysis.symbolic import BLOCK_DIM, BLOCK_IDX, THREAD_IDX, Poly
 from cudalint.analysis.uniformity import Uniformity
 from cudalint.model import ir
@@ -72,6 +73,7 @@ class _QuotientRaces:
         self.provenance = guards.provenance(function)
         self.env = program.env(function)
         self.dependence = program.analysis(Uniformity).of(function)
+        self.blocks = LaunchLinks.of(program).block_sizes(function) if function.is_kernel else []
 
     def find(self) -> list[RmwRace]:
         updates = _updates(self.function)
@@ -114,7 +116,8 @@ class _QuotientRaces:
         return False
 
     def _shared_quotient(self, expr: ir.Binary) -> bool:
-        """`e / d` with `e` stepping by one along a thread axis and `d` uniform and not provably 1."""
+        """`e / d` with `e` stepping by one along a thread axis the launches give more than one thread, and
+        `d` uniform and not provably 1."""
         if self.dependence.is_dependent(expr.rhs):
             return False
         divisor = self.env.value(expr.rhs)
@@ -124,24 +127,30 @@ class _QuotientRaces:
         threads = [a for a in poly.atoms() if a.kind == THREAD_IDX]
         if len(threads) != 1 or poly.coefficient(threads[0]) != Poly.const(1):
             return False
+        if self.blocks and all(block[AXES.index(threads[0].key)] == 1 for block in self.blocks):
+            return False  # one thread along that axis: no neighbours
         # besides the thread index only uniform terms: block offsets, parameters, constants
         return all(a.kind in (THREAD_IDX, BLOCK_IDX, BLOCK_DIM)
                    or (a.kind == "var" and a.key not in self.dependence.dependent_refs) for a in poly.atoms())
 
     def _one_writer(self, store: ir.Expr, quotients: list[ir.Binary]) -> bool:
         """Whether a thread-dependent condition of the store may single out one thread of a quotient's
-        group: anything but a bound of the quotient's dividend (`i < n`) or a condition on the shared
-        quotient alone."""
+        group: anything but a bound of the quotient's dividend (`i < n`) or a condition on shared
+        quotients alone (`row < rows`)."""
         dividends = {self.provenance.poly(q.lhs) for q in quotients}
         for condition in self.guards.conditions(store):
             if not self.dependence.is_dependent(condition.expr):
                 continue
-            reads: list[ir.Binary] = []
-            if self._through_quotients(condition.expr, reads, 0) and reads:
-                continue
             comparisons = comparisons_of(condition, self.env)
-            if not comparisons or not all(self._bounds_dividend(c.lhs, c.rhs, dividends) for c in comparisons):
-                return True
+            if not comparisons:
+                if not self._through_quotients(condition.expr, [], 0):
+                    return True
+                continue
+            for comparison in comparisons:
+                if not (self._bounds_dividend(comparison.lhs, comparison.rhs, dividends)
+                        or (self._through_quotients(comparison.lhs, [], 0)
+                            and self._through_quotients(comparison.rhs, [], 0))):
+                    return True
         return False
 
     def _bounds_dividend(self, lhs: ir.Expr, rhs: ir.Expr, dividends: set) -> bool:
