@@ -73,6 +73,8 @@ def _written(ranges: RangeAnalysis, accesses: list[tuple[ir.Function, Access]], 
     for function, access in accesses:
         if not access.is_write:
             continue
+        if isinstance(access.node, ir.Call) and not access.node.callee.startswith("atomic"):
+            return None  # a copy or a fragment store writes a region, not the one element its pointer names
         bounds = ranges.index_interval(function, access, block)
         if bounds is None:
             return None
