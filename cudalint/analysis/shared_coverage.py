@@ -1,6 +1,6 @@
 """Reads of `__shared__` elements that no thread of the block ever writes.
 
-For a kernel whose block size the unit's launches (or `__launch_bounds__`) give, the elements of a
+For a kernel whose block size the unit's launches give, the elements of a
 static one-dimensional shared array that any thread can write are bounded by evaluation: the lowest and
 highest index of every write over all threads of the block and all iterations of the loops around it,
 guards ignored (an over-approximation: a write under a condition counts as made). A read is reported when
@@ -37,7 +37,11 @@ class UnwrittenRead:
 
 def unwritten_reads(program: Program, kernel: ir.Function) -> list[UnwrittenRead]:
     """The reads of `kernel` (and the device functions it calls) of shared elements no thread writes."""
-    blocks = [b for b in LaunchLinks.of(program).block_sizes(kernel) if None not in b]
+    # the blocks of the unit's launches: a __launch_bounds__ maximum says nothing of the block used
+    blocks = []
+    for link in LaunchLinks.of(program).of_kernel(kernel):
+        if link.block is not None and None not in link.block and link.block not in blocks:
+            blocks.append(link.block)
     if not blocks or kernel.body is None:
         return []
     analysis = GuardAnalysis.of(program)
