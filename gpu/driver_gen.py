@@ -93,6 +93,18 @@ OVERRIDES: dict[str, dict] = {
     "cu/conv/conv2d_grid_z_batch_channels.cu": {
         "why": "no size params; the launcher uses the file's fixed shape macros",
         "sizes": {"x": "BATCH*C_IN*H*W", "w": "C_OUT*C_IN*KSZ*KSZ", "y": "BATCH*C_OUT*H_OUT*W_OUT"}},
+    "cu/conv/conv2d_flat_index_reused.cu": {
+        "why": "NCHW valid conv: input [batch,in_channels,height,width], weight [out_channels,in_channels,k,k]",
+        "ints": {"batch": 2, "in_channels": 3, "height": 37, "width": 45, "out_channels": 5, "kernel_size": 3},
+        "sizes": {"input": "batch*in_channels*height*width",
+                  "weight": "out_channels*in_channels*kernel_size*kernel_size",
+                  "output": "batch*out_channels*(height-kernel_size+1)*(width-kernel_size+1)"}},
+    "cu/conv/conv2d_decompose_copy.cu": {
+        "why": "the same conv as conv2d_flat_index_reused.cu, decomposing a copy of the index",
+        "ints": {"batch": 2, "in_channels": 3, "height": 37, "width": 45, "out_channels": 5, "kernel_size": 3},
+        "sizes": {"input": "batch*in_channels*height*width",
+                  "weight": "out_channels*in_channels*kernel_size*kernel_size",
+                  "output": "batch*out_channels*(height-kernel_size+1)*(width-kernel_size+1)"}},
     "cu/conv/conv1d_direct.cu": {
         "why": "NCL conv: in [N,C_in,L], weight [C_out,C_in,K], out [N,C_out,L-K+1]",
         "sizes": {"in": "N*C_in*L", "weight": "C_out*C_in*K", "bias": "C_out", "out": "N*C_out*(L-K+1)"}},

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from cudalint.analysis.guards import AXES, Access, FunctionGuards, GuardAnalysis, strip
 from cudalint.analysis.launch_link import LaunchLinks
 from cudalint.analysis.symbolic import BLOCK_DIM, THREAD_IDX, Poly, Symbolizer
+from cudalint.analysis.uniformity import Uniformity
 from cudalint.model import ir
 from cudalint.model.constants import ConstantEnv, Dim3, is_integer_type
 
@@ -354,22 +355,66 @@ class RangeAnalysis:
             parts = list(root.offsets) + parts
         elif root.offsets:
             return None
-        blocks = self.links.block_sizes(kernel)
+        return self._search(function, access, parts, 0, size, self.links.block_sizes(kernel), False)
+
+    def unwritten_witness(self, function: ir.Function, access: Access, block: Dim3,
+                          written: tuple[int, int]) -> Witness | None:
+        """A thread of a `block`-sized block where the element index of a 1-D `access` falls outside
+        `written` (the lowest and highest element any thread writes). Dominating conditions on the thread
+        or a loop counter must evaluate: an unknown one is not taken as satisfiable here."""
+        parts = list(access.root.offsets) + list(access.indices)
+        return self._search(function, access, parts, written[0], written[1] + 1, [block], True)
+
+    def _search(self, function: ir.Function, access: Access, parts: list[ir.Expr], low: int, high: int,
+                blocks: list[Dim3], strict: bool) -> Witness | None:
         guards = self.guards.guards(function)
         loops = [loop for loop in map(self._loop, guards.loops(access.node)) if loop is not None]
         try:
-            return _Search(self.program, function, guards, access.node, parts, size, blocks, loops).run()
+            return _Search(self.program, function, guards, access.node, parts, high, blocks, loops, low,
+                           strict).run()
         except _Abort:
             return None
 
+    def index_interval(self, function: ir.Function, access: Access, block: Dim3) -> tuple[int, int] | None:
+        """The lowest and highest element index of a 1-D `access` over every thread of a `block`-sized
+        block and every iteration of the loops around it, guards ignored; None when unknown."""
+        env = self.program.env(function)
+        loops = [loop for loop in map(self._loop, self.guards.guards(function).loops(access.node)) if loop]
+        keys = {loop.ref: "var:" + loop.ref for loop in loops}
+        ranges: dict[str, tuple[int, int]] = {}
+        for axis, extent in zip(AXES, block):
+            if extent is None:
+                return None
+            ranges["tid." + axis] = (0, extent - 1)
+            ranges["bdim." + axis] = (extent, extent)
+        intervals = _Intervals(env, keys, ranges)
+        evaluator = Evaluator(env, keys)
+        for loop in loops:  # a counter left without bounds makes every index that uses it unknown
+            bounds = _loop_bounds(loop, evaluator, block) or _loop_interval(loop, intervals)
+            if bounds is not None:
+                ranges["var:" + loop.ref] = bounds
+        low = high = 0
+        for part in list(access.root.offsets) + list(access.indices):
+            bounds = intervals.of(part)
+            if bounds is None:
+                return None
+            low, high = low + bounds[0], high + bounds[1]
+        return low, high
+
 
 class _Search:
+    """A thread (and loop iteration) running `node` with its index outside [low, size). `strict`: a
+    dominating condition on the thread or a loop counter that does not evaluate is not satisfiable."""
+
     def __init__(self, program, function: ir.Function, guards: FunctionGuards, node: ir.Expr, parts: list[ir.Expr],
-                 size: int, blocks: list[Dim3], loops: list[_Loop]) -> None:
+                 size: int, blocks: list[Dim3], loops: list[_Loop], low: int = 0, strict: bool = False) -> None:
         self.env = program.env(function)
         self.node = node
         self.parts = parts
         self.size = size
+        self.low = low
+        self.strict = strict
+        self.dependence = program.analysis(Uniformity).of(function)
         self.blocks = blocks
         self.conditions = guards.conditions(node)
         self.comparisons = guards.comparisons(node)
@@ -405,7 +450,8 @@ class _Search:
         keys = {loop.ref: "var:" + loop.ref for loop in loops}
         evaluator = Evaluator(self.env, keys)
         index = [evaluator.compile(part) for part in self.parts]
-        conditions = [(evaluator.compile(c.expr), c.holds) for c in self.conditions]
+        conditions = [(evaluator.compile(c.expr), c.holds, self.strict and self._varies(c.expr, keys))
+                      for c in self.conditions]
         plans = [(loop, evaluator.compile(loop.init), evaluator.compile(loop.cond),
                   _step_function(loop, evaluator, keys[loop.ref])) for loop in loops]
         # threads are enumerated along the axes the index depends on; a condition on other axes is
@@ -431,6 +477,11 @@ class _Search:
                     return witness
         return None
 
+    def _varies(self, expr: ir.Expr, loop_keys: dict[str, str]) -> bool:
+        """Whether a condition reads the thread index or a loop counter (through single-assignment locals)."""
+        refs, _, _ = _references([expr], self.env)
+        return self.dependence.is_dependent(expr) or bool(refs & set(loop_keys))
+
     def _fits(self, loops: list[_Loop], evaluator: Evaluator, candidates: list[Dim3 | None]) -> bool:
         """Interval bounds of the index, ignoring guards: inside the array for every block, so no
         thread can be out of range (the cheap path that spares the enumeration)."""
@@ -453,7 +504,7 @@ class _Search:
                     break
                 low, high = low + bounds[0], high + bounds[1]
             else:
-                if 0 <= low and high < self.size:
+                if self.low <= low and high < self.size:
                     continue
             if not self._fits_with_guards(intervals):
                 return False
@@ -476,7 +527,7 @@ class _Search:
                                     positive=True)
         high = _poly_interval(upper, intervals, symbolizer)
         low = _poly_interval(lower, intervals, symbolizer)
-        return high is not None and low is not None and high[1] < self.size and low[0] >= 0
+        return high is not None and low is not None and high[1] < self.size and low[0] >= self.low
 
     def _loops(self, plans, depth: int, point: Point, index, conditions, block, thread_axes) -> Witness | None:
         if depth == len(plans):
@@ -518,10 +569,12 @@ class _Search:
             if not total.is_integer():
                 raise _Abort
             total = int(total)
-        if 0 <= total < self.size:
+        if self.low <= total < self.size:
             return None
-        for condition, holds in conditions:
+        for condition, holds, decisive in conditions:
             value = condition(point)
+            if value is None and decisive:
+                return None
             if value is not None and bool(value) != holds:
                 return None
         values = [(f"threadIdx.{axis}", point["tid." + axis]) for axis in thread_axes]

@@ -1,20 +1,25 @@
-"""CL105 global-write-race: many threads store to one global address with a plain store or `+=`."""
+"""CL105 global-write-race: many threads store to one global address with a plain store or `+=`.
+
+Read-modify-write races that are certain (several threads of a block, or blocks of a grid the unit
+launches with more than one block) are CL106's errors and not repeated here."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
 from cudalint.analysis.barriers import sync_analysis
+from cudalint.analysis.global_rmw import rmw_races
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
 from cudalint.findings import Finding, short_text
 
 
 @rule("CL105", "global-write-race", "warning",
-      "many threads store to one global address with a plain store or += where an atomic or a reduction is needed")
+      "many threads store different values to one global address with plain stores (the last one wins), or "
+      "blocks of a kernel launched elsewhere update it with +=")
 def check(ctx: RuleContext) -> Iterator[Finding]:
     analysis = sync_analysis(ctx.program)
-    reported: set[tuple[int, int]] = set()
+    reported: set[tuple[int, int]] = {race.store.span[:2] for race in rmw_races(ctx.program)}  # CL106's
     for function in analysis.roots:
         for race in analysis.global_store_races(function):
             span = race.store.span

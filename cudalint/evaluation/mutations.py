@@ -37,6 +37,7 @@ _SHARED_1D = re.compile(r"^(\s*__shared__\s+float\s+\w+\s*)\[\s*(\w+)\s*\](\s*;.
 _CEIL_DIV = re.compile(r"\(\s*(\w+)\s*\+\s*(\w+)\s*-\s*1\s*\)\s*/\s*\2\b")
 _CEIL_DIV_LITERAL = re.compile(r"\(\s*(\w+)\s*\+\s*(\d+)\s*\)\s*/\s*(\d+)\b")  # (n + 255) / 256
 _LEGACY = re.compile(r"__(shfl_down|shfl_xor|shfl_up|shfl)_sync\s*\(\s*(?:0x[fF]{8}u?|FULL_MASK|0xffffffffu?)\s*,\s*")
+_ATOMIC_ADD = re.compile(r"^(\s*)atomicAdd\(\s*(&\s*)?([^,]+?)\s*,\s*(.+?)\s*\);\s*(//.*)?$")
 _THREAD_INDEX_HINT = re.compile(r"threadIdx|\bidx\b|\btid\b|\bi\b|\brow\b|\bcol\b|\bindex\b|\bgid\b")
 
 
@@ -146,6 +147,18 @@ def _legacy_warp_intrinsic(lines: list[str]) -> Iterator[Mutation]:
                            anchored=True)
 
 
+def _drop_atomic(lines: list[str]) -> Iterator[Mutation]:
+    # an atomic statement in a clean kernel is there because several threads update the element; on a
+    # __shared__ array that is a shared-memory race, another rule's business
+    shared = set(_SHARED_NAME.findall("\n".join(lines)))
+    for number, line in enumerate(lines, 1):
+        match = _ATOMIC_ADD.match(line)
+        if match and re.match(r"\w*", match.group(3)).group(0) not in shared:
+            target = match.group(3) if match.group(2) else f"*{match.group(3)}"
+            yield Mutation("drop-atomic", number, f"{match.group(1)}{target} += {match.group(4)};", "CL106",
+                           anchored=True)
+
+
 OPERATORS: dict[str, Callable[[list[str]], Iterator[Mutation]]] = {
     "drop-barrier": _drop_barrier,
     "barrier-in-thread-branch": _barrier_in_branch,
@@ -154,6 +167,7 @@ OPERATORS: dict[str, Callable[[list[str]], Iterator[Mutation]]] = {
     "grow-shared-array": _grow_shared,
     "floor-div-grid": _floor_div_grid,
     "legacy-warp-intrinsic": _legacy_warp_intrinsic,
+    "drop-atomic": _drop_atomic,
 }
 
 

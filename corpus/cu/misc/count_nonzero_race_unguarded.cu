@@ -5,7 +5,7 @@
 // torch.count_nonzero
 __global__ void count_nonzero_kernel(const float* x, int* count, int n) {
     const int idx = blockIdx.x * blockDim.x + threadIdx.x;
-    // expect: CL105, CL201
+    // expect: CL106, CL201
     count[0] += (x[idx] != 0.0f) ? 1 : 0;
 }
 

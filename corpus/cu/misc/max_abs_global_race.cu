@@ -7,7 +7,7 @@ __global__ void absmax_kernel(const float* __restrict__ x, float* max_out, int n
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) {
         const float v = fabsf(x[i]);
-        // expect: CL105
+        // expect: CL106
         *max_out = fmaxf(*max_out, v);
     }
 }

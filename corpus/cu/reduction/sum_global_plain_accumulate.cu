@@ -11,7 +11,7 @@ __global__ void dot_product_kernel(const float* __restrict__ a,
         partial += a[i] * b[i];
     }
     // accumulate into the output scalar
-    // expect: CL105
+    // expect: CL106
     *result += partial;
 }
 

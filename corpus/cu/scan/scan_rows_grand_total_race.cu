@@ -23,7 +23,7 @@ __global__ void row_cumsum_kernel(const float* __restrict__ x, float* __restrict
 
     // last thread holds the row total (padding is zero)
     if (tid == BLOCK_SIZE - 1) {
-        // expect: CL105
+        // expect: CL106
         *grand_total += buf[tid];
     }
 }
