@@ -72,6 +72,7 @@ class WarpLanes:
         self.program = program
         self.guards = GuardAnalysis.of(program)
         self.links = LaunchLinks.of(program)
+        self._bounds: dict[int, frozenset[str]] = {}
 
     @staticmethod
     def of(program: Program) -> WarpLanes:
@@ -79,6 +80,24 @@ class WarpLanes:
 
     def blocks(self, kernel: ir.Function) -> list[Dim3]:
         return self.links.block_sizes(kernel)
+
+    def is_extent(self, kernel: ir.Function, poly: Poly) -> bool:
+        """Whether `poly` is built from extents: constants, blockDim, and variables that bound an index in
+        some guard or loop condition of the kernel (`k < K`, `if (col >= N) return;`). A row length is
+        one; a convolution's stride or dilation, which bound nothing, is not."""
+        bounds = self._bounding_refs(kernel)
+        return all(atom.kind == BLOCK_DIM or (atom.kind == "var" and atom.key in bounds) for atom in poly.atoms())
+
+    def _bounding_refs(self, kernel: ir.Function) -> frozenset[str]:
+        key = id(kernel)
+        if key not in self._bounds:
+            guards = self.guards.guards(kernel)
+            provenance = self.guards.provenance(kernel)
+            refs = {atom.key for condition in guards.all_conditions() for comparison in guards.comparisons_of(condition)
+                    for _subject, limit, _inclusive in comparison.upper_bounds() if provenance.is_size_like(limit)
+                    for atom in provenance.poly(limit).atoms() if atom.kind == "var"}
+            self._bounds[key] = frozenset(refs)
+        return self._bounds[key]
 
     # ------------------------------------------------------------------------------------ strides
 

@@ -25,14 +25,12 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
     guards = GuardAnalysis.of(program)
     lanes = WarpLanes.of(program)
     for kernel in program.kernels:
-        reported: set[int] = set()
+        reported: set[tuple[str, str]] = set()  # one finding per array and stride: the first access shows it
         for access in guards.accesses(kernel):
             if access.space not in ("param", "global") or not isinstance(access.node, (ir.Index, ir.Unary)):
                 continue
-            if access.line in reported:
-                continue
             stride = lanes.lane_stride(kernel, access)
-            if stride is None:
+            if stride is None or (access.root.name, str(stride.coefficient)) in reported:
                 continue
             size = element_bytes(access.root.type)
             if stride.value is not None:
@@ -40,9 +38,11 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
                     continue
                 apart = f"{abs(stride.value)} elements ({abs(stride.value) * size} bytes)" if size else \
                     f"{abs(stride.value)} elements"
-            else:
+            elif lanes.is_extent(kernel, stride.coefficient):
                 apart = f"`{stride.coefficient}` elements"
-            reported.add(access.line)
+            else:
+                continue  # a runtime factor that bounds nothing (a convolution stride) may well be 1
+            reported.add((access.root.name, str(stride.coefficient)))
             verb = "store to" if access.is_write else "load from"
             yield ctx.finding(access.node.span,
                               f"`{short_text(access.node.text)}`: consecutive threads (threadIdx.{stride.axis}) "
