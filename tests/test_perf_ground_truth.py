@@ -62,8 +62,9 @@ def test_figures_and_confirmation(truth) -> None:
     assert case.figure.confirmed(5.0, 4.0) is False
     assert case.figure.confirmed(None, 4.0) is None
     assert truth.OCCUPANCY.confirmed(45.0, 90.0) is True and truth.OCCUPANCY.confirmed(80.0, 90.0) is False
-    assert truth.pick(("sm__warps_active.avg.pct_of_peak_sustained_active",), {"sm__warps_active"}) is not None
-    assert truth.pick(("a__b.sum", "c__d.sum"), {"c__d"}) == "c__d.sum"
+    assert truth.ordered(("a__b.sum", "c__d.avg.pct_of_peak_sustained_active"), {"c__d"}) == \
+        ["c__d.avg.pct_of_peak_sustained_active", "a__b.sum"]
+    assert truth.ordered(("a__b.sum", "c__d.sum"), None) == ["a__b.sum", "c__d.sum"]
 
 
 def test_the_table_has_a_row_per_rule(truth) -> None:
