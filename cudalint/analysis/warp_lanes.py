@@ -30,7 +30,8 @@ from cudalint.model.constants import Dim3
 from cudalint.model.program import Program
 
 WARP_SIZE = 32
-_ITERATIONS = 3  # iterations of each enclosing loop evaluated (the first ones: a pattern shows at once)
+_ITERATIONS = 2  # iterations of each enclosing loop evaluated (the first ones: a pattern shows at once)
+_VARIED_LOOPS = 3  # the innermost loops whose iterations are varied; outer ones stay at their first
 _ELEMENT_BYTES = {
     "char": 1, "signed char": 1, "unsigned char": 1, "int8_t": 1, "uint8_t": 1, "bool": 1,
     "short": 2, "unsigned short": 2, "int16_t": 2, "uint16_t": 2, "half": 2, "__half": 2,
@@ -159,16 +160,17 @@ class WarpLanes:
 
     def warp_offsets(self, kernel: ir.Function, access: Access, parts: list[ir.Expr]) -> list[list[int]] | None:
         """The element offsets (the sum of `parts`) of the active lanes, one list per warp instruction:
-        the first two warps of each known block size, at the first iterations of the loops around the
-        access. None when some active lane's offset cannot be evaluated, or no block size is known."""
+        the first two warps of each known block size, at the first two iterations of the innermost three
+        loops around the access. None when some active lane's offset cannot be evaluated, no block size
+        is known, or the offset does not depend on the thread."""
         blocks = self.blocks(kernel)
         if not blocks:
             return None
         env = self.program.env(kernel)
         guards = self.guards.guards(kernel)
-        refs, _builtins, templated = _references(parts, env)
-        if templated:
-            return None
+        refs, builtins, templated = _references(parts, env)
+        if templated or not any(name.startswith("tid.") for name in builtins):
+            return None  # an offset the same for every lane is a broadcast: nothing to tell apart
         loops = [loop for loop in map(_loop_of, guards.loops(access.node)) if loop is not None]
         loop_refs = set(refs)
         for loop in reversed(loops):  # the bounds of an inner loop may use an outer counter
@@ -182,10 +184,12 @@ class WarpLanes:
         plans = [(evaluator.compile(loop.init), evaluator.compile(loop.cond),
                   _step_function(loop, evaluator, keys[loop.ref]), keys[loop.ref]) for loop in loops]
         instructions: list[list[int]] = []
+        varied = min(len(plans), _VARIED_LOOPS)
         for block in blocks:
             threads = block[0] * block[1] * block[2]
             for warp in range(min(2, -(-threads // WARP_SIZE))):
-                for trips in itertools.product(range(_ITERATIONS), repeat=len(plans)):
+                for inner in itertools.product(range(_ITERATIONS), repeat=varied):
+                    trips = (0,) * (len(plans) - varied) + inner
                     lanes: list[int] = []
                     for lane in range(warp * WARP_SIZE, min(threads, (warp + 1) * WARP_SIZE)):
                         point = _thread_point(block, lane)
@@ -222,7 +226,8 @@ def _enter_loops(plans, trips: tuple[int, ...], point: dict[str, int]) -> bool:
             if not isinstance(value, int):
                 return False
             point[key] = value
-            if cond(point) is False or cond(point) == 0:
+            test = cond(point)
+            if test is not None and not test:
                 return False
             if trip < count:
                 value = step(point)
