@@ -4,7 +4,7 @@ measures the pattern, and the time of each with CUDA events. A rule ships when t
 
     # here (CPU; nvcc, no GPU): compile every case (nvcc -c -arch=sm_90) and record cudalint's findings
     python benchmarks/perf_ground_truth.py --check
-    # on the GPU machine (one H200, ncu; stdlib only, no network), well within 5 minutes:
+    # on the GPU machine (one H200, ncu; stdlib only, no network), 2 to 4 minutes:
     python3 benchmarks/perf_ground_truth.py --out $OUT
     # here again: the table from the GPU run, with cudalint's findings computed now
     python benchmarks/perf_ground_truth.py --render RESULTS/perf_ground_truth.json
@@ -184,7 +184,7 @@ def check(cases=CASES) -> int:
 def available_metrics() -> set[str] | None:
     """The metric base names ncu knows on this GPU (None when the query fails: use first candidates)."""
     try:
-        done = subprocess.run(["ncu", "--query-metrics"], capture_output=True, text=True, timeout=60, check=False)
+        done = subprocess.run(["ncu", "--query-metrics"], capture_output=True, text=True, timeout=30, check=False)
     except (OSError, subprocess.TimeoutExpired):
         return None
     names = set(re.findall(r"^([a-z0-9]+__[a-z0-9_]+)", done.stdout, re.MULTILINE))
@@ -243,7 +243,7 @@ def run(command: list[str], timeout: float, log: list[str]) -> subprocess.Comple
 def measure(case: Case, variant: str, binary: str, known: set[str] | None, work: str, log: list[str],
             deadline: float) -> dict:
     result: dict = {"time_ms": None, "min_ms": None, "metrics": {}, "error": None}
-    done = run([binary, str(case.n), str(case.buffer_bytes), str(case.reps)], 120, log)
+    done = run([binary, str(case.n), str(case.buffer_bytes), str(case.reps)], 60, log)
     if done is None or done.returncode != 0:
         result["error"] = "the timing run failed"
         return result
@@ -269,7 +269,7 @@ def profile(case: Case, variant: str, binary: str, metric: str, work: str, log: 
     report = os.path.join(work, f"ncu_{case.stem}_{variant}_{metric.split('.')[0]}.csv")
     done = run(["ncu", "--clock-control", "none", "--launch-count", "1", "--kernel-name", "regex:^case_",
                 "--metrics", metric, "--csv", "--log-file", report,
-                binary, str(case.n), str(case.buffer_bytes), "0"], 60, log)
+                binary, str(case.n), str(case.buffer_bytes), "0"], 45, log)
     if done is None or done.returncode != 0 or not os.path.exists(report):
         return None
     with open(report, encoding="utf-8", errors="replace") as handle:
@@ -378,8 +378,9 @@ def main() -> int:
     mode.add_argument("--check", action="store_true", help="compile every case and record cudalint's findings")
     mode.add_argument("--out", metavar="DIR", help="run on the GPU and write the results under DIR")
     mode.add_argument("--render", metavar="JSON", help="write the table of a GPU run's perf_ground_truth.json")
-    parser.add_argument("--budget", type=float, default=220.0, metavar="SECONDS",
-                        help="start no profiler run after this long (default 220)")
+    parser.add_argument("--budget", type=float, default=180.0, metavar="SECONDS",
+                        help="start no profiler run after this long (default 180: the whole run stays under 5 "
+                             "minutes)")
     args = parser.parse_args()
     if args.check:
         return check()
