@@ -7,7 +7,8 @@ element of `A` is needed by every thread of its row and every element of `B` by 
 column. A direct convolution (`x[...c, ih + kh, iw + kw] * w[oc, c, kh, kw]`) is one too; a
 matrix-vector product (`A[row * K + k] * x[k]`: `x` picks no output coordinate) or a dot product is not.
 
-Operands may be wrapped in conversions (`__half2float(a[i])`, `(float)a[i]`); the accumulation may be
+Operands may be wrapped in conversions (`__half2float(a[i])`, `(float)a[i]`) or loaded through an
+intrinsic (`__ldg(&a[i])`); the accumulation may be
 `acc += p * q`, `acc = acc + p * q`, or a fused multiply-add call (`fmaf(p, q, acc)`, `__hfma`).
 """
 
@@ -22,8 +23,7 @@ from cudalint.model import ir
 from cudalint.model.program import Program
 
 _FMA_CALLS = re.compile(r"^(std::)?(fmaf?|__fmaf?_r[nzud]|__hfma2?|__fma_r[nzud])$")
-_CONVERSIONS = re.compile(r"^(__half2float|__bfloat162float|__low2float|__high2float|float|double|"
-                          r"static_cast|__ldg|__ldcg|__ldca)$")
+_CONVERSIONS = re.compile(r"^(__half2float|__bfloat162float|__low2float|__high2float|float|double|static_cast)$")
 
 
 @dataclass(frozen=True)
@@ -102,7 +102,8 @@ def _product_factors(expr: ir.Expr) -> tuple[ir.Expr, ir.Expr] | None:
 
 
 def _loaded(expr: ir.Expr) -> ir.Expr:
-    """The load under conversions: `__half2float(a[i])` -> `a[i]`."""
+    """The load under conversions: `__half2float(a[i])` -> `a[i]` (a load intrinsic, `__ldg(&a[i])`, is
+    its own access)."""
     expr = strip(expr)
     while isinstance(expr, ir.Call) and _CONVERSIONS.match(expr.callee) and len(expr.args) == 1:
         expr = strip(expr.args[0])

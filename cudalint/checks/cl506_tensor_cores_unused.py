@@ -16,6 +16,7 @@ from cudalint.model import ir
 
 _HALF_TYPES = re.compile(r"\b(half|__half|__nv_bfloat16|nv_bfloat16|at::Half|at::BFloat16|c10::Half|c10::BFloat16)\b")
 _TENSOR_CORE_CALLS = re.compile(r"^(mma_sync|load_matrix_sync|__hmma\w*|wgmma\w*|__wgmma\w*|mma\w*)$")
+_PTX_MMA = re.compile(r"\b(w?gmma|mma)\.")
 
 
 @rule("CL506", "tensor-cores-unused", "warning",
@@ -49,11 +50,13 @@ def _precision(types: list[str]) -> str:
 
 
 def _uses_tensor_cores(program, kernel: ir.Function) -> bool:
+    """A wmma/mma call, or inline assembly (a statement the IR keeps opaque) whose text issues mma/wgmma."""
+    lines = program.unit.text.splitlines()
     for function in program.reachable_functions(kernel):
         for node in function.of_type(ir.Call):
             if _TENSOR_CORE_CALLS.match(node.callee.split("::")[-1]):
                 return True
         for node in function.of_type(ir.OpaqueStmt):
-            if "mma" in " ".join(getattr(part, "text", "") for part in node.parts):
+            if _PTX_MMA.search("\n".join(lines[node.span.line - 1:node.span.end_line])):
                 return True
     return False
