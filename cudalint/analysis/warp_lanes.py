@@ -30,6 +30,7 @@ from cudalint.model.constants import Dim3
 from cudalint.model.program import Program
 
 WARP_SIZE = 32
+_MIN_LANE_EXTENT = 8  # a block narrower along x puts lanes of several rows in one warp
 _ITERATIONS = 2  # iterations of each enclosing loop evaluated (the first ones: a pattern shows at once)
 _VARIED_LOOPS = 3  # the innermost loops whose iterations are varied; outer ones stay at their first
 _ELEMENT_BYTES = {
@@ -116,6 +117,8 @@ class WarpLanes:
             return None
         blocks = self.blocks(kernel)
         axis = lane_axis(blocks)
+        if axis == "x" and any(1 < block[0] < _MIN_LANE_EXTENT for block in blocks):
+            return None  # a warp spans several rows of a narrow block: its lanes step along y as well
         lane = Atom(THREAD_IDX, axis, f"threadIdx.{axis}")
         for monomial in poly.terms:
             threads = [a for a in monomial if a.kind == THREAD_IDX]
