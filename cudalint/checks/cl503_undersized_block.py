@@ -31,13 +31,15 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         while dims[-1] == 1 and len(dims) > 1:
             dims.pop()
         shape = "x".join(map(str, dims))
+        threads_text = f"{shape} = {threads} threads" if len(dims) > 1 else \
+            f"{threads} thread{'s' if threads > 1 else ''}"
         if 2 * resident_warps <= arch.max_warps_per_sm:
             yield ctx.finding(site.node.span,
-                              f"blocks of {shape} thread{'s' if threads > 1 else ''}: at most {resident} blocks fit on an SM of {arch.name}, "
+                              f"blocks of {threads_text}: at most {resident} blocks fit on an SM of {arch.name}, "
                               f"{resident_warps} of its {arch.max_warps_per_sm} warps "
                               f"({100 * resident_warps // arch.max_warps_per_sm}% occupancy at best), too few "
                               f"to hide memory latency; use 128-256 threads per block")
         elif idle * 8 >= warps * WARP:
             yield ctx.finding(site.node.span,
-                              f"blocks of {shape}{f' = {threads}' if len(dims) > 1 else ''} threads fill {warps} warps with {idle} of their "
-                              f"{warps * WARP} lanes idle; use a multiple of 32 threads per block")
+                              f"blocks of {threads_text} fill {warps} warps with {idle} of their {warps * WARP} "
+                              f"lanes idle; use a multiple of 32 threads per block")
