@@ -15,23 +15,35 @@ class Architecture:
     name: str  # "sm_90"
     max_shared_per_block: int  # opt-in maximum of static + dynamic shared memory per block, bytes
     shared_per_sm: int
+    max_blocks_per_sm: int  # resident blocks per SM
+    max_warps_per_sm: int  # resident warps per SM
+    shared_reserved_per_block: int  # shared memory the system takes for each resident block, bytes
+
+    def resident_blocks(self, threads: int, shared_bytes: int = 0) -> int:
+        """How many blocks of `threads` threads using `shared_bytes` of shared memory fit on one SM at
+        once, as far as block, warp and shared-memory limits go (registers are not modelled)."""
+        warps = -(-threads // 32)
+        blocks = min(self.max_blocks_per_sm, self.max_warps_per_sm // warps)
+        if shared_bytes:
+            blocks = min(blocks, self.shared_per_sm // (shared_bytes + self.shared_reserved_per_block))
+        return blocks
 
 
 _KB = 1024
 ARCHITECTURES = {
     a.name: a
     for a in [
-        Architecture("sm_70", 96 * _KB, 96 * _KB),
-        Architecture("sm_72", 96 * _KB, 96 * _KB),
-        Architecture("sm_75", 64 * _KB, 64 * _KB),
-        Architecture("sm_80", 163 * _KB, 164 * _KB),
-        Architecture("sm_86", 99 * _KB, 100 * _KB),
-        Architecture("sm_87", 163 * _KB, 164 * _KB),
-        Architecture("sm_89", 99 * _KB, 100 * _KB),
-        Architecture("sm_90", 227 * _KB, 228 * _KB),
-        Architecture("sm_100", 227 * _KB, 228 * _KB),
-        Architecture("sm_103", 227 * _KB, 228 * _KB),
-        Architecture("sm_120", 99 * _KB, 100 * _KB),
+        Architecture("sm_70", 96 * _KB, 96 * _KB, 32, 64, 0),
+        Architecture("sm_72", 96 * _KB, 96 * _KB, 32, 64, 0),
+        Architecture("sm_75", 64 * _KB, 64 * _KB, 16, 32, 0),
+        Architecture("sm_80", 163 * _KB, 164 * _KB, 32, 64, _KB),
+        Architecture("sm_86", 99 * _KB, 100 * _KB, 16, 48, _KB),
+        Architecture("sm_87", 163 * _KB, 164 * _KB, 16, 48, _KB),
+        Architecture("sm_89", 99 * _KB, 100 * _KB, 24, 48, _KB),
+        Architecture("sm_90", 227 * _KB, 228 * _KB, 32, 64, _KB),
+        Architecture("sm_100", 227 * _KB, 228 * _KB, 32, 64, _KB),
+        Architecture("sm_103", 227 * _KB, 228 * _KB, 32, 64, _KB),
+        Architecture("sm_120", 99 * _KB, 100 * _KB, 32, 48, _KB),
     ]
 }
 DEFAULT_ARCH = "sm_90"

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from cudalint.archs import architecture
 from cudalint.checks.context import RuleContext, UnitFacts
-from cudalint.checks.registry import Rule, all_rules, find_rule, matches
+from cudalint.checks.registry import Rule, all_rules, find_rule, matches, selects
 from cudalint.config import ConfigError, LintOptions, options_by_nearest_config
 from cudalint.findings import Finding, Location, Severity
 from cudalint.frontend import LoweredUnit, lower_unit, prepare_workspace
@@ -49,7 +49,7 @@ class FileResult:
 def selected_rules(options: LintOptions, path: str | None = None) -> list[Rule]:
     ignore = list(options.ignore) + (options.ignored_for(path) if path else [])
     return [r for r in all_rules()
-            if any(matches(s, r) for s in options.select) and not any(matches(s, r) for s in ignore)]
+            if any(selects(s, r) for s in options.select) and not any(matches(s, r) for s in ignore)]
 
 
 def lint_source(text: str, filename: str = "<input>.cu", options: LintOptions | None = None,

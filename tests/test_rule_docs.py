@@ -14,6 +14,7 @@ import pytest
 
 from cudalint import lint_source
 from cudalint.checks.registry import all_rules, find_rule
+from cudalint.config import LintOptions
 from cudalint.findings import Severity
 from cudalint.rule_docs import (
     NO_EXAMPLE, SECTIONS, RulePageError, code_blocks, fallback_page, load_page, page_text, parse_page,
@@ -25,6 +26,11 @@ CODES = [rule.code for rule in RULES]
 
 def _describe(findings) -> str:
     return "\n".join(f"  {f.line}:{f.column}: {f.code} [{f.severity.value}] {f.message}" for f in findings) or "  none"
+
+
+def _selecting(code: str) -> LintOptions:
+    """Every default rule and `code`, which may be an opt-in one (CL5xx)."""
+    return LintOptions(select=["ALL", code])
 
 
 @pytest.mark.parametrize("code", CODES)
@@ -49,7 +55,7 @@ def test_example_raises_the_rule(code):
     if not page.has_example:
         pytest.skip(f"{code}: the page says {NO_EXAMPLE!r}")
     for block in page.examples:
-        findings = lint_source(block.code, filename=block.filename)
+        findings = lint_source(block.code, filename=block.filename, options=_selecting(code))
         assert code in {f.code for f in findings}, (
             f"rules/{code}.md line {block.line}: the Example does not raise {code}; findings:\n{_describe(findings)}")
 
@@ -60,7 +66,7 @@ def test_use_instead_does_not_raise_it(code):
     if not page.has_example or not page.use_instead:
         pytest.skip(f"{code}: the page says {NO_EXAMPLE!r}")
     for block in page.use_instead:
-        findings = lint_source(block.code, filename=block.filename)
+        findings = lint_source(block.code, filename=block.filename, options=_selecting(code))
         assert code not in {f.code for f in findings}, (
             f"rules/{code}.md line {block.line}: the Use instead code raises {code}:\n{_describe(findings)}")
         errors = [f for f in findings if f.severity is Severity.ERROR and f.code not in page.still_raises]

@@ -27,6 +27,9 @@ class Rule:
     # reports these findings (internal errors, unused suppressions) and `check` is None
     scope: str
     check: Callable[..., Iterable] | None
+    # opt-in rules (the performance advisories) run only when a selector names them more narrowly than
+    # ALL or CL: advice is not a defect, and a default run must keep its findings and its speed
+    opt_in: bool = False
 
     @property
     def category(self) -> str:
@@ -36,7 +39,7 @@ class Rule:
 _registered: dict[str, Rule] = {}
 
 
-def rule(code: str, name: str, severity: str, summary: str, scope: str = "unit"):
+def rule(code: str, name: str, severity: str, summary: str, scope: str = "unit", opt_in: bool = False):
     """Decorator registering a check function as a rule."""
     assert scope in ("unit", "document"), scope
     assert re.fullmatch(r"CL\d{3}", code), code
@@ -45,7 +48,7 @@ def rule(code: str, name: str, severity: str, summary: str, scope: str = "unit")
     def register(check: Callable) -> Callable:
         if code in _registered:
             raise ValueError(f"rule code {code} registered twice")
-        _registered[code] = Rule(code, name, Severity(severity), summary, scope, check)
+        _registered[code] = Rule(code, name, Severity(severity), summary, scope, check, opt_in)
         return check
 
     return register
@@ -82,6 +85,14 @@ def matches(selector: str, rule_: Rule) -> bool:
     if selector.lower() == rule_.name:
         return True
     return bool(re.fullmatch(r"CL\d{0,3}", selector.upper())) and rule_.code.startswith(selector.upper())
+
+
+def selects(selector: str, rule_: Rule) -> bool:
+    """Whether `selector` in a selection turns `rule_` on: as `matches`, except that an opt-in rule needs a
+    selector narrower than ALL and CL (its code, a prefix such as CL5, or its name)."""
+    if rule_.opt_in and selector.strip().upper() in ("ALL", "CL"):
+        return False
+    return matches(selector, rule_)
 
 
 def is_valid_selector(selector: str) -> bool:

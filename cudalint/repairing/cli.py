@@ -72,18 +72,30 @@ def _fail(message: str) -> typer.Exit:
     return typer.Exit(EXIT_ERROR)
 
 
-def _options(paths: list[str], config: str | None, no_config: bool) -> LintOptions:
+def _options(paths: list[str], config: str | None, no_config: bool, perf: bool = False) -> LintOptions:
+    """The configured options; with `perf`, the performance advisories (opt-in rules) selected too."""
     if config is not None and no_config:
         raise _fail("--config and --no-config cannot be used together")
     try:
         if no_config:
-            return LintOptions().validate()
-        found = config if config is not None else (find_config(paths[0]) if paths else None)
-        return load_config(found) if found else LintOptions().validate()
+            options = LintOptions().validate()
+        else:
+            found = config if config is not None else (find_config(paths[0]) if paths else None)
+            options = load_config(found) if found else LintOptions().validate()
     except ConfigError as error:
         raise _fail(str(error)) from None
+    if perf:
+        options.select = [*options.select, "CL5"]
+    return options
 
 
+def _nothing_to_repair(perf: bool) -> str:
+    return "no performance advisory, warning or error findings" if perf else "no warning or error findings"
+
+
+_PerfOption = Annotated[bool, typer.Option(
+    "--perf", help="Ask for a faster kernel that stays correct: the performance advisories (CL5xx) are "
+                   "selected and are what the prompt asks to address.")]
 _ConfigOption = Annotated[Optional[str], typer.Option(
     "--config", metavar="FILE", help="Configuration file; default: the nearest one above the first path.")]
 _NoConfigOption = Annotated[bool, typer.Option("--no-config", help="Ignore all configuration files.")]
@@ -98,14 +110,16 @@ def prompt_command(
     system: Annotated[bool, typer.Option("--system", help="Print the system prompt instead of the repair prompt.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the chat messages (system and user) as JSON: "
                                                          '{"path", "findings", "messages"}.')] = False,
+    perf: _PerfOption = False,
     config: _ConfigOption = None,
     no_config: _NoConfigOption = False,
 ) -> None:
     """Print the prompt `cudalint repair` would send first, for harnesses that call their own model.
 
-    A file without warning or error findings gets no prompt (with --json: no messages) and a note on stderr.
+    A file without warning or error findings (with --perf: nor performance advisories) gets no prompt (with
+    --json: no messages) and a note on stderr.
     """
-    options = _options([path], config, no_config)
+    options = _options([path], config, no_config, perf)
     try:
         text = read_source(path)
     except InputError as error:
@@ -113,15 +127,15 @@ def prompt_command(
     from cudalint.fixes import default_linter
     from cudalint.repairing.prompts import actionable, initial_messages
 
-    findings = actionable(default_linter(options)(text, path))
-    messages = initial_messages(path, text, findings) if findings else []
+    findings = actionable(default_linter(options)(text, path), perf)
+    messages = initial_messages(path, text, findings, perf=perf) if findings else []
     if as_json:
         payload = {"path": path, "findings": [f.to_dict() for f in findings], "messages": messages}
         sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
     elif messages:
         sys.stdout.write(messages[0 if system else 1]["content"])
     if not findings:
-        sys.stderr.write(f"{path}: nothing to repair (no warning or error findings)\n")
+        sys.stderr.write(f"{path}: nothing to repair ({_nothing_to_repair(perf)})\n")
     raise typer.Exit(EXIT_OK)
 
 
@@ -149,6 +163,7 @@ def repair_command(
                                      "working directory; default: next to each input as NAME.repaired.EXT.")] = None,
     write: Annotated[bool, typer.Option("--write", help="Replace the input files (atomically).")] = False,
     diff: Annotated[bool, typer.Option("--diff", help="Print a unified diff of each result; write no file.")] = False,
+    perf: _PerfOption = False,
     config: _ConfigOption = None,
     no_config: _NoConfigOption = False,
     frequency_penalty: Annotated[Optional[float], typer.Option(
@@ -175,7 +190,9 @@ def repair_command(
     """Repair findings with a model (any OpenAI-compatible server), or with built-in fixes when no model is set.
 
     Inputs are never modified without --write. A result is written only when it lints better than its input
-    (with --verify: when it also does better on the GPU: correct, then fast enough).
+    (with --verify: when it also does better on the GPU: correct, then fast enough). With --perf the model
+    is asked for a faster kernel that stays correct, and a result is written when it has no more errors and
+    fewer warnings (performance advisories included) than its input.
     """
     if (ref or problems or sanitize) and not verify:
         raise _fail("--ref, --problems and --sanitize go with --verify")
@@ -187,7 +204,7 @@ def repair_command(
         raise _fail("--write replaces the inputs: it cannot be combined with --out")
     from cudalint.repairing.loop import OutputError, OutputPlan
 
-    options = _options(paths, config, no_config)
+    options = _options(paths, config, no_config, perf)
     plan = OutputPlan(out_dir=out, write=write, diff=diff)
     files, input_errors = [], []
     seen: set[str] = set()
@@ -208,6 +225,8 @@ def repair_command(
     model = model or os.environ.get(MODEL_ENV) or None
     if model is None and verify:
         raise _fail("--verify sends the GPU's reports to a model: give --llm MODEL")
+    if model is None and perf:
+        raise _fail(f"--perf asks a model for a faster kernel: name one with --llm MODEL or ${MODEL_ENV}")
     if model is None:
         code = _builtin(files, options, plan, say, input_errors)
     else:
@@ -219,7 +238,7 @@ def repair_command(
             gpu = _GpuSetup(ref, problems, sanitize, min_speedup, harness) if verify else None
         except (ModelError, ValueError) as error:
             raise _fail(str(error)) from None
-        code = _with_model(files, client, options, rounds, plan, say, input_errors, gpu)
+        code = _with_model(files, client, options, rounds, plan, say, input_errors, gpu, perf)
     raise typer.Exit(code)
 
 
@@ -261,7 +280,7 @@ def _read(path: str, errors: list[str]) -> str | None:
 
 
 def _with_model(files: list[str], client: ChatClient, options: LintOptions, rounds: int, plan: OutputPlan,
-                say: _Output, input_errors: list[str], gpu: _GpuSetup | None = None) -> int:
+                say: _Output, input_errors: list[str], gpu: _GpuSetup | None = None, perf: bool = False) -> int:
     from cudalint.repairing.loop import repair_file
 
     for message in input_errors:
@@ -283,13 +302,13 @@ def _with_model(files: list[str], client: ChatClient, options: LintOptions, roun
                 failed = True
                 continue
         try:
-            outcome = repair_file(path, text, client, options, rounds, plan, gpu_check=gpu_check)
+            outcome = repair_file(path, text, client, options, rounds, plan, gpu_check=gpu_check, perf=perf)
         except OSError as error:  # the output or transcript folder is not writable
             _error(f"{path}: cannot write: {error}")
             failed = True
             continue
         outcomes.append(outcome)
-        _report_repair(outcome, plan, say)
+        _report_repair(outcome, plan, say, perf)
         if outcome.diff:
             sys.stdout.write(outcome.diff)
             sys.stdout.flush()
@@ -343,10 +362,10 @@ def _round_line(report) -> str:
     return head + body
 
 
-def _report_repair(outcome: RepairOutcome, plan: OutputPlan, say: _Output) -> None:
+def _report_repair(outcome: RepairOutcome, plan: OutputPlan, say: _Output, perf: bool = False) -> None:
     path = outcome.path
     if outcome.status == "already clean":
-        say(f"{path}: {outcome.not_written} (no warning or error findings)")
+        say(f"{path}: {outcome.not_written} ({_nothing_to_repair(perf)})")
         return
     failures = f", {_plural(len(outcome.gpu_reports_before), 'GPU report')}" if outcome.gpu_reports_before else ""
     say(f"{path}: {_counts(outcome.findings_before)}{failures} to repair")

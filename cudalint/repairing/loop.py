@@ -227,6 +227,7 @@ class _Candidate:
     findings: list[Finding]  # all findings of the text
     round: int
     gpu_reports: list[GpuReport] = field(default_factory=list)
+    perf: bool = False  # a request for a faster kernel: the performance advisories are to repair too
 
     @property
     def score(self) -> tuple[int, int, int]:
@@ -238,15 +239,17 @@ class _Candidate:
 
     @property
     def to_repair(self) -> list[Finding]:
-        return actionable(self.findings)
+        return actionable(self.findings, self.perf)
 
 
 def repair_file(path: str, text: str, client: ChatClient, options: LintOptions | None = None,
                 rounds: int = 3, plan: OutputPlan = OutputPlan(), gpu_check: GpuCheck | None = None,
-                lint: Callable[[str, str], list[Finding]] | None = None) -> RepairOutcome:
-    """Repair one file (`text` is its content) with the model behind `client`; see the module docstring."""
+                lint: Callable[[str, str], list[Finding]] | None = None, perf: bool = False) -> RepairOutcome:
+    """Repair one file (`text` is its content) with the model behind `client`; see the module docstring.
+    `perf`: ask for a faster kernel that stays correct, the performance advisories (CL5xx, which `options`
+    must select) being what to repair."""
     lint = lint or default_linter(options)
-    original = _Candidate(text, lint(text, path), 0)
+    original = _Candidate(text, lint(text, path), 0, perf=perf)
     outcome = RepairOutcome(path, "already clean", findings_before=original.to_repair,
                             findings_after=original.to_repair)
     if gpu_check is not None and not original.to_repair:
@@ -265,13 +268,13 @@ def repair_file(path: str, text: str, client: ChatClient, options: LintOptions |
     settings = client.settings
     transcript.record("run", tool="cudalint", version=__version__, path=path, model=settings.model,
                       server=client.server, api_key_env=settings.api_key_env, temperature=settings.temperature,
-                      max_tokens=settings.max_tokens, rounds=rounds, output=output,
+                      max_tokens=settings.max_tokens, rounds=rounds, output=output, perf=perf,
                       started=time.strftime("%Y-%m-%dT%H:%M:%S%z"),
                       findings=[_finding_record(f) for f in original.to_repair],
                       gpu_reports=[{"kind": r.kind, "text": r.text} for r in original.gpu_reports],
                       sampling=client.sampling())
-    messages = [{"role": "system", "content": render_system(describe(path, text))},
-                {"role": "user", "content": render_repair(path, text, original.to_repair,
+    messages = [{"role": "system", "content": render_system(describe(path, text), perf)},
+                {"role": "user", "content": render_repair(path, text, original.to_repair, perf=perf,
                                                           gpu_reports=original.gpu_reports)}]
     explained = {f.code for f in original.to_repair}
     for message in messages:
@@ -303,7 +306,7 @@ def repair_file(path: str, text: str, client: ChatClient, options: LintOptions |
             extraction = extract_code(completion.text, completion.finish_reason, current.text, path)
             previous = current
             if extraction.ok:
-                candidate = _Candidate(extraction.text, lint(extraction.text, path), number)
+                candidate = _Candidate(extraction.text, lint(extraction.text, path), number, perf=perf)
                 if gpu_check is not None and not candidate.to_repair:
                     try:
                         candidate.gpu_reports = list(gpu_check(path, candidate.text))
@@ -335,7 +338,7 @@ def repair_file(path: str, text: str, client: ChatClient, options: LintOptions |
             followup = render_followup(path, current.text, current.to_repair,
                                        previous=previous.to_repair if extraction.ok else (), problem=problem,
                                        problem_detail=extraction.reason, show_file=bool(problem) or merged,
-                                       guidance=new_guidance, gpu_reports=current.gpu_reports)
+                                       guidance=new_guidance, gpu_reports=current.gpu_reports, perf=perf)
             messages.append({"role": "user", "content": followup})
             transcript.record("prompt", round=number + 1, role="user", content=followup)
         _finish(outcome, original, best, plan, output, transcript, gpu_check is not None)

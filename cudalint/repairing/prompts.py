@@ -110,9 +110,17 @@ def _render(name: str, **context) -> str:
 # ------------------------------------------------------------------------------------------ data for them
 
 
-def actionable(findings: Iterable[Finding]) -> list[Finding]:
-    """Findings a repair should address: warnings and errors, except cudalint's own internal errors."""
-    return [f for f in findings if f.severity.rank >= Severity.WARNING.rank and f.code != "CL900"]
+def actionable(findings: Iterable[Finding], perf: bool = False) -> list[Finding]:
+    """Findings a repair should address: warnings and errors, except cudalint's own internal errors; with
+    `perf` (a request for a faster kernel) the performance advisories of every severity too."""
+    return [f for f in findings if f.code != "CL900"
+            and (f.severity.rank >= Severity.WARNING.rank or (perf and is_performance(f)))]
+
+
+def is_performance(finding: Finding) -> bool:
+    """A performance advisory (CL5xx): advice about speed, not a defect."""
+    rule = find_rule(finding.code)
+    return rule is not None and rule.category == "performance"
 
 
 def fence_for(text: str) -> str:
@@ -194,22 +202,32 @@ def _display(path: str) -> str:
 # --------------------------------------------------------------------------------------------- prompts
 
 
-def render_system(info: KernelInfo) -> str:
-    return _render("system.j2", info=info)
+def render_system(info: KernelInfo, perf: bool = False) -> str:
+    return _render("system.j2", info=info, perf=perf)
+
+
+def _split(findings: Sequence[Finding], lines: Sequence[str], path: str) -> tuple[list[dict], list[dict]]:
+    """The template data of the defects and, apart, of the performance advisories."""
+    defects = [finding_data(f, lines, path) for f in findings if not is_performance(f)]
+    advisories = [finding_data(f, lines, path) for f in findings if is_performance(f)]
+    return defects, advisories
 
 
 def render_repair(path: str, text: str, findings: Sequence[Finding],
-                  guidance: Sequence[Guidance] | None = None, gpu_reports: Sequence[GpuReport] = ()) -> str:
-    """The first user prompt: the file, its findings with excerpts, the fired rules' guidance, and what
-    building and running it on a GPU reported (`cudalint repair --verify` on a file that lints clean).
+                  guidance: Sequence[Guidance] | None = None, perf: bool = False,
+                  gpu_reports: Sequence[GpuReport] = ()) -> str:
+    """The first user prompt: the file, its findings with excerpts (performance advisories apart), the
+    fired rules' guidance, and what building and running it on a GPU reported (`cudalint repair --verify`
+    on a file that lints clean). `perf`: the request is for a faster kernel that stays correct.
 
     `guidance` defaults to the "How to repair" sections of the rule pages of the findings' rules."""
     info = describe(path, text)
     lines = text.splitlines()
     if guidance is None:
         guidance = guidance_for(findings)
+    defects, advisories = _split(findings, lines, path)
     return _render("repair.j2", path=_display(path), text=text.rstrip("\n"), language=info.language,
-                   fence=fence_for(text), findings=[finding_data(f, lines, path) for f in findings],
+                   fence=fence_for(text), findings=defects, advisories=advisories, perf=perf,
                    guidance=list(guidance), gpu_reports=_gpu_data(gpu_reports))
 
 
@@ -219,7 +237,8 @@ def _gpu_data(reports: Sequence[GpuReport]) -> list[dict]:
 
 def render_followup(path: str, text: str, findings: Sequence[Finding], previous: Sequence[Finding] = (),
                     problem: str | None = None, problem_detail: str = "", show_file: bool = False,
-                    guidance: Sequence[Guidance] = (), gpu_reports: Sequence[GpuReport] = ()) -> str:
+                    guidance: Sequence[Guidance] = (), gpu_reports: Sequence[GpuReport] = (),
+                    perf: bool = False) -> str:
     """The prompt after a round: what is left in `text` (the current version of the file).
 
     `previous` are the findings of the version before, to name what was resolved and what is new;
@@ -230,8 +249,9 @@ def render_followup(path: str, text: str, findings: Sequence[Finding], previous:
     info = describe(path, text)
     lines = text.splitlines()
     resolved, new_codes = code_changes(previous, findings)
+    defects, advisories = _split(findings, lines, path)
     return _render("followup.j2", path=_display(path), text=text.rstrip("\n"), language=info.language,
-                   fence=fence_for(text), findings=[finding_data(f, lines, path) for f in findings],
+                   fence=fence_for(text), findings=defects, advisories=advisories, perf=perf,
                    problem=problem, problem_detail=problem_detail, show_file=show_file,
                    resolved=resolved if problem is None else [], new_codes=new_codes if problem is None else [],
                    guidance=list(guidance), gpu_reports=_gpu_data(gpu_reports))
@@ -251,12 +271,12 @@ def code_changes(before: Sequence[Finding], after: Sequence[Finding]) -> tuple[l
 
 
 def initial_messages(path: str, text: str, findings: Sequence[Finding],
-                     guidance: Sequence[Guidance] | None = None) -> list[dict]:
-    """The chat messages of the first round, as `cudalint repair` sends them."""
-    return [{"role": "system", "content": render_system(describe(path, text))},
-            {"role": "user", "content": render_repair(path, text, findings, guidance)}]
+                     guidance: Sequence[Guidance] | None = None, perf: bool = False) -> list[dict]:
+    """The chat messages of the first round, as `cudalint repair` (`--perf`) sends them."""
+    return [{"role": "system", "content": render_system(describe(path, text), perf)},
+            {"role": "user", "content": render_repair(path, text, findings, guidance, perf)}]
 
 
 __all__ = ["SLOW", "GpuReport", "Guidance", "KernelInfo", "actionable", "code_changes", "describe", "environment",
-           "fence_for", "finding_data", "guidance_for", "initial_messages", "render_followup", "render_repair",
-           "render_system", "rule_guidance"]
+           "fence_for", "finding_data", "guidance_for", "initial_messages", "is_performance", "render_followup",
+           "render_repair", "render_system", "rule_guidance"]
