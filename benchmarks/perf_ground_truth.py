@@ -105,7 +105,10 @@ CASES = (
     Case("CL506", "2048^3 fp16 matrix product (fp32 accumulation), scalar multiply-adds vs wmma", "cl506", 2048,
          64 * MB, Figure("tensor-pipe instructions", ("sm__inst_executed_pipe_tensor_op_hmma.sum",
                                                       "sm__inst_executed_pipe_tensor.sum",
-                                                      "smsp__inst_executed_pipe_tensor_op_hmma.sum"), confirm="zero")),
+                                                      "smsp__inst_executed_pipe_tensor_op_hmma.sum"),
+                        # not "zero": on the H200 the scalar kernel still counts one tensor-pipe instruction per
+                        # warp (131,072 for 128 x 128 blocks of 8 warps), whatever the length of its k loop
+                        confirm="lower", factor=8.0)),
 )
 VARIANTS = ("pattern", "fixed")
 
@@ -353,10 +356,12 @@ def render(results: dict) -> str:
         entry = results.get("cases", {}).get(case.rule, {})
         pattern, fixed = entry.get("pattern", {}), entry.get("fixed", {})
         said = [("yes" if case.rule in found.get(os.path.basename(case.source(v)), []) else "no") for v in VARIANTS]
-        confirmed = {True: "yes", False: "**no**", None: "not measured"}[entry.get("confirmed")]
+        # judged by the criterion as it stands, on the figures as measured
+        confirmed = {True: "yes", False: "**no**", None: "not measured"}[
+            case.figure.confirmed(pattern.get("figure"), fixed.get("figure"))]
         speedup = (f"{pattern['time_ms'] / fixed['time_ms']:.2f}x"
                    if pattern.get("time_ms") and fixed.get("time_ms") else "-")
-        lines.append(f"| {case.rule} | {case.what} | {said[0]} / {said[1]} | {case.figure.name} "
+        lines.append(f"| {case.rule} | {entry.get('what', case.what)} | {said[0]} / {said[1]} | {case.figure.name} "
                      f"({case.figure.criterion}) | {_show(pattern.get('figure'))} | {_show(fixed.get('figure'))} | "
                      f"{confirmed} | {_show(pattern.get('time_ms'))} | {_show(fixed.get('time_ms'))} | {speedup} |")
     errors = [f"- {rule} {variant}: {entry[variant]['error']}" for rule, entry in results.get("cases", {}).items()
