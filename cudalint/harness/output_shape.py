@@ -149,21 +149,32 @@ class ShapeInterpreter(_Interpreter):
         super().__init__(module, imports)
         self.call_extension = call_extension
         self.node: ast.AST | None = None  # the expression being evaluated: where new shapes are made
+        self._last_bindings()
 
-    def _index_global(self, statement: ast.stmt) -> None:
-        super()._index_global(statement)
-        # `height, width = 128, 128`: each name gets its element
-        if isinstance(statement, ast.Assign) and len(statement.targets) == 1 \
-                and isinstance(statement.targets[0], ast.Tuple) and isinstance(statement.value, ast.Tuple) \
-                and len(statement.targets[0].elts) == len(statement.value.elts):
-            for target, value in zip(statement.targets[0].elts, statement.value.elts):
+    def _last_bindings(self) -> None:
+        """Module-level sizes bound more than once (`height = width = 128` then `height, width = 32, 32`)
+        or by tuple assignment: functions called after the import see the last binding, which is known
+        when every binding is a plain assignment and no module-level code reads the name in between."""
+        last: dict[str, ast.expr | None] = {}
+        for statement in self.module.body:
+            if not isinstance(statement, ast.Assign):
+                continue
+            for target in statement.targets:
                 if isinstance(target, ast.Name):
-                    self.global_nodes[target.id] = value if self._assigned_once(target.id) else None
-
-    def _assigned_once(self, name: str) -> bool:
-        return sum(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)
-                   for s in self.module.body if not isinstance(s, (ast.FunctionDef, ast.ClassDef))
-                   for n in ast.walk(s)) == 1
+                    last[target.id] = statement.value
+                elif isinstance(target, ast.Tuple) and isinstance(statement.value, ast.Tuple) \
+                        and len(target.elts) == len(statement.value.elts):
+                    for element, value in zip(target.elts, statement.value.elts):
+                        if isinstance(element, ast.Name):
+                            last[element.id] = value
+        read_at_module_level = {n.id for s in self.module.body if not isinstance(s, (ast.FunctionDef, ast.ClassDef))
+                                for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        other_bindings = {n.id for s in self.module.body if not isinstance(s, ast.Assign)
+                          for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        for name, value in last.items():
+            if self.global_nodes.get(name, value) is None and name not in read_at_module_level \
+                    and name not in other_bindings:
+                self.global_nodes[name] = value
 
     # ------------------------------------------------------------------- statements not followed
 
@@ -440,6 +451,13 @@ class _WrapperEnv(ShapeEnv):
             if isinstance(sequence, tuple) and isinstance(index, int) and 0 <= index < len(sequence):
                 return sequence[index]
             return None
+        if isinstance(expr, ir.Index) and isinstance(expr.base, ir.Name):
+            base = self.resolve(expr.base)
+            if isinstance(base, ir.Call) and base.callee == "sizes" and base.receiver is not None:
+                shape, index = self.shape(base.receiver), self.value(expr.index, depth + 1)
+                if shape is not None and isinstance(index, int) and -len(shape) <= index < len(shape):
+                    return shape[index]
+                return None
         if isinstance(expr, ir.Call) and expr.callee in ("size", "dim", "numel") and expr.receiver is not None \
                 and self.shape(expr.receiver) is None:
             return None
@@ -467,15 +485,16 @@ class WrapperEvaluator:
         if len(found) != 1 or self.depth >= _MAX_CPP_DEPTH:
             return None
         function, facts = found[0]
-        if len(args) != len(function.params) or any(
-                isinstance(a, _Tensor) and not isinstance(a, _Shaped) for a in args):
+        if len(args) != len(function.params):
             return None
         tensors, scalars = {}, {}
         for param, arg in zip(function.params, args):
             if not param.ref:
                 continue
-            if isinstance(arg, _Shaped) and "Tensor" in param.type:
-                tensors[param.ref] = arg
+            if isinstance(arg, _Tensor) and "Tensor" in param.type:
+                tensors[param.ref] = arg if isinstance(arg, _Shaped) else _Shaped(arg.shape, arg.dtype)
+            elif "Tensor" in param.type and "optional" not in param.type:
+                return None  # None or an unknown value where C++ takes a tensor: the call raises, or is not known
             elif isinstance(arg, (bool, int, float)) and "Tensor" not in param.type:
                 scalars[param.ref] = arg
             elif isinstance(arg, (tuple, list)) and all(isinstance(a, (int, float)) for a in arg):
@@ -486,7 +505,7 @@ class WrapperEvaluator:
             return None
         env = _WrapperEnv(function, facts.program.env(function).outer, tensors, scalars, self)
         env.unit = facts.unit
-        returns = [n for n in function.of_type(ir.Return) if n.value is not None and not self._in_lambda(function, n)]
+        returns = [r for r in _reachable_returns(function.body, env) if r.value is not None]
         if not returns:
             return None
         self.depth += 1
@@ -499,10 +518,6 @@ class WrapperEvaluator:
         if any((r.shape, r.dtype) != (results[0].shape, results[0].dtype) for r in results):
             return None
         return _Shaped(results[0].shape, results[0].dtype, results[0].origin)
-
-    @staticmethod
-    def _in_lambda(function: ir.Function, node: ir.Node) -> bool:
-        return any(node in lam.body.walk() for lam in function.of_type(ir.Lambda))
 
     def tensor(self, expr: ir.Expr | None, env: _WrapperEnv, depth: int = 0, where: ir.Span | None = None):
         """The `_Shaped` a C++ tensor expression is; None when not known."""
@@ -585,6 +600,43 @@ class WrapperEvaluator:
         return value if value is not None else UNKNOWN
 
 
+def _reachable_returns(statement: ir.Stmt | None, env: _WrapperEnv) -> list[ir.Return]:
+    """The return statements that can run: a branch whose condition has a known value at these
+    arguments is taken or skipped (`if (dim != x.dim() - 1) return fallback(...);`), and what follows
+    an unconditional return in a block never runs."""
+    if statement is None:
+        return []
+    if isinstance(statement, ir.Return):
+        return [statement]
+    if isinstance(statement, ir.Block):
+        found: list[ir.Return] = []
+        for inner in statement.body:
+            found += _reachable_returns(inner, env)
+            if _always_returns(inner, env):
+                break
+        return found
+    if isinstance(statement, ir.If):
+        condition = env.value(statement.cond)
+        if condition is not None:
+            return _reachable_returns(statement.then if condition else statement.otherwise, env)
+        return _reachable_returns(statement.then, env) + _reachable_returns(statement.otherwise, env)
+    return [node for node in statement.walk() if isinstance(node, ir.Return)] if not isinstance(
+        statement, (ir.ExprStmt, ir.DeclStmt)) else []
+
+
+def _always_returns(statement: ir.Stmt | None, env: _WrapperEnv) -> bool:
+    if isinstance(statement, ir.Return):
+        return True
+    if isinstance(statement, ir.Block):
+        return any(_always_returns(s, env) for s in statement.body)
+    if isinstance(statement, ir.If):
+        condition = env.value(statement.cond)
+        if condition is not None:
+            return _always_returns(statement.then if condition else statement.otherwise, env)
+        return _always_returns(statement.then, env) and _always_returns(statement.otherwise, env)
+    return False
+
+
 def _options_dtype(args: list, env: _WrapperEnv, evaluator: WrapperEvaluator, depth: int,
                    default: str | None) -> str | None:
     """The dtype tensor options (`x.options()`, `torch::dtype(torch::kHalf)`, `torch::kCUDA`) give."""
@@ -594,7 +646,8 @@ def _options_dtype(args: list, env: _WrapperEnv, evaluator: WrapperEvaluator, de
     for node in args[0].walk():
         if isinstance(node, ir.Name) and node.name in _CPP_DTYPES:
             found = _CPP_DTYPES[node.name]
-        elif isinstance(node, ir.Call) and node.callee == "options" and node.receiver is not None:
+        elif isinstance(node, ir.Call) and node.callee in ("options", "dtype", "scalar_type") \
+                and node.receiver is not None and "Tensor" in (node.receiver.type or ""):
             tensor = evaluator.tensor(node.receiver, env, depth + 1)
             found = tensor.dtype if tensor is not None else None
         elif isinstance(node, ir.Name) and "ScalarType" in (node.type or "") and node.name not in _CPP_DTYPES:

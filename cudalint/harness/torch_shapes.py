@@ -524,6 +524,12 @@ def _spatial(tensor: TensorType, dims: int) -> tuple[tuple[int, ...], tuple[int,
     return tensor.shape[:-dims], tensor.shape[-dims:]
 
 
+def _check_bias(bias: object, channels: int) -> None:
+    """A convolution's bias: None, or one value per output channel (else torch raises)."""
+    if bias is not None and _tensor(bias).shape != (channels,):
+        raise _NotKnown
+
+
 def _conv(dims: int) -> Callable[[dict], TensorType]:
     def rule(b: dict) -> TensorType:
         tensor, weight = _tensor(b["input"]), _tensor(b["weight"])
@@ -547,6 +553,7 @@ def _conv(dims: int) -> Callable[[dict], TensorType]:
                         for size, p, d, k, s in zip(spatial, padding, dilation, kernel, stride))
         if any(o <= 0 for o in out) or any(s <= 0 for s in stride):
             raise _NotKnown
+        _check_bias(b["bias"], weight.shape[0])
         return TensorType(lead[:-1] + (weight.shape[0],) + out, _promote(tensor.dtype, weight.dtype))
     return rule
 
@@ -565,6 +572,7 @@ def _conv_transpose(dims: int) -> Callable[[dict], TensorType]:
                     for size, s, p, d, k, op in zip(spatial, stride, padding, dilation, kernel, output_padding))
         if any(o <= 0 for o in out) or any(op >= max(s, d) for op, s, d in zip(output_padding, stride, dilation)):
             raise _NotKnown
+        _check_bias(b["bias"], weight.shape[1] * groups)
         return TensorType(lead[:-1] + (weight.shape[1] * groups,) + out, _promote(tensor.dtype, weight.dtype))
     return rule
 
