@@ -690,17 +690,17 @@ def _output(value: object) -> Output | None:
 def problem_of_module(module: ast.Module) -> Problem | None:
     """The reference problem a module defines (`Model`, `get_inputs`, `get_init_inputs`); None when its
     inputs or init arguments are not known."""
-    init_args = init_order.init_inputs(module)
-    get_inputs = next((s for s in module.body if isinstance(s, ast.FunctionDef) and s.name == "get_inputs"), None)
-    if init_args is None or get_inputs is None:
-        return None
     interpreter = ShapeInterpreter(module)
+    if "get_inputs" not in interpreter.functions or "get_init_inputs" not in interpreter.functions:
+        return None
     try:
-        inputs = interpreter.invoke(get_inputs, [], {})
+        init_args = interpreter.invoke(interpreter.functions["get_init_inputs"], [], {})
+        inputs = interpreter.invoke(interpreter.functions["get_inputs"], [], {})
     except (_Stop, RecursionError, ArithmeticError, LookupError, TypeError, ValueError, AttributeError):
         return None
-    if isinstance(inputs, tuple):
-        inputs = list(inputs)
+    init_args, inputs = (list(v) if isinstance(v, tuple) else v for v in (init_args, inputs))
+    if not isinstance(init_args, list) or not all(init_order._plain(a) for a in init_args):
+        return None
     if not isinstance(inputs, list) or not all(isinstance(i, _Tensor) and i.shape is not None or init_order._plain(i)
                                                for i in inputs):
         return None

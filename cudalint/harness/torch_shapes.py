@@ -32,6 +32,7 @@ class _NotKnown(Exception):
 
 
 _REQUIRED = object()
+_UNSET = object()  # a keepdim not given (False, but torch tells it from one given)
 FLOAT_DTYPES = {"float32", "float16", "bfloat16", "float64"}
 
 
@@ -204,7 +205,7 @@ def _reduced(tensor: TensorType, dim: object, keepdim: object, dtype: str | None
         dims = tuple(range(ndim))
     else:
         dims = _dims(dim, ndim)
-    keep = _bool(keepdim)
+    keep = keepdim is not _UNSET and _bool(keepdim)
     shape = tuple((1 if keep else None) if axis in dims else size for axis, size in enumerate(tensor.shape))
     return TensorType(tuple(s for s in shape if s is not None), dtype)
 
@@ -214,6 +215,8 @@ def _reduction(b: dict) -> TensorType:
     dtype = b["dtype"].name if isinstance(b.get("dtype"), DType) else tensor.dtype
     if b.get("dtype") is not None and not isinstance(b.get("dtype"), DType):
         raise _NotKnown
+    if b["dim"] is None and b["keepdim"] is not _UNSET:
+        raise _NotKnown  # torch has no whole-tensor reduction taking keepdim
     return _reduced(tensor, b["dim"], b["keepdim"], dtype, empty_means_all=True)
 
 
@@ -719,7 +722,7 @@ for _name, _dtype in (("float", "float32"), ("half", "float16"), ("double", "flo
 _define(("to", "type"), ("input", ("*", None), ("dtype", None), ("non_blocking", False), ("copy", False),
                          ("device", None), ("memory_format", None)), _to)
 _define(("sum", "mean", "nansum", "nanmean", "amax", "amin", "logsumexp", "prod"),
-        ("input", ("dim", None), ("keepdim", False), ("dtype", None)), _reduction)
+        ("input", ("dim", None), ("keepdim", _UNSET), ("dtype", None)), _reduction)
 _define(("argmax", "argmin"), ("input", ("dim", None), ("keepdim", False)), _index_reduction)
 _define(("all", "any"), ("input", ("dim", None), ("keepdim", False)), _bool_reduction)
 _define(("var", "std"), ("input", ("dim", None), ("unbiased", None), ("keepdim", False), ("correction", None)),
