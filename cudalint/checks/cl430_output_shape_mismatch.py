@@ -15,14 +15,13 @@ Only when the reference is known: `--reference`, `--problems` with a run file, o
 from __future__ import annotations
 
 import ast
-import os
 from collections.abc import Iterator
 
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
 from cudalint.findings import Finding
-from cudalint.harness.forward import line_location, node_location, record_unit, reference_of
-from cudalint.harness.output_shape import Output, problem_at, problem_of_module, solution_output
+from cudalint.harness.forward import line_location, node_location, record_unit
+from cudalint.harness.output_shape import Output, problem_of, solution_reading
 
 
 @rule("CL430", "output-shape-mismatch", "error",
@@ -33,18 +32,11 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
     solution = state.solution
     if not last or solution is None or not solution.is_kernelbench or solution.model_new is None:
         return
-    reference = reference_of(ctx)
-    if reference is None:
-        return
-    module = ctx.document.python_module
-    if os.path.abspath(reference.path) == os.path.abspath(ctx.document.path):
-        problem = problem_of_module(module) if "Model" in solution.classes else None
-    else:
-        problem = problem_at(reference.path)
+    problem = problem_of(ctx)
     if problem is None or problem.output is None:
         return
-    mine = solution_output(module, solution.imports, problem, state.units)
-    expected = problem.output
+    reading = solution_reading(ctx)
+    mine, expected = reading.output, problem.output
     if mine is None or mine.shape == expected.shape:
         return
     inputs = ", ".join(_shape(i.shape) for i in problem.inputs if hasattr(i, "shape"))

@@ -27,7 +27,7 @@ from functools import lru_cache
 from cudalint.harness import init_order
 from cudalint.harness.init_order import UNKNOWN, _Container, _Dotted, _Interpreter, _Object, _Stop, _Tensor
 from cudalint.harness.kernelbench import ImportMap, read_python
-from cudalint.harness.shapes import ShapeEnv
+from cudalint.harness.shapes import ShapeEnv, TensorArgument
 from cudalint.harness.torch_shapes import DType, TensorType, ValuesIndices, apply_op, is_tensor, known_op
 from cudalint.model import ir
 
@@ -437,27 +437,11 @@ class _WrapperEnv(ShapeEnv):
     """A C++ function's constants with its parameters bound to the Python arguments' values."""
 
     def __init__(self, function: ir.Function, outer, tensors: dict, scalars: dict, evaluator) -> None:
-        super().__init__(function, outer, {ref: t.shape for ref, t in tensors.items()})
+        super().__init__(function, outer, {ref: t.shape for ref, t in tensors.items()}, scalars)
         self.tensors = tensors  # parameter ref -> _Shaped
-        self.scalars = scalars  # parameter ref -> int, float, bool or a tuple of them
         self.evaluator = evaluator
 
     def value(self, expr: ir.Expr | None, depth: int = 0):
-        if isinstance(expr, ir.Name) and expr.ref in self.scalars:
-            value = self.scalars[expr.ref]
-            return value if isinstance(value, (int, float)) else None
-        if isinstance(expr, ir.Index) and isinstance(expr.base, ir.Name) and expr.base.ref in self.scalars:
-            sequence, index = self.scalars[expr.base.ref], self.value(expr.index, depth + 1)
-            if isinstance(sequence, tuple) and isinstance(index, int) and 0 <= index < len(sequence):
-                return sequence[index]
-            return None
-        if isinstance(expr, ir.Index) and isinstance(expr.base, ir.Name):
-            base = self.resolve(expr.base)
-            if isinstance(base, ir.Call) and base.callee == "sizes" and base.receiver is not None:
-                shape, index = self.shape(base.receiver), self.value(expr.index, depth + 1)
-                if shape is not None and isinstance(index, int) and -len(shape) <= index < len(shape):
-                    return shape[index]
-                return None
         if isinstance(expr, ir.Call) and expr.callee in ("size", "dim", "numel") and expr.receiver is not None \
                 and self.shape(expr.receiver) is None:
             return None
@@ -479,8 +463,11 @@ class WrapperEvaluator:
                 if function.body is not None and not function.is_device_code:
                     self.functions.setdefault(function.name, []).append((function, facts))
         self.depth = 0
+        self.calls: dict[str, list[list]] = {}  # the arguments of each call from Python, in order
 
     def call(self, name: str, args: list) -> _Shaped | None:
+        if self.depth == 0:
+            self.calls.setdefault(name, []).append([_argument_value(a) for a in args])
         found = self.functions.get(name, [])
         if len(found) != 1 or self.depth >= _MAX_CPP_DEPTH:
             return None
@@ -728,10 +715,71 @@ def problem_at(path: str) -> Problem | None:
     return _problem_cached(os.path.abspath(path), mtime)
 
 
-def solution_output(module: ast.Module, imports: ImportMap, problem: Problem, units: list) -> Output | None:
-    """What `ModelNew(*init_args).forward(*inputs)` of the solution returns, its compiled functions read
-    from the parsed CUDA/C++ `units` (UnitFacts)."""
+@dataclass
+class SolutionReading:
+    output: Output | None  # what forward returns
+    calls: dict[str, list[list]]  # bound function -> the arguments of each call (see `_argument_value`)
+
+
+def read_solution(module: ast.Module, imports: ImportMap, problem: Problem, units: list) -> SolutionReading:
+    """`ModelNew(*init_args).forward(*inputs)` of the solution, its compiled functions read from the parsed
+    CUDA/C++ `units` (UnitFacts)."""
     evaluator = WrapperEvaluator(units)
     interpreter = ShapeInterpreter(module, imports, evaluator.call)
-    return _output(_evaluate_forward(interpreter, "ModelNew", problem.init_args,
-                                     [_fresh(i) for i in problem.inputs]))
+    value = _evaluate_forward(interpreter, "ModelNew", problem.init_args, [_fresh(i) for i in problem.inputs])
+    return SolutionReading(_output(value), evaluator.calls)
+
+
+def problem_of(ctx) -> Problem | None:
+    """The reference problem of the document being linted (`harness.forward.reference_of`), read: the
+    file's own `get_inputs` (and `class Model`, if any) when the reference is the file itself."""
+    from cudalint.harness.forward import reference_of
+
+    reference = reference_of(ctx)
+    if reference is None:
+        return None
+    if os.path.abspath(reference.path) != os.path.abspath(ctx.document.path):
+        return problem_at(reference.path)
+    return problem_of_module(ctx.document.python_module)
+
+
+def solution_reading(ctx) -> SolutionReading | None:
+    """`read_solution` of the document at its reference problem, with the units parsed so far (built once
+    per number of units: rules on an early unit see the calls, the last one the whole output)."""
+    from cudalint.harness.forward import state_of
+
+    state = state_of(ctx.document)
+    key = ("solution_reading", len(state.units))
+    if key not in state.cache:
+        solution = state.solution
+        problem = problem_of(ctx) if solution is not None and solution.model_new is not None else None
+        state.cache[key] = read_solution(ctx.document.python_module, solution.imports, problem, state.units) \
+            if problem is not None else None
+    return state.cache[key]
+
+
+def reference_call_arguments(ctx) -> dict[str, dict[int, object]]:
+    """Bound function -> {position: value} for the arguments every call of it from forward gets at the
+    reference's inputs: a `TensorArgument` for a tensor of known shape, a number, a tuple of numbers."""
+    reading = solution_reading(ctx)
+    found: dict[str, dict[int, object]] = {}
+    for name, calls in (reading.calls if reading is not None else {}).items():
+        agreed = {}
+        for position, value in enumerate(calls[0]):
+            if value is not None and all(len(c) == len(calls[0]) and c[position] == value for c in calls):
+                agreed[position] = value
+        if agreed:
+            found[name] = agreed
+    return found
+
+
+def _argument_value(value: object) -> object:
+    """A call argument as the launch rules take it: a TensorArgument, a number, a tuple of numbers; None
+    when not known."""
+    if isinstance(value, _Tensor):
+        return TensorArgument(value.shape) if value.shape is not None else None
+    if isinstance(value, (bool, int, float)):
+        return value
+    if isinstance(value, (tuple, list)) and value and all(isinstance(v, (int, float)) for v in value):
+        return tuple(value)
+    return None
