@@ -28,7 +28,7 @@ from cudalint.harness import init_order
 from cudalint.harness.init_order import UNKNOWN, _Container, _Dotted, _Interpreter, _Object, _Stop, _Tensor
 from cudalint.harness.kernelbench import ImportMap, read_python
 from cudalint.harness.shapes import ShapeEnv, TensorArgument
-from cudalint.harness.torch_shapes import DType, TensorType, ValuesIndices, apply_op, is_tensor, known_op
+from cudalint.harness.torch_shapes import DType, TensorType, ValuesIndices, apply_op, known_op
 from cudalint.model import ir
 
 _MAX_CPP_DEPTH = 4
@@ -272,8 +272,11 @@ class ShapeInterpreter(_Interpreter):
             if isinstance(left, _Tensor) or isinstance(right, _Tensor):
                 return self.tensor_op("eq", [left, right], {}, node)
             return self.compare(node.ops[0], left, right)
-        self.node = node
-        return super().eval(node, env)
+        outer, self.node = self.node, node
+        try:
+            return super().eval(node, env)
+        finally:
+            self.node = outer
 
     def subscript(self, value: object, key: object) -> object:
         if isinstance(value, _Shaped):
@@ -457,7 +460,6 @@ class WrapperEvaluator:
 
     def __init__(self, units: list) -> None:
         self.functions: dict[str, list[tuple[ir.Function, object]]] = {}
-        self.programs = {}
         for facts in units:
             for function in facts.program.functions:
                 if function.body is not None and not function.is_device_code:
