@@ -27,7 +27,7 @@ from functools import lru_cache
 from cudalint.harness import init_order
 from cudalint.harness.init_order import UNKNOWN, _Container, _Dotted, _Interpreter, _Object, _Stop, _Tensor
 from cudalint.harness.kernelbench import ImportMap, read_python
-from cudalint.harness.shapes import ShapeEnv, TensorArgument
+from cudalint.harness.shapes import HostRun, ShapeEnv, TensorArgument, written_refs
 from cudalint.harness.torch_shapes import DType, TensorType, ValuesIndices, apply_op, known_op
 from cudalint.model import ir
 
@@ -492,14 +492,20 @@ class WrapperEvaluator:
             for tensor in tensors.values():
                 tensor.shape = None  # the wrapper resizes what it is given
             return None
+        assigned, _ = written_refs(function)
+        tensors = {ref: tensor for ref, tensor in tensors.items() if ref not in assigned}
         env = _WrapperEnv(function, facts.program.env(function).outer, tensors, scalars, self)
         env.unit = facts.unit
-        returns = [r for r in _reachable_returns(function.body, env) if r.value is not None]
-        if not returns:
-            return None
+        returns = [r for r in function.of_type(ir.Return) if r.value is not None]
         self.depth += 1
         try:
-            results = [self.tensor(r.value, env, 0, r.span) for r in returns]
+            run = HostRun(function, env, returns)  # the returns reached at these arguments, and the locals there
+            results = []
+            for statement in returns:
+                if id(statement) in run.states:
+                    env.state = run.states[id(statement)]
+                    results.append(self.tensor(statement.value, env, 0, statement.span))
+            env.state = None
         finally:
             self.depth -= 1
         if not results or any(not isinstance(r, _Shaped) or r.shape is None for r in results):
@@ -587,43 +593,6 @@ class WrapperEvaluator:
             return bool(expr.value)
         value = env.value(expr)
         return value if value is not None else UNKNOWN
-
-
-def _reachable_returns(statement: ir.Stmt | None, env: _WrapperEnv) -> list[ir.Return]:
-    """The return statements that can run: a branch whose condition has a known value at these
-    arguments is taken or skipped (`if (dim != x.dim() - 1) return fallback(...);`), and what follows
-    an unconditional return in a block never runs."""
-    if statement is None:
-        return []
-    if isinstance(statement, ir.Return):
-        return [statement]
-    if isinstance(statement, ir.Block):
-        found: list[ir.Return] = []
-        for inner in statement.body:
-            found += _reachable_returns(inner, env)
-            if _always_returns(inner, env):
-                break
-        return found
-    if isinstance(statement, ir.If):
-        condition = env.value(statement.cond)
-        if condition is not None:
-            return _reachable_returns(statement.then if condition else statement.otherwise, env)
-        return _reachable_returns(statement.then, env) + _reachable_returns(statement.otherwise, env)
-    return [node for node in statement.walk() if isinstance(node, ir.Return)] if not isinstance(
-        statement, (ir.ExprStmt, ir.DeclStmt)) else []
-
-
-def _always_returns(statement: ir.Stmt | None, env: _WrapperEnv) -> bool:
-    if isinstance(statement, ir.Return):
-        return True
-    if isinstance(statement, ir.Block):
-        return any(_always_returns(s, env) for s in statement.body)
-    if isinstance(statement, ir.If):
-        condition = env.value(statement.cond)
-        if condition is not None:
-            return _always_returns(statement.then if condition else statement.otherwise, env)
-        return _always_returns(statement.then, env) and _always_returns(statement.otherwise, env)
-    return False
 
 
 def _options_dtype(args: list, env: _WrapperEnv, evaluator: WrapperEvaluator, depth: int,

@@ -33,8 +33,13 @@ class ShapeEnv(ConstantEnv):
     def __init__(self, function: ir.Function, outer: ConstantEnv | None, shapes: dict[str, tuple[int, ...]],
                  scalars: dict | None = None) -> None:
         super().__init__(function, outer)
-        self.shapes = shapes  # parameter ref -> shape
-        self.scalars = scalars or {}  # parameter ref -> a number, or a tuple of them (an IntArrayRef)
+        assigned, elements = written_refs(function)
+        # a parameter the function writes has its argument's value only until then (HostRun follows it);
+        # writing a tensor's elements keeps its shape
+        self.arguments = dict(scalars or {})
+        self.shapes = {ref: shape for ref, shape in shapes.items() if ref not in assigned}  # parameter ref -> shape
+        # parameter ref -> a number, or a tuple of them (an IntArrayRef)
+        self.scalars = {ref: value for ref, value in self.arguments.items() if ref not in assigned | elements}
         self.state: dict[str, int | float | None] | None = None  # a HostRun's values at one point
 
     def value(self, expr: ir.Expr | None, depth: int = 0) -> int | float | None:
@@ -162,15 +167,15 @@ class HostRun:
     the values `env` knows: assignments and compound assignments, `++`/`--`, branches on known
     conditions (both sides otherwise, values that differ becoming unknown), loops with known bounds (a
     loop that cannot be run makes what it writes unknown), the bodies of lambdas where they are written
-    (AT_DISPATCH runs them once, there). `states`: id(launch) -> ref -> value (None: unknown); a launch
-    missing from it is not reached."""
+    (AT_DISPATCH runs them once, there). `states`: id(point) -> ref -> value (None: unknown) for each of
+    `points` (launches, return statements) reached; one missing from it is not reached."""
 
-    def __init__(self, function: ir.Function, env: ShapeEnv, launches: list[ir.Expr]) -> None:
+    def __init__(self, function: ir.Function, env: ShapeEnv, points: list[ir.Node]) -> None:
         self.env = env
-        self.launches = {id(node) for node in launches}
+        self.points = {id(node) for node in points}
         self.states: dict[int, dict] = {}
         self.steps = 0
-        self._run(function.body, {})
+        self._run(function.body, {ref: v for ref, v in env.arguments.items() if isinstance(v, (int, float))})
 
     def _value(self, expr: ir.Expr | None, state: dict):
         self.env.state = state
@@ -199,6 +204,7 @@ class HostRun:
         if isinstance(statement, ir.Return):
             if statement.value is not None:
                 self._effects(statement.value, state)
+            self._record(statement, state)
             return True
         if isinstance(statement, ir.If):
             self._effects(statement.cond, state)
@@ -254,9 +260,7 @@ class HostRun:
         for child in expr.children():
             if child is not None:
                 self._effects(child, state)
-        if id(expr) in self.launches:
-            previous = self.states.get(id(expr))
-            self.states[id(expr)] = dict(state) if previous is None else _merge([previous, state])
+        self._record(expr, state)
         if isinstance(expr, ir.Binary) and expr.is_assignment and isinstance(expr.lhs, ir.Name) and expr.lhs.ref:
             value = expr.rhs if expr.op == "=" else ir.Binary(expr.span, op=expr.op[:-1], lhs=expr.lhs, rhs=expr.rhs)
             state[expr.lhs.ref] = self._value(value, state)
@@ -268,6 +272,11 @@ class HostRun:
         elif isinstance(expr, ir.Unary) and expr.op == "&" and isinstance(expr.operand, ir.Name) and expr.operand.ref:
             state[expr.operand.ref] = None  # handed out by address: it may be written
 
+    def _record(self, point: ir.Node, state: dict) -> None:
+        if id(point) in self.points:
+            previous = self.states.get(id(point))
+            self.states[id(point)] = dict(state) if previous is None else _merge([previous, state])
+
     @staticmethod
     def _forget(statement: ir.Node, state: dict) -> None:
         for node in statement.walk():
@@ -277,6 +286,33 @@ class HostRun:
             ref = target.ref if isinstance(target, (ir.Name, ir.VarDecl)) else None
             if ref:
                 state[ref] = None
+
+
+def written_refs(function: ir.Function) -> tuple[set[str], set[str]]:
+    """(the declarations `function` assigns, increments or hands out by address; those it writes an
+    element or member of). `x = x.contiguous()` (a shape-keeping method of itself) is no write."""
+    assigned: set[str] = set()
+    elements: set[str] = set()
+    for node in function.of_type(ir.Binary, ir.Unary):
+        if isinstance(node, ir.Binary) and node.op == "=" and _keeps_itself(node):
+            continue
+        target = node.lhs if isinstance(node, ir.Binary) and node.is_assignment else \
+            node.operand if isinstance(node, ir.Unary) and node.op in ("++", "--", "post++", "post--", "&") else None
+        found = assigned
+        while isinstance(target, (ir.Member, ir.Index, ir.Cast)):
+            target = target.operand if isinstance(target, ir.Cast) else target.base
+            found = elements if found is assigned and not isinstance(target, ir.Cast) else found
+        if isinstance(target, ir.Name) and target.ref:
+            found.add(target.ref)
+    return assigned, elements
+
+
+def _keeps_itself(assignment: ir.Binary) -> bool:
+    value = assignment.rhs
+    while isinstance(value, ir.Call) and value.callee in _PASS_THROUGH and not value.args:
+        value = value.receiver
+    return isinstance(value, ir.Name) and isinstance(assignment.lhs, ir.Name) and value.ref == assignment.lhs.ref \
+        and value is not assignment.rhs
 
 
 def _merge(states: list[dict]) -> dict:
