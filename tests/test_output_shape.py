@@ -196,3 +196,23 @@ def test_a_wrapper_with_returns_of_unknown_shape_is_not_reported():
         return torch::cumsum(x, dim);
     """
     assert _shape_findings(_solution(wrapper)) == []
+
+
+def test_reassigned_tensor_locals_and_tensor_operators_are_followed():
+    wrapper = """
+        auto out = torch::cumsum(x, dim);
+        out = out.view({-1, 8});
+        return out * 2.0 + 1.0;
+    """
+    [message] = _shape_findings(_solution(wrapper))
+    assert "[8000, 8]" in message
+
+
+def test_a_parameter_the_wrapper_writes_is_followed_from_its_argument():
+    wrapper = """
+        if (dim < 0) dim += x.dim();
+        if (dim == 1) return torch::cumsum(x, dim).sum(dim, true);
+        return torch::cumsum(x, dim);
+    """
+    [message] = _shape_findings(_solution(wrapper))
+    assert "[64, 1]" in message

@@ -48,6 +48,7 @@ _CPP_DTYPES = {"kFloat": "float32", "kFloat32": "float32", "kHalf": "float16", "
 _CPP_FACTORIES = {"empty", "zeros", "ones", "full", "rand", "randn"}
 _CPP_LIKE_FACTORIES = {"empty_like", "zeros_like", "ones_like", "full_like", "rand_like", "randn_like"}
 _CPP_NEW_FACTORIES = {"new_empty", "new_zeros", "new_ones", "new_full"}
+_CPP_ARITHMETIC = {"+": "add", "-": "sub", "*": "mul", "/": "div"}  # tensor operators: broadcasting
 
 # nn layers and the functional operation they run: (operation, the layer's constructor parameters,
 # defaults that differ from the operation's)
@@ -454,6 +455,9 @@ class _WrapperEnv(ShapeEnv):
         tensor = self.evaluator.tensor(expr, self, depth)
         return tensor.shape if isinstance(tensor, _Shaped) else None
 
+    def tensor_value(self, expr: ir.Expr) -> object:
+        return self.evaluator.tensor(expr, self)
+
 
 class WrapperEvaluator:
     """The tensor a bound C++ function returns for given argument values (see the module docstring)."""
@@ -521,12 +525,18 @@ class WrapperEvaluator:
         if isinstance(expr, ir.Cast):
             return self.tensor(expr.operand, env, depth + 1, where)
         if isinstance(expr, ir.Name):
+            if env.state is not None and expr.ref in env.state:  # a local, as HostRun has it here
+                held = env.state[expr.ref]
+                return held if isinstance(held, _Shaped) else None
             if expr.ref in env.tensors:
                 tensor = env.tensors[expr.ref]
                 origin = tensor.origin or (Origin(unit=env.unit, span=where) if where else None)
                 return _Shaped(tensor.shape, tensor.dtype, origin)
             definition = env.definition(expr.ref)
             return self.tensor(definition, env, depth + 1, where) if definition is not None else None
+        if isinstance(expr, ir.Binary) and expr.op in _CPP_ARITHMETIC and "Tensor" in (expr.type or ""):
+            operands = [self.value(side, env, depth) for side in (expr.lhs, expr.rhs)]
+            return self._op(_CPP_ARITHMETIC[expr.op], operands, Origin(unit=env.unit, span=expr.span))
         if not isinstance(expr, ir.Call):
             return None
         origin = Origin(unit=env.unit, span=expr.span)

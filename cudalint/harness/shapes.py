@@ -40,11 +40,12 @@ class ShapeEnv(ConstantEnv):
         self.shapes = {ref: shape for ref, shape in shapes.items() if ref not in assigned}  # parameter ref -> shape
         # parameter ref -> a number, or a tuple of them (an IntArrayRef)
         self.scalars = {ref: value for ref, value in self.arguments.items() if ref not in assigned | elements}
-        self.state: dict[str, int | float | None] | None = None  # a HostRun's values at one point
+        self.state: dict[str, object] | None = None  # a HostRun's values at one point (numbers, tensors)
 
     def value(self, expr: ir.Expr | None, depth: int = 0) -> int | float | None:
         if isinstance(expr, ir.Name) and self.state is not None and expr.ref in self.state:
-            return self.state[expr.ref]
+            value = self.state[expr.ref]
+            return value if isinstance(value, (int, float)) else None
         if isinstance(expr, ir.Name) and expr.ref in self.scalars:
             value = self.scalars[expr.ref]
             return value if isinstance(value, (int, float)) else None
@@ -95,6 +96,9 @@ class ShapeEnv(ConstantEnv):
         if expr is None or depth > 10:
             return None
         if isinstance(expr, ir.Name):
+            if self.state is not None and expr.ref in self.state:
+                held = self.state[expr.ref]
+                return held.shape if isinstance(held, TensorArgument) else None
             if expr.ref in self.shapes:
                 return self.shapes[expr.ref]
             definition = self.definition(expr.ref)
@@ -102,6 +106,11 @@ class ShapeEnv(ConstantEnv):
         if isinstance(expr, ir.Call) and expr.callee in _PASS_THROUGH and not expr.args:
             return self.shape(expr.receiver, depth + 1)
         return None
+
+    def tensor_value(self, expr: ir.Expr) -> object:
+        """What a HostRun keeps for a tensor local assigned `expr`; None when not known."""
+        shape = self.shape(expr)
+        return TensorArgument(shape) if shape is not None else None
 
 
 @dataclasses.dataclass
@@ -184,6 +193,13 @@ class HostRun:
         finally:
             self.env.state = None
 
+    def _tensor(self, expr: ir.Expr, state: dict) -> object:
+        self.env.state = state
+        try:
+            return self.env.tensor_value(expr)
+        finally:
+            self.env.state = None
+
     def _run(self, statement: ir.Stmt | None, state: dict) -> bool:
         """Run `statement`; True when it certainly returns."""
         self.steps += 1
@@ -196,7 +212,8 @@ class HostRun:
                 if decl.init is not None:
                     self._effects(decl.init, state)
                 if decl.ref:
-                    state[decl.ref] = self._value(decl.init, state) if decl.init is not None and not decl.dims else None
+                    state[decl.ref] = None if decl.init is None or decl.dims else \
+                        self._tensor(decl.init, state) if _is_tensor(decl.type) else self._value(decl.init, state)
             return False
         if isinstance(statement, ir.ExprStmt):
             self._effects(statement.expr, state)
@@ -263,7 +280,9 @@ class HostRun:
         self._record(expr, state)
         if isinstance(expr, ir.Binary) and expr.is_assignment and isinstance(expr.lhs, ir.Name) and expr.lhs.ref:
             value = expr.rhs if expr.op == "=" else ir.Binary(expr.span, op=expr.op[:-1], lhs=expr.lhs, rhs=expr.rhs)
-            state[expr.lhs.ref] = self._value(value, state)
+            tensor = _is_tensor(expr.lhs.type)
+            state[expr.lhs.ref] = (self._tensor(value, state) if expr.op == "=" else None) if tensor else \
+                self._value(value, state)
         elif isinstance(expr, ir.Unary) and expr.op in ("++", "--", "post++", "post--") \
                 and isinstance(expr.operand, ir.Name) and expr.operand.ref:
             step = ir.Binary(expr.span, op="+" if "+" in expr.op else "-", lhs=expr.operand,
@@ -305,6 +324,10 @@ def written_refs(function: ir.Function) -> tuple[set[str], set[str]]:
         if isinstance(target, ir.Name) and target.ref:
             found.add(target.ref)
     return assigned, elements
+
+
+def _is_tensor(type_: str) -> bool:
+    return "Tensor" in type_ and "*" not in type_ and "vector" not in type_ and "optional" not in type_
 
 
 def _keeps_itself(assignment: ir.Binary) -> bool:
