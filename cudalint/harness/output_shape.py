@@ -7,9 +7,11 @@ computed from the init arguments); their `forward` then runs on the tensors `get
 a shape and a dtype. Torch calls follow the shape rules of `harness.torch_shapes`; `nn` layers map to
 their functional form; in-file helpers, submodules and `nn.Sequential` are followed. A call of a
 compiled function (`ext.fn(x, self.weight)`) evaluates the C++ function it binds: its parameters take
-the arguments' shapes and values, and what it returns is followed back through single-assignment
-locals to the allocation (`torch::empty({N, C, H, W}, x.options())`, `torch::zeros_like(x)`) or to an
-ATen call (`torch::conv2d(...)`, `x.view({...})`).
+the arguments' shapes and values, its statements run on them (`shapes.HostRun`: branches on known
+values, loops over the dimensions, reassigned locals), and what each return it reaches gives is followed
+back to the allocation (`torch::empty({N, C, H, W}, x.options())`, `torch::zeros_like(x)`), to an ATen
+call (`torch::conv2d(...)`, `x.view({...})`) or to tensor operators. The arguments of each such call
+are kept (`SolutionReading.calls`): the launch rules evaluate the C++ at them (`harness.shapes`).
 
 Anything not known exactly (a branch on an unknown value, a call that cannot be followed, a local
 written twice in C++) makes the values it touches unknown; a result is reported only when its shape
@@ -225,6 +227,14 @@ class ShapeInterpreter(_Interpreter):
             raise
 
     # ---------------------------------------------------------------------------------- values
+
+    def assign(self, target: ast.expr, value: object, env: dict) -> None:
+        if isinstance(target, ast.Attribute) and target.attr == "data":
+            owner = self.eval(target.value, env)
+            if isinstance(owner, _Tensor):  # `x.data = y` gives x y's shape
+                owner.shape = value.shape if isinstance(value, _Tensor) else None
+                return
+        super().assign(target, value, env)
 
     def truth(self, value: object) -> bool:
         if isinstance(value, _Shaped):
