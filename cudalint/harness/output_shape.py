@@ -33,7 +33,7 @@ from cudalint.harness.shapes import HostRun, ShapeEnv, TensorArgument, written_r
 from cudalint.harness.torch_shapes import DType, TensorType, ValuesIndices, apply_op, known_op
 from cudalint.model import ir
 
-_MAX_CPP_DEPTH = 4
+_MAX_CPP_DEPTH = 4  # C++ helper calls followed below a bound function
 # in-place methods that change a tensor's shape in ways the table does not follow
 _RESHAPING_IN_PLACE = {"resize_", "resize_as_", "set_", "as_strided_"}
 # container and module methods that store into their receiver
@@ -435,8 +435,8 @@ class ShapeInterpreter(_Interpreter):
             return result
         if name in ("new_empty", "new_zeros", "new_ones", "new_full", "new_tensor"):
             shape = init_order._size_args(args[:1] if name == "new_full" else args) if name != "new_tensor" else None
-            dtype = kwargs.get("dtype")
-            dtype = _dtype_value(dtype).name if isinstance(_dtype_value(dtype), DType) else tensor.dtype
+            dtype = _dtype_value(kwargs.get("dtype"))
+            dtype = dtype.name if isinstance(dtype, DType) else tensor.dtype
             return _Shaped(shape, dtype, Origin(node))
         value = super().tensor_method(tensor, name, args, kwargs, node)
         if isinstance(value, _Tensor) and not isinstance(value, _Shaped):
