@@ -1,0 +1,61 @@
+"""CL430 output-shape-mismatch (error): ModelNew's forward returns a tensor whose shape differs from the
+reference's output at the reference's inputs, so the harness rejects it before comparing a value.
+
+Both forwards are read statically at `get_init_inputs()` and `get_inputs()` (harness/output_shape.py):
+the reference's torch layers and functions by torch's shape rules, the solution's Python the same way
+and its compiled functions through their C++ (the allocation a wrapper returns, `torch::empty({N, C, H,
+W}, ...)` with its sizes evaluated, or the ATen call it returns). Reported only when both shapes are
+known exactly, on the line that makes the solution's output shape (the allocation, or the Python call),
+else on forward's line.
+
+Only when the reference is known: `--reference`, `--problems` with a run file, or the file's own
+`class Model` next to its `get_inputs`.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from cudalint.checks.context import RuleContext
+from cudalint.checks.registry import rule
+from cudalint.findings import Finding
+from cudalint.harness.forward import line_location, node_location, record_unit
+from cudalint.harness.output_shape import Output, problem_of, solution_reading
+
+
+@rule("CL430", "output-shape-mismatch", "error",
+      "ModelNew's output shape differs from the reference's at the reference's inputs (a wrong output-size "
+      "formula, a dropped or kept dimension): the harness rejects it")
+def check(ctx: RuleContext) -> Iterator[Finding]:
+    state, last = record_unit(ctx)
+    solution = state.solution
+    if not last or solution is None or not solution.is_kernelbench or solution.model_new is None:
+        return
+    problem = problem_of(ctx)
+    if problem is None or problem.output is None:
+        return
+    reading = solution_reading(ctx)
+    mine, expected = reading.output, problem.output
+    if mine is None or mine.shape == expected.shape:
+        return
+    inputs = ", ".join(_shape(i.shape) for i in problem.inputs if hasattr(i, "shape"))
+    yield ctx.finding_at(_location(ctx, mine, solution), (
+        f"ModelNew returns a tensor of shape {_shape(mine.shape)} where the reference returns "
+        f"{_shape(expected.shape)} (at the reference's inputs {inputs}): the harness compares shapes first "
+        f"and rejects the output; compute the output size as the reference's layers do (padding, stride, "
+        f"kernel size, kept or reduced dimensions)"))
+
+
+def _shape(shape: tuple[int, ...]) -> str:
+    return "[" + ", ".join(map(str, shape)) + "]"
+
+
+def _location(ctx: RuleContext, output: Output, solution):
+    origin = output.origin
+    if origin is not None and origin.span is not None and origin.unit is not None:
+        return ctx.location(origin.span, origin.unit)
+    if origin is not None and isinstance(origin.node, ast.AST) and hasattr(origin.node, "lineno"):
+        return node_location(ctx.document, origin.node)
+    forward = solution.method(solution.model_new, "forward")
+    return line_location(ctx.document, forward.lineno if forward is not None else 1)
