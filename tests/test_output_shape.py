@@ -89,6 +89,30 @@ def test_results_torch_would_not_give_are_not_known(name, args, kwargs):
     assert apply_op(name, args, kwargs) is None
 
 
+@pytest.mark.parametrize("name, args, reason", [
+    ("conv2d", [_t(1, 3, 8, 8), _t(4, 3, 3, 3), _t(8)], "expected bias to be 1-dimensional with 4 elements, but "
+                                                         "got bias of size [8]"),
+    ("conv2d", [_t(1, 3, 8, 8), _t(4, 5, 3, 3)], "weight of size [4, 5, 3, 3], expected input[1, 3, 8, 8] to have 5 "
+                                                 "channels, but got 3 channels instead"),
+    ("conv_transpose2d", [_t(1, 32, 8, 8), _t(16, 32, 3, 3)], "given transposed=1, weight of size [16, 32, 3, 3], "
+                                                              "expected input[1, 32, 8, 8] to have 16 channels"),
+    ("view", [_t(4, 3), 5, 2], "shape '[5, 2]' is invalid for input of size 12"),
+    ("linear", [_t(2, 3), _t(4, 5)], "mat1 and mat2 shapes cannot be multiplied"),
+])
+def test_calls_torch_rejects_say_why(name, args, reason):
+    """torch's own check, with the shapes it got (the words of torch's message where it has one)."""
+    reasons: list[str] = []
+    assert apply_op(name, args, {}, reasons.append) is None
+    assert len(reasons) == 1 and reasons[0].startswith(reason), reasons
+
+
+def test_unknown_is_not_a_rejection():
+    reasons: list[str] = []
+    assert apply_op("conv2d", [_t(1, 3, 8, 8), "w"], {}, reasons.append) is None  # the weight is not known
+    assert apply_op("view", [_t(4, 3), 5, -1], {}, reasons.append) is None  # -1 that cannot be inferred
+    assert reasons == []
+
+
 _PROBLEM = """
 import torch
 import torch.nn as nn

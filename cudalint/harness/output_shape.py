@@ -480,6 +480,7 @@ class WrapperEvaluator:
                     self.functions.setdefault(function.name, []).append((function, facts))
         self.depth = 0
         self.calls: dict[str, list[list]] = {}  # the arguments of each call from Python, in order
+        self.rejections: dict[tuple, Rejection] = {}  # ATen calls torch raises for, by where and why
 
     def call(self, name: str, args: list) -> _Shaped | None:
         if self.depth == 0:
@@ -580,9 +581,11 @@ class WrapperEvaluator:
             return self.call(callee, [self.value(a, env, depth) for a in expr.args])
         return None
 
-    @staticmethod
-    def _op(name: str, args: list, origin: Origin):
-        result = _as_shaped(apply_op(name, args, {}), args, origin)
+    def _op(self, name: str, args: list, origin: Origin):
+        def rejected(reason: str) -> None:
+            self.rejections.setdefault((origin.span, reason), Rejection(origin, name, reason))
+
+        result = _as_shaped(apply_op(name, args, {}, rejected), args, origin)
         return result if isinstance(result, _Shaped) and result.shape is not None else None
 
     def value(self, expr: ir.Expr, env: _WrapperEnv, depth: int) -> object:
@@ -706,10 +709,20 @@ def problem_at(path: str) -> Problem | None:
     return _problem_cached(os.path.abspath(path), mtime)
 
 
+@dataclass(frozen=True)
+class Rejection:
+    """An ATen call of a C++ wrapper that torch raises for, at the reference's inputs."""
+
+    origin: Origin  # the call
+    operation: str
+    reason: str  # what torch checks, with the shapes it gets
+
+
 @dataclass
 class SolutionReading:
     output: Output | None  # what forward returns
     calls: dict[str, list[list]]  # bound function -> the arguments of each call (see `_argument_value`)
+    rejections: list[Rejection]  # the wrappers' ATen calls torch raises for
 
 
 def read_solution(module: ast.Module, imports: ImportMap, problem: Problem, units: list) -> SolutionReading:
@@ -718,7 +731,7 @@ def read_solution(module: ast.Module, imports: ImportMap, problem: Problem, unit
     evaluator = WrapperEvaluator(units)
     interpreter = ShapeInterpreter(module, imports, evaluator.call)
     value = _evaluate_forward(interpreter, "ModelNew", problem.init_args, [_fresh(i) for i in problem.inputs])
-    return SolutionReading(_output(value), evaluator.calls)
+    return SolutionReading(_output(value), evaluator.calls, list(evaluator.rejections.values()))
 
 
 def problem_of(ctx) -> Problem | None:

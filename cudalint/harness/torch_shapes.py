@@ -31,6 +31,14 @@ class _NotKnown(Exception):
     """The result is not known exactly."""
 
 
+class Rejected(_NotKnown):
+    """torch raises for these arguments, all of them known exactly: `reason` says what torch checks."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
 _REQUIRED = object()
 _UNSET = object()  # a keepdim not given (False, but torch tells it from one given)
 FLOAT_DTYPES = {"float32", "float16", "bfloat16", "float64"}
@@ -309,7 +317,7 @@ def _view(b: dict) -> TensorType:
             raise _NotKnown
         sizes = tuple(total // rest if s == -1 else s for s in sizes)
     if math.prod(sizes) != total:
-        raise _NotKnown
+        raise Rejected(f"shape '{list(sizes)}' is invalid for input of size {total}")
     return TensorType(sizes, tensor.dtype)
 
 
@@ -481,8 +489,11 @@ def _baddbmm(b: dict) -> TensorType:
 
 def _linear(b: dict) -> TensorType:
     tensor, weight = _tensor(b["input"]), _tensor(b["weight"])
-    if not tensor.shape or len(weight.shape) not in (1, 2) or tensor.shape[-1] != weight.shape[-1]:
+    if not tensor.shape or len(weight.shape) not in (1, 2):
         raise _NotKnown
+    if tensor.shape[-1] != weight.shape[-1]:
+        raise Rejected(f"mat1 and mat2 shapes cannot be multiplied (input {list(tensor.shape)}, weight "
+                       f"{list(weight.shape)})")
     out = tensor.shape[:-1] + weight.shape[:-1]
     if b["bias"] is not None and broadcast(_tensor(b["bias"]).shape, out) != out:
         raise _NotKnown
@@ -530,7 +541,8 @@ def _spatial(tensor: TensorType, dims: int) -> tuple[tuple[int, ...], tuple[int,
 def _check_bias(bias: object, channels: int) -> None:
     """A convolution's bias: None, or one value per output channel (else torch raises)."""
     if bias is not None and _tensor(bias).shape != (channels,):
-        raise _NotKnown
+        raise Rejected(f"expected bias to be 1-dimensional with {channels} elements, but got bias of size "
+                       f"{list(_tensor(bias).shape)}")
 
 
 def _conv(dims: int) -> Callable[[dict], TensorType]:
@@ -538,9 +550,11 @@ def _conv(dims: int) -> Callable[[dict], TensorType]:
         tensor, weight = _tensor(b["input"]), _tensor(b["weight"])
         lead, spatial = _spatial(tensor, dims)
         groups = _int(b["groups"])
-        if len(weight.shape) != dims + 2 or groups <= 0 or lead[-1] != weight.shape[1] * groups \
-                or weight.shape[0] % groups:
+        if len(weight.shape) != dims + 2 or groups <= 0 or weight.shape[0] % groups:
             raise _NotKnown
+        if lead[-1] != weight.shape[1] * groups:
+            raise Rejected(f"weight of size {list(weight.shape)}, expected input{list(tensor.shape)} to have "
+                           f"{weight.shape[1] * groups} channels, but got {lead[-1]} channels instead")
         kernel = weight.shape[2:]
         stride, dilation = _ints(b["stride"], dims), _ints(b["dilation"], dims)
         padding = b["padding"]
@@ -566,8 +580,12 @@ def _conv_transpose(dims: int) -> Callable[[dict], TensorType]:
         tensor, weight = _tensor(b["input"]), _tensor(b["weight"])
         lead, spatial = _spatial(tensor, dims)
         groups = _int(b["groups"])
-        if len(weight.shape) != dims + 2 or groups <= 0 or lead[-1] != weight.shape[0] or weight.shape[0] % groups:
+        if len(weight.shape) != dims + 2 or groups <= 0 or weight.shape[0] % groups:
             raise _NotKnown
+        if lead[-1] != weight.shape[0]:
+            raise Rejected(f"given transposed=1, weight of size {list(weight.shape)}, expected input"
+                           f"{list(tensor.shape)} to have {weight.shape[0]} channels, but got {lead[-1]} channels "
+                           f"instead")
         kernel = weight.shape[2:]
         stride, padding = _ints(b["stride"], dims), _ints(b["padding"], dims)
         output_padding, dilation = _ints(b["output_padding"], dims), _ints(b["dilation"], dims)
@@ -780,9 +798,11 @@ def known_op(name: str) -> bool:
     return name in _TABLE
 
 
-def apply_op(name: str, args: list, kwargs: dict) -> TensorType | tuple | None:
+def apply_op(name: str, args: list, kwargs: dict, rejected: Callable[[str], None] | None = None
+             ) -> TensorType | tuple | None:
     """The result of torch's `name(*args, **kwargs)` (a method's receiver is the first argument);
-    None when not known exactly."""
+    None when not known exactly. When torch would raise for arguments all known exactly, `rejected` is
+    called with what torch checks, and the result is None too."""
     entry = _TABLE.get(name)
     if entry is None:
         return None
@@ -809,5 +829,9 @@ def apply_op(name: str, args: list, kwargs: dict) -> TensorType | tuple | None:
         return None  # too many arguments, an argument given twice or one torch does not take
     try:
         return rule(bound)
+    except Rejected as error:
+        if rejected is not None:
+            rejected(error.reason)
+        return None
     except (_NotKnown, ZeroDivisionError, OverflowError, ValueError, TypeError, IndexError):
         return None

@@ -1,0 +1,43 @@
+"""CL431 aten-call-rejected (error): an ATen call in the C++ wrapper that torch raises for at the
+reference's inputs: a convolution whose input has another number of channels than its weight expects
+(a transposed convolution's weight read as `[out, in, ...]`), a bias of the wrong size, a `view` whose
+sizes do not match the elements, a `linear` whose input and weight cannot be multiplied.
+
+The wrapper is evaluated as CL430 evaluates it (harness/output_shape.py): the arguments forward passes at
+`get_init_inputs()` and `get_inputs()`, the C++ host code stepped through, torch's shape rules
+(harness/torch_shapes.py) applied to each ATen call. Reported only when every shape the check needs is
+known exactly, on the call. Only when the reference is known.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from cudalint.checks.context import RuleContext
+from cudalint.checks.registry import rule
+from cudalint.findings import Finding
+from cudalint.harness.forward import record_unit
+from cudalint.harness.output_shape import problem_of, solution_reading
+
+
+@rule("CL431", "aten-call-rejected", "error",
+      "an ATen call in the C++ wrapper gets arguments torch rejects at the reference's inputs (channels, bias "
+      "size, view sizes): the first forward raises")
+def check(ctx: RuleContext) -> Iterator[Finding]:
+    state, last = record_unit(ctx)
+    solution = state.solution
+    if not last or solution is None or not solution.is_kernelbench or solution.model_new is None:
+        return
+    problem = problem_of(ctx)
+    reading = solution_reading(ctx) if problem is not None else None
+    if reading is None:
+        return
+    inputs = ", ".join("[" + ", ".join(map(str, i.shape)) + "]" for i in problem.inputs if hasattr(i, "shape"))
+    for rejection in reading.rejections:
+        origin = rejection.origin
+        if origin.span is None or origin.unit is None:
+            continue
+        yield ctx.finding_at(ctx.location(origin.span, origin.unit), (
+            f"at the reference's inputs ({inputs}), `{rejection.operation}` gets arguments torch rejects: "
+            f"{rejection.reason}; forward raises a RuntimeError before any kernel runs (check the layout and "
+            f"sizes the wrapper passes, e.g. a transposed convolution's weight is [in, out / groups, ...])"))
