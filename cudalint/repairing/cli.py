@@ -367,8 +367,10 @@ def _report_repair(outcome: RepairOutcome, plan: OutputPlan, say: _Output, perf:
     if outcome.status == "already clean":
         say(f"{path}: {outcome.not_written} ({_nothing_to_repair(perf)})")
         return
-    failures = f", {_plural(len(outcome.gpu_reports_before), 'GPU report')}" if outcome.gpu_reports_before else ""
-    say(f"{path}: {_counts(outcome.findings_before)}{failures} to repair")
+    parts = [_counts(outcome.findings_before)] if outcome.findings_before or not outcome.gpu_reports_before else []
+    if outcome.gpu_reports_before:
+        parts.append(_plural(len(outcome.gpu_reports_before), "GPU report"))
+    say(f"{path}: {', '.join(parts)} to repair")
     for finding in outcome.findings_before:
         say(_finding_line(finding))
     for report in outcome.gpu_reports_before:
