@@ -10,27 +10,28 @@ so that the file stays one valid translation unit with many distinct kernels, la
 - `py`: one `.py` solution, the corpus `.py` files cycled, each with its own `load_inline` module (its
   module-level Python names and its CUDA names suffixed, as above), the last copy's `ModelNew` the graded one.
 Each size is linted in a fresh process (warmed up on a small file first) with `lint_source`: the median of
-`--repeat` runs, the time per MB, the peak RSS of the process and its growth over the warmed-up process,
+`--repeat` runs of wall and CPU time, the CPU time per MB (less disturbed than wall time where other
+processes share the cores), the peak RSS of the process and its growth over the warmed-up process,
 and the number of findings (which should grow with the size, about linearly). `--cli` also times one
 `cudalint check` of each file (a new process: start-up included). `--checkout DIR` measures another
 checkout's code on the same files (its compiled parts built), for a before/after table. `--profile SIZE`
-lints that size once under cProfile and prints the 40 most expensive functions by cumulative time.
+lints that size once under a sampling profiler and prints where the time goes (see `profile`).
 """
 
 from __future__ import annotations
 
 import argparse
-import cProfile
 import multiprocessing
 import os
-import pstats
 import re
 import resource
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from collections import Counter
 from pathlib import Path
 
 REPOSITORY = Path(__file__).resolve().parents[1]
@@ -130,27 +131,31 @@ def _measure(root: str, path: str, repeat: int, connection) -> None:
 
     tune_garbage_collector()
     text = Path(path).read_text()
-    lint_source(_warm_up(path), filename="warm" + Path(path).suffix)
+    _warm_up(path)
     base_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    times, findings = [], []
+    times, cpu_times, findings = [], [], []
     for _ in range(repeat):
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), time.process_time()
         findings = lint_source(text, filename=path)
         times.append(time.perf_counter() - start)
+        cpu_times.append(time.process_time() - cpu_start)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     codes: dict[str, int] = {}
     for finding in findings:
         codes[finding.code] = codes.get(finding.code, 0) + 1
-    connection.send((statistics.median(times), base_rss, peak, codes))
+    connection.send((statistics.median(times), statistics.median(cpu_times), base_rss, peak, codes))
 
 
-def _warm_up(path: str) -> str:
-    source = _sources(Path(path).suffix.lstrip("."))[0]
-    return source
+def _warm_up(path: str) -> None:
+    """Lint one corpus file of the same kind first: stub headers, preludes and the parser pool are ready."""
+    from cudalint import lint_source
+
+    suffix = Path(path).suffix
+    lint_source(_sources(suffix.lstrip("."))[0], filename="warm" + suffix)
 
 
-def measure(root: str, path: str, repeat: int) -> tuple[float, int, int, dict[str, int]]:
-    """Median seconds, warmed-up and peak RSS (KiB), findings per code, in a fresh process."""
+def measure(root: str, path: str, repeat: int) -> tuple[float, float, int, int, dict[str, int]]:
+    """Median wall and CPU seconds, warmed-up and peak RSS (KiB), findings per code, in a fresh process."""
     mine, theirs = multiprocessing.Pipe()
     process = multiprocessing.Process(target=_measure, args=(root, path, repeat, theirs))
     process.start()
@@ -167,14 +172,53 @@ def time_cli(root: str, path: str) -> float:
 
 
 def profile(root: str, path: str) -> None:
+    """Sample the lint thread's stack every 2 ms while it lints `path` once; print each function's share
+    of the samples, inclusive (on the stack) and self (on top). cProfile's overhead per call distorts
+    this code's many small calls, and the lint runs on a thread of its own, which cProfile does not see."""
     sys.path.insert(0, root)
     from cudalint import lint_source
+    from cudalint.engine import _lint_thread, tune_garbage_collector
 
-    text = Path(path).read_text()
-    lint_source(_warm_up(path), filename="warm" + Path(path).suffix)
-    profiler = cProfile.Profile()
-    profiler.runcall(lint_source, text, filename=path)
-    pstats.Stats(profiler).sort_stats("cumulative").print_stats(40)
+    tune_garbage_collector()
+    _warm_up(path)
+    target = _lint_thread._thread.ident
+    inclusive: Counter[str] = Counter()
+    own: Counter[str] = Counter()
+    samples = 0
+    done = threading.Event()
+
+    def sample() -> None:
+        nonlocal samples
+        while not done.is_set():
+            frame, seen = sys._current_frames().get(target), set()
+            if frame is not None:
+                samples += 1
+                own[_frame_name(frame)] += 1
+            while frame is not None:
+                name = _frame_name(frame)
+                if name not in seen:
+                    seen.add(name)
+                    inclusive[name] += 1
+                frame = frame.f_back
+            time.sleep(0.002)
+
+    sampler = threading.Thread(target=sample)
+    sampler.start()
+    start = time.perf_counter()
+    lint_source(Path(path).read_text(), filename=path)
+    seconds = time.perf_counter() - start
+    done.set()
+    sampler.join()
+    print(f"{path}: {seconds:.2f} s, {samples} samples")
+    for title, counts in (("inclusive", inclusive), ("self", own)):
+        print(f"  {title}:")
+        for name, count in counts.most_common(40):
+            print(f"    {100 * count / max(samples, 1):5.1f}%  {count / max(samples, 1) * seconds:7.2f} s  {name}")
+
+
+def _frame_name(frame) -> str:
+    code = frame.f_code
+    return f"{code.co_filename.rsplit('cudalint/', 1)[-1]}:{code.co_firstlineno}({code.co_name})"
 
 
 def parse_size(text: str) -> int:
@@ -203,25 +247,25 @@ def main() -> None:
             profile(args.checkout, str(path))
         return
     print(f"checkout {args.checkout}, median of {args.repeat}")
-    print("| file | bytes | kernels | lint s | s per MB | peak RSS MB | RSS growth MB | findings |"
+    print("| file | bytes | kernels | lint s | CPU s | CPU s per MB | peak RSS MB | RSS growth MB | findings |"
           + (" check s |" if args.cli else ""))
-    print("| --- | --- | --- | --- | --- | --- | --- | --- |" + (" --- |" if args.cli else ""))
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |" + (" --- |" if args.cli else ""))
     for kind in args.kind.split(","):
         per_mb = []
         for size_text in args.sizes.split(","):
             text = builders[kind](parse_size(size_text))
             path = directory / f"scaling_{size_text}.{kind}"
             path.write_text(text)
-            seconds, base, peak, codes = measure(args.checkout, str(path), args.repeat)
+            seconds, cpu, base, peak, codes = measure(args.checkout, str(path), args.repeat)
             megabytes = len(text.encode()) / 1e6
-            per_mb.append(seconds / megabytes)
-            row = (f"| {path.name} | {len(text.encode())} | {text.count('__global__')} | {seconds:.2f} | "
-                   f"{seconds / megabytes:.2f} | {peak / 1024:.0f} | {(peak - base) / 1024:.0f} | "
+            per_mb.append(cpu / megabytes)
+            row = (f"| {path.name} | {len(text.encode())} | {text.count('__global__')} | {seconds:.2f} | {cpu:.2f} | "
+                   f"{cpu / megabytes:.2f} | {peak / 1024:.0f} | {(peak - base) / 1024:.0f} | "
                    f"{sum(codes.values())} |")
             if args.cli:
                 row += f" {time_cli(args.checkout, str(path)):.2f} |"
             print(row, flush=True)
-        print(f"{kind}: time per MB, largest/smallest: {per_mb[-1] / per_mb[0]:.2f}", flush=True)
+        print(f"{kind}: CPU time per MB, largest/smallest: {per_mb[-1] / per_mb[0]:.2f}", flush=True)
 
 
 if __name__ == "__main__":
