@@ -347,7 +347,8 @@ def _lint_with_progress(files: list[str], per_file: list[LintOptions], jobs: int
         return list(progress)
 
 
-def _fixed_files(results: list[FileResult], per_file: list[LintOptions], unsafe: bool) -> Iterator[tuple[FileResult, FixReport]]:
+def _fixed_files(results: list[FileResult], per_file: list[LintOptions],
+                 unsafe: bool) -> Iterator[tuple[FileResult, FixReport]]:
     """Each file that its checked fixes change, with the fixes' report."""
     from cudalint.fixes import default_linter, fix_source
 
