@@ -237,8 +237,15 @@ def main() -> None:
     parser.add_argument("--keep", metavar="DIR", help="write the generated files there and keep them")
     args = parser.parse_args()
     multiprocessing.set_start_method("spawn")
-    directory = Path(args.keep or tempfile.mkdtemp(prefix="cudalint-scaling-"))
-    directory.mkdir(parents=True, exist_ok=True)
+    if args.keep:
+        Path(args.keep).mkdir(parents=True, exist_ok=True)
+        run_benchmark(args, Path(args.keep))
+    else:
+        with tempfile.TemporaryDirectory(prefix="cudalint-scaling-") as directory:
+            run_benchmark(args, Path(directory))
+
+
+def run_benchmark(args: argparse.Namespace, directory: Path) -> None:
     builders = {"cu": build_cu, "py": build_py}
     if args.profile:
         for kind in args.kind.split(","):
