@@ -13,7 +13,9 @@ import re
 import sys
 import traceback
 from enum import Enum
-from typing import Annotated, NoReturn, Optional
+from collections import Counter
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Annotated, NoReturn, Optional
 
 import typer
 
@@ -23,6 +25,9 @@ from cudalint.config import ConfigError, LintOptions, find_config, load_config, 
 from cudalint.engine import (MAX_FILE_BYTES, FileResult, InputError, default_jobs, exceeds, expand_paths,
                              iter_lint_each, read_source, selected_rules, tune_garbage_collector)
 from cudalint.prefilter import INCOMPLETE
+
+if TYPE_CHECKING:
+    from cudalint.fixes import FixReport
 
 _DUNDER = re.compile(r"(?<![`\w])(__\w+__)(?![`\w])")  # __launch_bounds__ would render as bold
 
@@ -243,6 +248,11 @@ def check(
     unsafe_fixes: Annotated[bool, typer.Option("--unsafe-fixes", help="With --fix, also apply the fixes marked "
                                                                       "unsafe (they can change what correct code "
                                                                       "does).")] = False,
+    diff: Annotated[bool, typer.Option("--diff", help="Print what --fix would change, as a unified diff per file, "
+                                                      "instead of the findings, and write nothing; exit 1 when "
+                                                      "there are changes.")] = False,
+    show_fixes: Annotated[bool, typer.Option("--show-fixes", help="With --fix or --diff, list the findings fixed "
+                                                                  "per file and rule.")] = False,
 ) -> None:
     """Check CUDA sources (.cu, .cuh) and Python files with embedded CUDA for bugs."""
     if show_statistics and output_format not in (OutputFormat.text, OutputFormat.json):  # tables, not findings
@@ -257,8 +267,8 @@ def check(
         _fail(str(error))
 
     if "-" in paths:
-        if paths != ["-"] or fix:
-            _fail("`-` (standard input) is checked alone, and without --fix")
+        if paths != ["-"] or fix or diff:
+            _fail("`-` (standard input) is checked alone, and without --fix or --diff")
         result, text, stdin_options = _lint_stdin(stdin_filename or "stdin.cu", config, no_config, command_line)
         _write(_render([result], output_format.value, stdin_options, show_statistics, quiet, color,
                        sources={result.path: text}))
@@ -280,17 +290,21 @@ def check(
             traceback.print_exc()
         _fail(f"internal error: {type(error).__name__}: {error} (set CUDALINT_DEBUG=1 for the traceback; "
               f"please report it)")
-    if fix:
-        _apply_fixes(linted, per_file, unsafe_fixes)
+    if diff:
+        changed = _show_diffs(linted, per_file, unsafe_fixes, show_fixes)
+    elif fix:
+        _apply_fixes(linted, per_file, unsafe_fixes, show_fixes)
     input_errors = [result.error for result in results if result.error is not None]
     for message in input_errors:
         _error(message)
     if not results and not input_errors:
         sys.stderr.write("cudalint: warning: no .cu, .cuh or .py files found in the given paths\n")
 
-    _write(_render(results, output_format.value, options, show_statistics, quiet, color))
+    if not diff:  # the diff is the output
+        _write(_render(results, output_format.value, options, show_statistics, quiet, color))
     batch = any(os.path.isdir(path) for path in existing)
-    if batch and output_format is OutputFormat.text and not quiet and not show_statistics and len(results) > 1:
+    if batch and output_format is OutputFormat.text and not quiet and not show_statistics and len(results) > 1 \
+            and not diff:
         from cudalint.prefilter import summarize
         from cudalint.report.text import render_batch_summary
 
@@ -301,6 +315,8 @@ def check(
         _error(f"{path}: the analysis did not complete (CL900), so the file was not fully checked")
     if input_errors or incomplete:
         raise typer.Exit(EXIT_ERROR)
+    if diff:
+        raise typer.Exit(EXIT_FINDINGS if changed and not exit_zero else EXIT_OK)
     if not exit_zero and any(exceeds(r.findings, o.fail_on) for r, o in zip(linted, per_file)):
         raise typer.Exit(EXIT_FINDINGS)
     raise typer.Exit(EXIT_OK)
@@ -332,31 +348,61 @@ def _lint_with_progress(files: list[str], per_file: list[LintOptions], jobs: int
         return list(progress)
 
 
-def _apply_fixes(results: list[FileResult], per_file: list[LintOptions], unsafe: bool) -> None:
-    """Rewrite each file with its checked fixes; its result then holds the findings that remain."""
+def _fixed_files(results: list[FileResult], per_file: list[LintOptions],
+                 unsafe: bool) -> Iterator[tuple[FileResult, FixReport]]:
+    """Each file that its checked fixes change, with the fixes' report."""
     from cudalint.fixes import default_linter, fix_source
-    from cudalint.repairing.loop import atomic_write
 
-    fixed = files = 0
     linters = {}  # one per configuration
     for result, options in zip(results, per_file):
         if result.error is not None or not any(f.fix is not None for f in result.findings):
             continue
         if id(options) not in linters:
             linters[id(options)] = default_linter(options)
-        lint = linters[id(options)]
-        report = fix_source(read_source(result.path), result.path, lint, unsafe=unsafe)
-        if not report.changed:
-            continue
+        report = fix_source(read_source(result.path), result.path, linters[id(options)], unsafe=unsafe)
+        if report.changed:
+            yield result, report
+
+
+def _apply_fixes(results: list[FileResult], per_file: list[LintOptions], unsafe: bool, show_fixes: bool) -> None:
+    """Rewrite each file with its checked fixes; its result then holds the findings that remain."""
+    from cudalint.repairing.loop import atomic_write
+
+    fixed = []
+    for result, report in _fixed_files(results, per_file, unsafe):
         try:
             atomic_write(result.path, report.text, like=result.path)
         except OSError as error:
             result.error = f"{result.path}: cannot write the fixes: {error.strerror or error}"
             continue
         result.findings = report.findings_after
-        fixed += len(report.applied)
-        files += 1
-    sys.stderr.write(f"cudalint: fixed {fixed} finding{'s' * (fixed != 1)} in {files} file{'s' * (files != 1)}\n")
+        fixed.append((result.path, report))
+    sys.stderr.write(_fixes_summary("fixed", fixed, show_fixes))
+
+
+def _show_diffs(results: list[FileResult], per_file: list[LintOptions], unsafe: bool, show_fixes: bool) -> bool:
+    """Print the unified diff of each file's checked fixes, writing nothing; whether any file would change."""
+    from cudalint.repairing.loop import unified_diff
+
+    changed = []
+    for result, report in _fixed_files(results, per_file, unsafe):
+        _write(unified_diff(result.path, report.original, report.text))
+        changed.append((result.path, report))
+    sys.stderr.write(_fixes_summary("would fix", changed, show_fixes))
+    return bool(changed)
+
+
+def _fixes_summary(verb: str, reports: list[tuple[str, FixReport]], show_fixes: bool) -> str:
+    """`cudalint: fixed 3 findings in 2 files`, with `show_fixes` then the count per file and rule."""
+    count = sum(len(report.applied) for _, report in reports)
+    lines = [f"cudalint: {verb} {count} finding{'s' * (count != 1)} in {len(reports)} "
+             f"file{'s' * (len(reports) != 1)}{':' if show_fixes and reports else ''}"]
+    if show_fixes:
+        for path, report in reports:
+            lines.append(f"  {path}:")
+            per_rule = Counter((fixed.finding.code, fixed.finding.name) for fixed in report.applied)
+            lines += [f"    {number} × {code} ({name})" for (code, name), number in sorted(per_rule.items())]
+    return "\n".join(lines) + "\n"
 
 
 def _render(results: list[FileResult], fmt: str, options: LintOptions, show_statistics: bool,

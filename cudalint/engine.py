@@ -21,7 +21,7 @@ from cudalint.checks.context import RuleContext, UnitFacts
 from cudalint.checks.registry import Rule, all_rules, find_rule, matches, selects
 from cudalint.config import ConfigError, LintOptions, options_by_nearest_config
 from cudalint.findings import Finding, Location, Severity
-from cudalint.frontend import LoweredUnit, lower_unit, prepare_workspace
+from cudalint.frontend import HostDefinitions, LoweredUnit, lower_unit, prepare_workspace
 from cudalint.model.program import build_program
 from cudalint.sources import SUFFIXES, SourceDocument, load_document
 from cudalint.suppressions import apply_suppressions, parse_suppressions, problems
@@ -284,10 +284,12 @@ def _lint_document(document: SourceDocument, options: LintOptions, directory: st
 def _unit_facts(document: SourceDocument, directory: str | None, findings: list[Finding]) -> Iterator[UnitFacts]:
     # the CUDA units first: a C++ unit that only declares functions they define is read from them
     lowered: dict[int, LoweredUnit] = {}
+    definitions: HostDefinitions | None = None  # of all the CUDA units, made for the first C++ unit
     for unit in sorted(document.units, key=lambda u: u.language != "cuda"):
         try:
-            cuda_units = [lowered[id(u)] for u in document.units if u.language == "cuda" and id(u) in lowered]
-            lowered[id(unit)] = lower_unit(unit, directory, cuda_units)
+            if unit.language != "cuda" and definitions is None:
+                definitions = HostDefinitions([lowered[id(u)] for u in document.units if id(u) in lowered])
+            lowered[id(unit)] = lower_unit(unit, directory, definitions or ())
         except Exception as error:  # noqa: BLE001 - a frontend bug must not stop the other files
             findings.append(_internal_error(document, error))
     for unit in document.units:

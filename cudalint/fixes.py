@@ -6,9 +6,9 @@ exclusive; a column counts characters of its line (column len(line) + 1 is the e
 
 `apply_fixes` only edits text. A fix is all or nothing: its edits are applied together or not at all. The
 findings are taken in position order; a fix whose edits overlap an edit already taken (or each other) is
-skipped; two fixes making the identical edit share it. The edits taken are applied from the end of the
-text backwards, so earlier positions stay valid; an insertion at the start of a replaced range goes before
-the replacement.
+skipped; two fixes making the identical edit share it. The edits taken are applied in one pass, in
+position order, all positions being those of the original text; an insertion at the start of a replaced
+range goes before the replacement.
 
 `fix_source` is the checked version that `cudalint check --fix` and model-less `cudalint repair` use: it
 lints, applies the fixes, and re-lints. A fix is kept only when the fixed text (1) has no more compile
@@ -112,11 +112,12 @@ def apply_fix_edits(text: str, findings: Iterable[Finding]) -> EditOutcome:
             continue
         taken.extend(e for e in edits if e not in taken)
         outcome.applied.append(finding)
-    new_text = text
-    for start, end, replacement in sorted(taken, key=lambda e: (e[0], e[1]), reverse=True):
-        new_text = new_text[:start] + replacement + new_text[end:]
-    outcome.text = new_text
     outcome.edits = sorted(taken, key=lambda e: (e[0], e[1]))
+    pieces, position = [], 0  # joined once: a copy of the text per edit grows with the square of the size
+    for start, end, replacement in outcome.edits:
+        pieces += [text[position:start], replacement]
+        position = end
+    outcome.text = "".join(pieces) + text[position:]
     return outcome
 
 

@@ -14,6 +14,7 @@ import re
 import tokenize
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import NamedTuple
 
 from cudalint import pyast
@@ -22,6 +23,16 @@ from cudalint.caching import Analysed
 CUDA_SUFFIXES = (".cu", ".cuh")
 PYTHON_SUFFIXES = (".py",)
 SUFFIXES = CUDA_SUFFIXES + PYTHON_SUFFIXES
+
+
+def with_lines(matches: Iterable[re.Match], text: str) -> Iterator[tuple[re.Match, int]]:
+    """Each of `matches` (in `text`, in order) with the 1-based line it starts on, counting the text's
+    newlines once in all (a count from the start per match grows with the square of the text)."""
+    line, position = 1, 0
+    for match in matches:
+        line += text.count("\n", position, match.start())
+        position = match.start()
+        yield match, line
 
 
 class Position(NamedTuple):
@@ -118,6 +129,11 @@ class CudaUnit:
     def __post_init__(self) -> None:
         self._line_starts = [0] + [match.end() for match in re.finditer("\n", self.text)]
 
+    @cached_property
+    def lines(self) -> list[str]:
+        """`text.splitlines()`, made once: rules read lines of a function, a span or a finding."""
+        return self.text.splitlines()
+
     def to_file(self, line: int, column: int) -> Position:
         """Map a 1-based (line, byte column) of this unit to the 1-based position in the input file."""
         if self.char_positions is None:
@@ -147,8 +163,9 @@ class SourceDocument(Analysed):
     python_module: ast.Module | None = None
     analyses: dict = field(default_factory=dict, repr=False)  # see `Analysed`
 
-    @property
+    @cached_property
     def lines(self) -> list[str]:
+        """`text.splitlines()`, made once (a rule asks for one line per finding)."""
         return self.text.splitlines()
 
 

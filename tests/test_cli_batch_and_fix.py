@@ -58,3 +58,37 @@ def test_without_fix_the_file_is_untouched(tmp_path: Path) -> None:
     path.write_text(FLOOR_GRID)
     run(str(path))
     assert path.read_text() == FLOOR_GRID
+
+
+def test_diff_prints_what_fix_would_change_and_writes_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "k.cu"
+    path.write_text(FLOOR_GRID)
+    result = run("--diff", str(path))
+    assert result.exit_code == 1
+    assert path.read_text() == FLOOR_GRID
+    removed = [line for line in result.stdout.splitlines() if line.startswith("-") and not line.startswith("---")]
+    added = [line for line in result.stdout.splitlines() if line.startswith("+") and not line.startswith("+++")]
+    assert removed == ["-    scale<<<n / threads, threads>>>(x, a, n);"]
+    assert added == ["+    scale<<<(n + threads - 1) / threads, threads>>>(x, a, n);"]
+    assert "CL204" not in result.stdout  # the diff replaces the findings
+    assert "would fix 1 finding in 1 file" in result.stderr
+
+
+def test_diff_of_a_file_without_fixes_is_empty_and_exits_0(tmp_path: Path) -> None:
+    path = tmp_path / "k.cu"
+    path.write_text(CLEAN)
+    result = run("--diff", str(path))
+    assert (result.exit_code, result.stdout) == (0, "")
+    assert run("--diff", "--exit-zero", str(tmp_path / "missing.cu")).exit_code == 2
+
+
+def test_show_fixes_lists_the_fixed_findings_per_file_and_rule(tmp_path: Path) -> None:
+    path = tmp_path / "k.cu"
+    path.write_text(FLOOR_GRID)
+    (tmp_path / "clean.cu").write_text(CLEAN)
+    fixed = run("--fix", "--show-fixes", str(tmp_path))
+    assert fixed.exit_code == 0
+    assert fixed.stderr.splitlines()[-3:] == [
+        "cudalint: fixed 1 finding in 1 file:", f"  {path}:", "    1 × CL204 (grid-undercoverage)"]
+    path.write_text(FLOOR_GRID)
+    assert run("--fix", str(tmp_path)).stderr.splitlines()[-1] == "cudalint: fixed 1 finding in 1 file"

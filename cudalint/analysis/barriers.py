@@ -135,7 +135,7 @@ class _Accesses:
     def __init__(self, program: Program, cfg: FunctionCFG) -> None:
         self.program = program
         self.cfg = cfg
-        self.by_ref = {a.decl.ref: a for a in program.shared_arrays if a.decl.ref}
+        self.by_ref = program.shared_by_ref
         self.found: list[SharedAccess] = []
 
     def collect(self) -> list[SharedAccess]:
@@ -1561,9 +1561,8 @@ class SyncAnalysis:
     def value_dependent(self, function: ir.Function) -> set[str]:
         found = self._value_dependent.get(id(function))
         if found is None:
-            shared = {a.decl.ref for a in self.program.shared_arrays if a.decl.ref}
             found = self._value_dependent[id(function)] = value_dependent_refs(
-                function, self.uniformity.of(function), shared)
+                function, self.uniformity.of(function), self.program.shared_refs)
         return found
 
     def block_shape(self, function: ir.Function) -> BlockShape:
@@ -1573,7 +1572,7 @@ class SyncAnalysis:
         return found
 
     def _block_shape(self, function: ir.Function) -> BlockShape:
-        sites = [s for s in self.program.launches if s.kernel_name == function.name] if function.is_kernel else []
+        sites = self.program.launches_of(function.name) if function.is_kernel else []
         used_threads, used_blocks = set(), set()
         for reached in self.reachable(function):
             for node in reached.of_type(ir.Member, ir.Call):

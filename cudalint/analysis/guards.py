@@ -337,7 +337,7 @@ def shared_parameters(program: Program) -> dict[str, SharedArray]:
 
 
 def _bind_shared_parameters(program: Program) -> dict[str, SharedArray]:
-    shared = {s.decl.ref: s for s in program.shared_arrays if s.decl.ref}
+    shared = program.shared_by_ref
     bound: dict[str, set] = {}
     for caller in program.functions:
         if caller.body is None:
@@ -370,9 +370,9 @@ class _AccessCollector:
         self.function = function
         self.env = env
         self.params = {p.ref: p for p in function.params if p.ref}
-        self.shared = {s.decl.ref: s for s in program.shared_arrays if s.decl.ref}
+        self.shared = program.shared_by_ref
         self.shared_params = shared_parameters(program) if not function.is_kernel else {}
-        self.globals = {g.ref: g for g in program.globals if g.ref}
+        self.globals = program.globals_by_ref
         self.locals: dict[str, ir.VarDecl] = {}
         if function.body is not None:
             for node in function.of_type(ir.VarDecl):

@@ -62,13 +62,23 @@ class LaunchLinks:
     def __init__(self, program: Program) -> None:
         self.program = program
         self.links: list[LaunchLink] = [self._link(site) for site in program.launches]
+        self._by_kernel: dict[int, list[LaunchLink]] = {}
+        self._by_node: dict[int, LaunchLink] = {}
+        for link in self.links:
+            if link.kernel is not None:
+                self._by_kernel.setdefault(id(link.kernel), []).append(link)
+            self._by_node.setdefault(id(link.site.node), link)
 
     @staticmethod
     def of(program: Program) -> LaunchLinks:
         return program.analysis(LaunchLinks)
 
     def of_kernel(self, kernel: ir.Function) -> list[LaunchLink]:
-        return [link for link in self.links if link.kernel is kernel]
+        return self._by_kernel.get(id(kernel), [])
+
+    def of_node(self, node: ir.Expr) -> LaunchLink | None:
+        """The link of a launch site's node (the ir.Launch, or the cooperative launch's ir.Call)."""
+        return self._by_node.get(id(node))
 
     def block_sizes(self, kernel: ir.Function) -> list[Dim3]:
         """The distinct known block sizes the kernel is launched with in this unit; with no launch with a

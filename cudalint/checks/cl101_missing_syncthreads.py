@@ -70,7 +70,7 @@ def _barrier_fix(ctx: RuleContext, statement: ir.Span) -> Fix | None:
     only when the re-lint shows the race gone and no new finding (a barrier that lands under a
     thread-dependent branch would be CL102), so the placement can stay simple."""
     line = ctx.location(statement).line
-    lines = ctx.document.text.splitlines()
+    lines = ctx.document.lines
     if not 0 < line <= len(lines):
         return None
     text = lines[line - 1]

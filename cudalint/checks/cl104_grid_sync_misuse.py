@@ -20,7 +20,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
     for function in analysis.roots:
         if not function.is_kernel:
             continue
-        launches = [s for s in program.launches if s.kernel_name == function.name]
+        launches = program.launches_of(function.name)
         plain = [s for s in launches if not s.cooperative]
         if not plain:
             continue  # cooperative launches only, or no launch in this unit: nothing to say

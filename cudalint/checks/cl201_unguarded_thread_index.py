@@ -25,8 +25,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
     for function in program.functions:
         if not function.is_device_code or function.body is None:
             continue
-        kernels = [function] if function.is_kernel else [
-            k for k in program.kernels if function in program.reachable_functions(k)]
+        kernels = [function] if function.is_kernel else program.kernels_reaching(function)
         guards = analysis.guards(function)
         provenance = analysis.provenance(function)
         call_sites_bound = set() if function.is_kernel else _bound_at_every_call(program, function, analysis)
@@ -73,13 +72,10 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
 def _bound_at_every_call(program, function: ir.Function, analysis: GuardAnalysis) -> set[str]:
     """Grid axes bounded by the guards around every call of a device function (`if (i < n) f(x, y)`)."""
     common: set[str] | None = None
-    for caller in program.functions:
-        if caller.body is None or caller is function:
-            continue
-        for node in caller.of_type(ir.Call):
-            if node.receiver is None and node.callee == function.name:
-                axes, _ = analysis.provenance(caller).bounded(analysis.guards(caller).comparisons(node))
-                common = set(axes) if common is None else common & axes
+    for caller, node in program.calls_to(function.name):
+        if caller is not function:
+            axes, _ = analysis.provenance(caller).bounded(analysis.guards(caller).comparisons(node))
+            common = set(axes) if common is None else common & axes
     return common or set()
 
 
@@ -205,7 +201,7 @@ def _fixes(ctx: RuleContext, kernel: ir.Function, unguarded: list[tuple[Access, 
     parents = _parents(kernel.body)
     first = min((access for access, _ in unguarded), key=lambda a: (a.node.span.line, a.node.span.column))
     chain = _ancestors(first.node, parents)
-    text = ctx.facts.unit.text
+    lines = ctx.facts.unit.lines
     for block, statement in _block_positions(chain):
         start = statement.span
         if any((d.end_line, d.end_column) > (start.line, start.column) for d in declared_at):
@@ -217,7 +213,7 @@ def _fixes(ctx: RuleContext, kernel: ir.Function, unguarded: list[tuple[Access, 
         covered = [access for access, _ in unguarded
                    if _within(access.node.span, start, region[-1].span)]
         begin = ctx.location(ir.Span(start.line, start.column, start.line, start.column))
-        end_line, end_column = _statement_end(text, region[-1])
+        end_line, end_column = _statement_end(lines, region[-1])
         end = ctx.location(ir.Span(end_line, end_column, end_line, end_column))
         indent = " " * (begin.column - 1)
         guard = (Edit(begin.line, begin.column, begin.line, begin.column, f"if ({condition}) {{\n{indent}"),
@@ -308,9 +304,9 @@ def _within(span: ir.Span, start: ir.Span, last: ir.Span) -> bool:
         (span.end_line, span.end_column) <= (last.end_line, last.end_column)
 
 
-def _statement_end(text: str, stmt: ir.Stmt) -> tuple[int, int]:
-    """The unit position just past `stmt`, including a `;` that its extent leaves out."""
-    lines = text.split("\n")
+def _statement_end(lines: list[str], stmt: ir.Stmt) -> tuple[int, int]:
+    """The unit position just past `stmt`, including a `;` that its extent leaves out (given the unit's
+    lines)."""
     line, column = stmt.span.end_line, stmt.span.end_column
     if 1 <= line <= len(lines):
         raw = lines[line - 1].encode("utf-8")

@@ -137,8 +137,7 @@ def _finding(ctx: RuleContext, comparison: Comparison, subject: ir.Expr, limit: 
 
 
 def _operator_fix(ctx: RuleContext, node: ir.Binary, replacement: str) -> Fix | None:
-    text = ctx.facts.unit.text
-    lines = text.split("\n")
+    lines = ctx.facts.unit.lines
     start_line, start_column = node.lhs.span.end_line, node.lhs.span.end_column
     end_line, end_column = node.rhs.span.line, node.rhs.span.column
     for line in range(start_line, end_line + 1):

@@ -140,8 +140,8 @@ def _fix(ctx: RuleContext, short: list[GridAxis]) -> Fix | None:
         division = grid_axis.division
         if division is None or division.op != "/":
             return None
-        text = ctx.facts.unit.text
-        lhs, rhs = _operand(division.lhs, text), _operand(division.rhs, text)
+        lines = ctx.facts.unit.lines
+        lhs, rhs = _operand(division.lhs, lines), _operand(division.rhs, lines)
         if not lhs or not rhs:
             return None
         location = ctx.location(division.span)
@@ -152,8 +152,8 @@ def _fix(ctx: RuleContext, short: list[GridAxis]) -> Fix | None:
     return Fix("round the grid up: (size + block - 1) / block", tuple(edits))
 
 
-def _operand(expr: ir.Expr, unit_text: str) -> str:
-    text = " ".join(_source(unit_text, expr.span).split())
+def _operand(expr: ir.Expr, lines: list[str]) -> str:
+    text = " ".join(_source(lines, expr.span).split())
     if not text:
         return ""
     inner = strip(expr)
@@ -162,9 +162,8 @@ def _operand(expr: ir.Expr, unit_text: str) -> str:
     return f"({text})"
 
 
-def _source(unit_text: str, span: ir.Span) -> str:
-    """The unit's text of a span (clang columns count bytes)."""
-    lines = unit_text.split("\n")
+def _source(lines: list[str], span: ir.Span) -> str:
+    """The unit's text of a span, given the unit's lines (clang columns count bytes)."""
     if not (1 <= span.line <= span.end_line <= len(lines)):
         return ""
     if span.line == span.end_line:

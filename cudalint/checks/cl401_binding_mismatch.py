@@ -40,7 +40,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
 def _facts_for(state, text: str | None, language: str) -> UnitFacts | None:
     if text is None:
         return None
-    return next((f for f in state.units if f.unit.text == text and f.unit.language == language), None)
+    return state.unit_with_text(text, language)
 
 
 def _clean(facts: UnitFacts | None) -> bool:

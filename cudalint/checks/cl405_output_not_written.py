@@ -23,6 +23,7 @@ from cudalint.checks.registry import rule
 from cudalint.findings import Finding
 from cudalint.model import ir
 from cudalint.model.program import Program
+from cudalint.sources import CudaUnit
 
 _UNINITIALIZED = {"empty", "empty_like", "empty_strided"}
 # methods that only read a tensor's metadata (or hand out a read-only view of it)
@@ -40,7 +41,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
     for function in program.functions:
         if function.body is None or function.is_device_code:
             continue
-        complete = _launches_complete(ctx.facts.unit.text, function)
+        complete = _launches_complete(ctx.facts.unit, function)
         for decl in _allocations(function):
             uses = _uses(function, decl)
             if uses is None:
@@ -67,11 +68,10 @@ def _allocations(function: ir.Function) -> list[ir.VarDecl]:
     return found
 
 
-def _launches_complete(text: str, function: ir.Function) -> bool:
+def _launches_complete(unit: CudaUnit, function: ir.Function) -> bool:
     """Whether every `<<<` launch written in the function is in its model (a launch inside a lambda
     that is called in place, as AT_DISPATCH does, may not be)."""
-    lines = text.splitlines()
-    body = "\n".join(lines[function.span.line - 1: function.span.end_line])
+    body = "\n".join(unit.lines[function.span.line - 1: function.span.end_line])
     written = body.count("<<<")
     modelled = len(function.of_type(ir.Launch))
     lambda_calls = any(n.callee == "operator()" and n.receiver is None for n in function.of_type(ir.Call))
@@ -118,10 +118,9 @@ def _uses(function: ir.Function, decl: ir.VarDecl) -> tuple[list[tuple[ir.Launch
 
 def _check_launches(ctx: RuleContext, program: Program, links: LaunchLinks, decl: ir.VarDecl,
                     launch_args: list[tuple[ir.Launch, int]]) -> Iterator[Finding]:
-    by_node = {id(link.site.node): link for link in links.links}
     resolved: list[tuple[LaunchLink, ir.Function, int]] = []
     for launch, position in launch_args:
-        link = by_node.get(id(launch))
+        link = links.of_node(launch)
         kernel = link.kernel if link is not None else None
         if link is None or kernel is None or kernel.body is None or position >= len(kernel.params):
             return  # a kernel cudalint cannot see might write it

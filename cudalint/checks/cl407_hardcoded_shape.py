@@ -22,9 +22,12 @@ from cudalint.findings import Finding
 from cudalint.harness.forward import node_location, record_unit, reference_of
 from cudalint.model import ir
 from cudalint.model.ir import Span
+from cudalint.model.program import Program
+from cudalint.sources import with_lines
 
 _INTEGER_LITERAL = re.compile(r"^\(?\s*(\d+)\s*[uUlL]*\s*\)?$")
 _IDENTIFIER = re.compile(r"^[A-Za-z_]\w*$")
+_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\b", re.MULTILINE)
 
 
 def distinctive(value: int) -> bool:
@@ -52,7 +55,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
 
 def _cuda_literals(ctx: RuleContext, sizes: set[int]) -> Iterator[Finding]:
     program = ctx.program
-    unit_text = ctx.facts.unit.text
+    unit_lines = ctx.facts.unit.lines
     reported_macros: set[str] = set()
     excluded: set[int] = set()
     for function in program.functions:
@@ -74,11 +77,11 @@ def _cuda_literals(ctx: RuleContext, sizes: set[int]) -> Iterator[Finding]:
                 continue
             if node.value not in sizes:
                 continue
-            text = node.text.strip() or _span_text(unit_text, node.span)
+            text = node.text.strip() or _span_text(unit_lines, node.span)
             if _INTEGER_LITERAL.match(text):
                 yield ctx.finding(node.span, _message(None, node.value))
             elif _IDENTIFIER.match(text) and text not in reported_macros:
-                line = _define_line(unit_text, text)
+                line = program.analysis(_define_lines).get(text)
                 if line is not None:
                     reported_macros.add(text)
                     yield ctx.finding(Span(line, 1, line, 2), _message(text, node.value))
@@ -91,17 +94,19 @@ def _literal_value(expr: ir.Expr | None) -> int | None:
     return None
 
 
-def _span_text(text: str, span: Span) -> str:
-    """The unit text a one-line span covers (a macro name, where clang gives no text)."""
-    lines = text.splitlines()
+def _span_text(lines: list[str], span: Span) -> str:
+    """The unit text a one-line span covers (a macro name, where clang gives no text), given its lines."""
     if span.line != span.end_line or not 0 < span.line <= len(lines):
         return ""
     return lines[span.line - 1][span.column - 1 : span.end_column - 1].strip()
 
 
-def _define_line(text: str, name: str) -> int | None:
-    match = re.search(rf"^[ \t]*#[ \t]*define[ \t]+{re.escape(name)}\b", text, re.MULTILINE)
-    return text.count("\n", 0, match.start()) + 1 if match else None
+def _define_lines(program: Program) -> dict[str, int]:
+    """The line of each macro's first `#define` in the unit, from one scan of its text."""
+    found: dict[str, int] = {}
+    for match, line in with_lines(_DEFINE.finditer(program.unit.text), program.unit.text):
+        found.setdefault(match.group(1), line)
+    return found
 
 
 def _message(name: str | None, value: int) -> str:

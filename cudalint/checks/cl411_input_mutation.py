@@ -94,7 +94,7 @@ def _cpp_writes(ctx: RuleContext, positions: dict[str, set[int]]) -> Iterator[Fi
                 continue
             if links is None:
                 links, analysis = LaunchLinks.of(program), GuardAnalysis.of(program)
-            link = next((k for k in links.links if k.site.node is node), None)
+            link = links.of_node(node)
             kernel = link.kernel if link is not None else None
             if kernel is None or kernel.body is None:
                 continue

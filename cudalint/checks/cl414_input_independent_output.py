@@ -116,7 +116,7 @@ def _constant_wrappers(ctx: RuleContext, called: set[str | None]) -> Iterator[Fi
             if isinstance(init, ir.Name) and init.ref in tensors:
                 tensors.add(decl.ref)
         if not _only_shapes_and_pointers(function.body, tensors, None) or not _uses_modelled(
-                ctx.facts.unit.text, function, tensors):
+                ctx.facts.unit.lines, function, tensors):
             continue
         pointers = {d.ref for d in function.of_type(ir.VarDecl)
                     if d.init is not None and any(isinstance(n, ir.Call) and data_pointer_of(n) in tensors
@@ -125,7 +125,7 @@ def _constant_wrappers(ctx: RuleContext, called: set[str | None]) -> Iterator[Fi
             links, analysis = LaunchLinks.of(program), GuardAnalysis.of(program)
         reads = False
         for launch in launches:
-            link = next((k for k in links.links if k.site.node is launch), None)
+            link = links.of_node(launch)
             kernel = link.kernel if link is not None else None
             if kernel is None or kernel.body is None:
                 reads = True  # a kernel cudalint cannot see may read anything
@@ -144,14 +144,14 @@ def _constant_wrappers(ctx: RuleContext, called: set[str | None]) -> Iterator[Fi
                 f"sizes): the result is written from constants, whatever the inputs hold"))
 
 
-def _uses_modelled(text: str, function: ir.Function, tensors: set[str]) -> bool:
+def _uses_modelled(unit_lines: list[str], function: ir.Function, tensors: set[str]) -> bool:
     """Whether every mention of the tensors in the function's text is in its model (an expression the
     front end could not type, `torch::conv2d(x, w)` missing from the stubs, is left out of it)."""
     declared = [d.name for d in function.of_type(ir.VarDecl) if d.ref in tensors]
     names = {p.name for p in function.params if p.ref in tensors} | set(declared)
     modelled = len(declared) + sum(1 for n in function.body.walk() if isinstance(n, ir.Name) and n.ref in tensors)
     span = function.body.span
-    lines = text.splitlines()[span.line - 1: span.end_line]
+    lines = unit_lines[span.line - 1: span.end_line]
     if lines:
         lines[0] = lines[0][span.column - 1:]  # from the body's brace: the parameter list is not a use
     written = sum(len(re.findall(rf"\b{re.escape(name)}\b", line)) for name in names for line in lines)

@@ -14,7 +14,7 @@ from cudalint.model.ir import Span
       "an included header cudalint does not model: parsed as empty, compile checks that need it are skipped")
 def check(ctx: RuleContext) -> Iterator[Finding]:
     for header, line in ctx.facts.lowered.unknown_headers:
-        text_line = ctx.facts.unit.text.splitlines()[line - 1]
+        text_line = ctx.facts.unit.lines[line - 1]
         column = text_line.find(header) + 1 or 1
         yield ctx.finding(Span(line, column, line, column + len(header)),
                           f"header <{header}> is not known to cudalint and not found next to the file; it is "

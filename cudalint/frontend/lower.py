@@ -17,7 +17,7 @@ from cudalint.frontend.clang_api import (CHILDREN, END, INDEX, KIND, OPERATOR, R
                                          line_starts, location, main_file_bounds, referenced, result_type, size_of,
                                          spelling, type_spelling, unary_operator_spelling, usr)
 from cudalint.frontend.parse import Diagnostic, ParsedUnit, parse_unit
-from cudalint.frontend.prototypes import from_definitions
+from cudalint.frontend.prototypes import HostDefinitions, from_definitions
 from cudalint.model import ir
 from cudalint.sources import CudaUnit
 
@@ -75,10 +75,11 @@ class LoweredUnit:
     prototypes: list[ir.Function] = field(default_factory=list)  # declarations without a body (`body` None)
 
 
-def lower_unit(unit: CudaUnit, directory: str | None = None, cuda_units: Sequence[LoweredUnit] = ()) -> LoweredUnit:
+def lower_unit(unit: CudaUnit, directory: str | None = None,
+               cuda_units: Sequence[LoweredUnit] | HostDefinitions = ()) -> LoweredUnit:
     """Parse and lower `unit`; `directory` is where its file lives, for relative includes. `cuda_units`, the
-    file's CUDA units already lowered, spare the parse of a C++ unit that only declares functions they
-    define (see `prototypes`)."""
+    file's CUDA units already lowered (or their `HostDefinitions`, made once for all the file's C++ units),
+    spare the parse of a C++ unit that only declares functions they define (see `prototypes`)."""
     if unit.language == "c++" and cuda_units:
         prototypes = from_definitions(unit, cuda_units)
         if prototypes is not None:

@@ -21,7 +21,7 @@ from pathlib import PurePosixPath
 import clang.cindex as ci
 
 from cudalint.frontend.clang_api import diagnostics, reparse
-from cudalint.sources import CudaUnit
+from cudalint.sources import CudaUnit, with_lines
 
 VIRTUAL_INCLUDE_DIR = "/__cudalint__/include"
 _VIRTUAL_UNKNOWN_DIR = "/__cudalint__/unknown"
@@ -541,11 +541,11 @@ def main_file_name(language: str) -> str:
 def _unknown_headers(text: str, directory: str | None) -> list[tuple[str, int]]:
     known = _stub_names()
     unknown = []
-    for match in _INCLUDE.finditer(text):
+    for match, line in with_lines(_INCLUDE.finditer(text), text):
         name = match.group(1).strip()
         if name in known or not name or name.endswith(("/", "\\")):
             continue  # a name that cannot be a file is clang's "file not found" (a stand-in for it crashes libclang)
         if directory and os.path.isfile(os.path.join(directory, name)):
             continue
-        unknown.append((name, text.count("\n", 0, match.start()) + 1))
+        unknown.append((name, line))
     return unknown

@@ -45,22 +45,35 @@ _NAMESPACES = frozenset(first for first, _ in QUALIFIED_TYPES)
 _TOKEN = re.compile(r"\s+|//[^\n]*|/\*.*?\*/|(?P<token>[A-Za-z_]\w*|::|[&*<>,();])", re.DOTALL)
 
 
-def from_definitions(unit: CudaUnit, cuda_units: Sequence[LoweredUnit]) -> list[ir.Function] | None:
+class HostDefinitions:
+    """The file-scope host function definitions of a file's trusted CUDA units (see `_trusted`), by name,
+    each with its declarator's tokens and the macros of its unit; in unit order, then source order. Made
+    once per file: a file with many load_inline modules has as many C++ units to read against them."""
+
+    def __init__(self, cuda_units: Sequence[LoweredUnit]) -> None:
+        self.by_name: dict[str, list[tuple[ir.Function, list[str], set[str]]]] = {}
+        for lowered in cuda_units:
+            if _trusted(lowered):
+                macros = _macros(lowered.unit.text)
+                for name, definitions in _declarators(lowered).items():
+                    self.by_name.setdefault(name, []).extend((f, tokens, macros) for f, tokens in definitions)
+
+
+def from_definitions(unit: CudaUnit, cuda_units: Sequence[LoweredUnit] | HostDefinitions) -> list[ir.Function] | None:
     """The declarations of the C++ unit `unit` (all it holds) read from the definitions of `cuda_units`
-    (lowered CUDA units of the same file), or None when `unit` is not made only of declarations that
-    repeat one of them."""
-    if not unit.text.isascii():
+    (lowered CUDA units of the same file, or their `HostDefinitions`), or None when `unit` is not made only
+    of declarations that repeat one of them."""
+    definitions = cuda_units if isinstance(cuda_units, HostDefinitions) else HostDefinitions(cuda_units)
+    if not definitions.by_name or not unit.text.isascii():
         return None
     declarations = _declarations(unit.text)
     if not declarations:
         return None
-    definers = [(_declarators(lowered), _macros(lowered.unit.text)) for lowered in cuda_units if _trusted(lowered)]
     prototypes = []
     for declaration in declarations:
         words = {text for text, _ in declaration if _is_identifier(text)}
-        definition = next((function for declarators, macros in definers if words.isdisjoint(macros)
-                           for function, tokens in declarators.get(_name(declaration), ())
-                           if tokens == [text for text, _ in declaration]), None)
+        definition = next((function for function, tokens, macros in definitions.by_name.get(_name(declaration), ())
+                           if words.isdisjoint(macros) and tokens == [text for text, _ in declaration]), None)
         prototype = _prototype(unit, declaration, definition) if definition is not None else None
         if prototype is None:
             return None

@@ -822,7 +822,7 @@ def line_location(document, line: int):
     """The Location of a whole line of the document (leading indentation excluded)."""
     from cudalint.findings import Location
 
-    lines = document.text.splitlines()
+    lines = document.lines
     text = lines[line - 1] if 0 < line <= len(lines) else ""
     start = len(text) - len(text.lstrip()) + 1
     return Location(document.path, line, start, line, max(len(text) + 1, start + 1))
@@ -850,6 +850,21 @@ class DocumentState:
         self.cache: dict = {}
         self._solution: Solution | None = None
         self._flow: ForwardFlow | None = None
+        self._recorded: set[int] = set()  # ids of `units`: each rule records each unit
+        self._by_text: dict[tuple[str, str], object] = {}  # (text, language) -> the first unit of `units`
+        self._by_text_count = 0  # how many of `units` `_by_text` holds
+
+    def record(self, facts) -> None:
+        if id(facts) not in self._recorded:
+            self._recorded.add(id(facts))
+            self.units.append(facts)
+
+    def unit_with_text(self, text: str, language: str):
+        """The first recorded unit (UnitFacts) of that text and language, or None."""
+        for facts in self.units[self._by_text_count:]:
+            self._by_text.setdefault((facts.unit.text, facts.unit.language), facts)
+        self._by_text_count = len(self.units)
+        return self._by_text.get((text, language))
 
     @property
     def solution(self) -> Solution | None:
@@ -876,8 +891,7 @@ def record_unit(ctx) -> tuple[DocumentState, bool]:
     document's last unit (then every unit that parsed has been recorded)."""
     state = state_of(ctx.document)
     facts = ctx.facts
-    if all(f is not facts for f in state.units):
-        state.units.append(facts)
+    state.record(facts)
     return state, facts.unit is ctx.document.units[-1]
 
 

@@ -85,10 +85,73 @@ class Program(Analysed):
     def kernel_named(self, name: str) -> ir.Function | None:
         return next((f for f in self.functions_by_name.get(name, []) if f.is_kernel), None)
 
+    # The indexes below are built once per unit, on first use (after `build_program`): analyses ask them
+    # per kernel or per function, and a scan of the whole unit each time made lint time grow with the
+    # square of the file's size. Callers must not change what they return.
+
+    @cached_property
+    def shared_by_ref(self) -> dict[str, SharedArray]:
+        """The shared arrays by declaration ref (the last one of a ref, as a dict built in order keeps)."""
+        return {s.decl.ref: s for s in self.shared_arrays if s.decl.ref}
+
+    @cached_property
+    def shared_refs(self) -> frozenset[str]:
+        return frozenset(self.shared_by_ref)
+
+    @cached_property
+    def globals_by_ref(self) -> dict[str, ir.VarDecl]:
+        return {g.ref: g for g in self.globals if g.ref}
+
+    @cached_property
+    def _launches_by_name(self) -> dict[str, list[LaunchSite]]:
+        found: dict[str, list[LaunchSite]] = {}
+        for site in self.launches:
+            found.setdefault(site.kernel_name, []).append(site)
+        return found
+
+    def launches_of(self, name: str) -> list[LaunchSite]:
+        """The launch sites of the kernel named `name`, in source order."""
+        return self._launches_by_name.get(name, [])
+
+    @cached_property
+    def _calls_by_callee(self) -> dict[str, list[tuple[ir.Function, ir.Call]]]:
+        found: dict[str, list[tuple[ir.Function, ir.Call]]] = {}
+        for function in self.functions:
+            if function.body is not None:
+                for node in function.of_type(ir.Call):
+                    if node.receiver is None:
+                        found.setdefault(node.callee, []).append((function, node))
+        return found
+
+    def calls_to(self, name: str) -> list[tuple[ir.Function, ir.Call]]:
+        """(caller, call) of every plain call `name(...)` in the unit's function bodies, in source order."""
+        return self._calls_by_callee.get(name, [])
+
+    @cached_property
+    def _kernels_reaching(self) -> dict[int, list[ir.Function]]:
+        found: dict[int, list[ir.Function]] = {}
+        for kernel in self.kernels:
+            for function in self.reachable_functions(kernel):
+                found.setdefault(id(function), []).append(kernel)
+        return found
+
+    def kernels_reaching(self, function: ir.Function) -> list[ir.Function]:
+        """The kernels of the unit from which `function` is reachable (itself, for a kernel), in order."""
+        return self._kernels_reaching.get(id(function), [])
+
+    @cached_property
+    def _shared_arrays_by_function(self) -> dict[int, list[tuple[int, SharedArray]]]:
+        found: dict[int, list[tuple[int, SharedArray]]] = {}
+        for position, array in enumerate(self.shared_arrays):
+            if array.function is not None:
+                found.setdefault(id(array.function), []).append((position, array))
+        return found
+
     def shared_arrays_of(self, function: ir.Function) -> list[SharedArray]:
         """The shared arrays a kernel uses: its own and those of the device functions it calls."""
-        reachable = self.reachable_functions(function)
-        return [s for s in self.shared_arrays if s.function in reachable]
+        located = [item for reached in self.reachable_functions(function)
+                   for item in self._shared_arrays_by_function.get(id(reached), ())]
+        return [array for _, array in sorted(located, key=lambda item: item[0])]
 
     _reachable_cache: dict[int, tuple[ir.Function, ...]] = field(default_factory=dict, repr=False)
 
@@ -98,12 +161,14 @@ class Program(Analysed):
         if found is not None:
             return found
         seen: list[ir.Function] = []
+        seen_ids: set[int] = set()
         stack = [function]
         while stack:
             current = stack.pop()
-            if current in seen:
+            if id(current) in seen_ids:
                 continue
             seen.append(current)
+            seen_ids.add(id(current))
             if current.body is not None:
                 for node in current.of_type(ir.Call):
                     if node.receiver is None:
