@@ -21,7 +21,9 @@ The build cache: every `load_inline` call is routed to `CACHE/ext/<name>-<key>`,
 sources, the flags (`-lineinfo` is added to the CUDA flags, so sanitizer reports carry source lines) and
 the toolchain (torch, CUDA, TORCH_CUDA_ARCH_LIST, Python); an unchanged call finds its library there and
 ninja has nothing to do. A compile error is cached too (same key, same diagnostics, no rebuild); a build
-killed or failing without compiler diagnostics is not.
+killed or failing without compiler diagnostics is not. With `light_build` (the default of `verify`), CUDA
+sources that need nothing beyond ATen are first built with `<torch/types.h>` for `<torch/extension.h>`
+(`lighter_cuda_sources`), and as written when that fails.
 
 The result file is rewritten (atomically) at each stage, so when the process dies or hangs the parent
 still knows how far it got: `stage`, the extensions built, the trials done.
