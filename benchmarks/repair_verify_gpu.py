@@ -3,13 +3,17 @@
 The model is tests/openai_stub_server.py, answering from a script, so that the run is repeatable; what is
 real is everything else: the prompts cudalint renders, the lint of each answer, and the GPU stage (build,
 correctness against the reference, timing) of each answer that lints clean, whose reports go into the next
-prompt. The starting file is a KernelBench-style level-2 solution that lints clean and is wrong on the GPU
-(its grid covers half of the output's columns: the rest is never written). The script's answers: round 1
-fixes the grid but drops the barrier that ends each tile's reads (a race cudalint names); round 2 restores
-it.
+prompt. Two cases (`--case`):
 
-Usage (repository root, torch with CUDA, a GPU): python benchmarks/repair_verify_gpu.py --out DIR
-Writes DIR/stdout.txt, DIR/stderr.txt, DIR/transcript.jsonl, DIR/verify_records.json and DIR/summary.md.
+- `unwritten`: a KernelBench-style level-2 solution that lints clean and is wrong on the GPU (its grid
+  covers half of the output's columns). The script's answers: round 1 fixes the grid but drops the barrier
+  that ends each tile's reads (a race cudalint names); round 2 restores it.
+- `perf`: `repair --perf --verify` on a correct elementwise kernel launched with 32-thread blocks (CL503);
+  the answer launches 256-thread blocks. The input and the result are then timed by `cudalint verify`
+  (the input's build runs alongside the repair), so the speedup the advisory led to is measured.
+
+Usage (repository root, torch with CUDA, a GPU): python benchmarks/repair_verify_gpu.py --out DIR [--case perf]
+Writes DIR/stdout.txt, DIR/stderr.txt, DIR/transcript.jsonl and DIR/summary.md (perf: DIR/timing.json too).
 """
 
 from __future__ import annotations
@@ -36,7 +40,11 @@ FULL_GRID = "dim3 grid((Cn + TILE - 1) / TILE, (R + TILE - 1) / TILE);"
 TILE_END_BARRIER = "        for (int kk = 0; kk < TILE; ++kk) acc += xs[ty][kk] * ws[tx][kk];\n        __syncthreads();\n"
 
 
-def answers() -> list[str]:
+SCALE_SHIFT = os.path.join(FIXTURES, "perf", "scale_shift_32_threads.py")
+SCALE_SHIFT_REFERENCE = os.path.join(FIXTURES, "perf", "scale_shift_reference.py")
+
+
+def unwritten_answers() -> list[str]:
     start = open(START, encoding="utf-8").read()
     assert HALF_GRID in start and TILE_END_BARRIER in start
     racy = start.replace(HALF_GRID, FULL_GRID).replace(
@@ -50,27 +58,51 @@ def answers() -> list[str]:
     ]
 
 
+def perf_answers() -> list[str]:
+    start = open(SCALE_SHIFT, encoding="utf-8").read()
+    assert "const int threads = 32;" in start
+    faster = start.replace("const int threads = 32;", "const int threads = 256;").replace(
+        "# Correct, but launched with 32-thread blocks: a warp per block, far from filling an SM (CL503 with --perf).",
+        "# 256-thread blocks: eight warps per block, enough resident warps to hide memory latency.")
+    return [f"Blocks of one warp leave most of each SM idle; 256 threads per block fill it.\n\n```python\n{faster}```\n"]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", required=True)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--case", choices=("unwritten", "perf"), default="unwritten")
     args = parser.parse_args()
     out = os.path.abspath(args.out)
     work = os.path.join(out, "work")
     os.makedirs(work, exist_ok=True)
-    solution = os.path.join(work, "level_2_problem_76_sample_1_kernel.py")
-    shutil.copy(START, solution)
+    perf = args.case == "perf"
+    start, reference = (SCALE_SHIFT, SCALE_SHIFT_REFERENCE) if perf else (START, REFERENCE)
+    solution = os.path.join(work, os.path.basename(start))
+    shutil.copy(start, solution)
     script = os.path.join(out, "script.json")
-    dump_script([Reply(content=text, prompt_tokens=None, completion_tokens=None) for text in answers()], script)
+    replies = perf_answers() if perf else unwritten_answers()
+    dump_script([Reply(content=text, prompt_tokens=None, completion_tokens=None) for text in replies], script)
     server = subprocess.Popen([sys.executable, os.path.join(ROOT, "tests", "openai_stub_server.py"), script],
                               stdout=subprocess.PIPE, text=True)
     started = time.time()
+    baseline = None
     try:
         base_url = server.stdout.readline().strip()
         env = {**os.environ, "OPENAI_API_KEY": "stub-key", "OPENAI_BASE_URL": base_url, "PYTHONUNBUFFERED": "1"}
+        if perf:  # the input's build and timing alongside the repair (the repair never builds the input)
+            baseline = subprocess.Popen(_verify_command(start, reference, os.path.join(out, "input.json")), cwd=work,
+                                        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         command = [sys.executable, "-m", "cudalint", "repair", solution, "--llm", "stub-model", "--verify",
-                   "--ref", REFERENCE, "--rounds", str(args.rounds), "--out", os.path.join(out, "repaired")]
+                   "--ref", reference, "--rounds", str(args.rounds), "--out", os.path.join(out, "repaired")]
+        command += ["--perf", "--min-speedup", "0"] if perf else []
         done = subprocess.run(command, cwd=work, env=env, capture_output=True, text=True, timeout=1500)
+        if perf:
+            result = os.path.join(out, "repaired", os.path.basename(solution))
+            if os.path.exists(result):
+                subprocess.run(_verify_command(result, reference, os.path.join(out, "result.json")), cwd=work,
+                               env=env, capture_output=True, timeout=600)
+            baseline.wait(timeout=600)
     finally:
         server.kill()
     seconds = time.time() - started
@@ -81,10 +113,39 @@ def main() -> int:
     records = [json.loads(line) for line in open(transcript, encoding="utf-8")] if os.path.exists(transcript) else []
     if records:
         shutil.copy(transcript, os.path.join(out, "transcript.jsonl"))
+    text = summary(command, done.returncode, seconds, done.stdout, records)
+    if perf:
+        text += _timing_summary(out)
     with open(os.path.join(out, "summary.md"), "w", encoding="utf-8") as handle:
-        handle.write(summary(command, done.returncode, seconds, done.stdout, records))
+        handle.write(text)
     print(open(os.path.join(out, "summary.md"), encoding="utf-8").read())
     return 0 if done.returncode in (0, 1) and records else 1
+
+
+def _verify_command(solution: str, reference: str, json_path: str) -> list[str]:
+    return [sys.executable, "-m", "cudalint", "verify", solution, "--ref", reference, "--json", json_path, "--quiet"]
+
+
+def _timing_summary(out: str) -> str:
+    """The input's and the result's times from their `cudalint verify` runs, and the speedup between them."""
+    timed = {}
+    for name in ("input", "result"):
+        path = os.path.join(out, f"{name}.json")
+        if os.path.exists(path):
+            record = json.load(open(path, encoding="utf-8"))["results"][0]
+            timed[name] = {"status": record["status"], **{k: (record.get("timing") or {}).get(k) for k in ("speedup",)},
+                           "median_ms": ((record.get("timing") or {}).get("candidate") or {}).get("median_ms"),
+                           "reference_ms": ((record.get("timing") or {}).get("reference") or {}).get("median_ms")}
+    with open(os.path.join(out, "timing.json"), "w", encoding="utf-8") as handle:
+        json.dump(timed, handle, indent=1)
+    lines = ["", "Measured by `cudalint verify` (median of 100 CUDA-event timed runs, L2 flushed):", ""]
+    for name, entry in timed.items():
+        lines.append(f"- {name}: {entry['status']}, {entry['median_ms']} ms (eager PyTorch {entry['reference_ms']} "
+                     f"ms): {entry['speedup']}x the reference")
+    if all(timed.get(n, {}).get("median_ms") for n in ("input", "result")):
+        lines.append(f"- the answer is {timed['input']['median_ms'] / timed['result']['median_ms']:.2f}x faster "
+                     f"than the input")
+    return "\n".join(lines) + "\n"
 
 
 def summary(command: list[str], code: int, seconds: float, stdout: str, records: list[dict]) -> str:
@@ -108,7 +169,9 @@ def summary(command: list[str], code: int, seconds: float, stdout: str, records:
     for prompt in prompts:
         content = prompt["content"]
         drivers = [name for name, marker in (("GPU reports", "## Reports from building and running it on a GPU"),
-                                             ("lint findings", "## What cudalint f")) if marker in content]
+                                             ("lint findings", "## What cudalint f"),
+                                             ("performance advisories", "## Performance problems"))
+                   if marker in content]
         lines.append(f"- prompt of round {prompt['round']}: {', '.join(drivers) or 'neither'}")
     return "\n".join(lines) + "\n"
 
