@@ -140,8 +140,9 @@ def _timing_summary(out: str) -> str:
         json.dump(timed, handle, indent=1)
     lines = ["", "Measured by `cudalint verify` (median of 100 CUDA-event timed runs, L2 flushed):", ""]
     for name, entry in timed.items():
-        lines.append(f"- {name}: {entry['status']}, {entry['median_ms']} ms (eager PyTorch {entry['reference_ms']} "
-                     f"ms): {entry['speedup']}x the reference")
+        shown = {k: f"{v:.4g}" if isinstance(v, float) else v for k, v in entry.items()}
+        lines.append(f"- {name}: {shown['status']}, {shown['median_ms']} ms (eager PyTorch {shown['reference_ms']} "
+                     f"ms): {shown['speedup']}x the reference")
     if all(timed.get(n, {}).get("median_ms") for n in ("input", "result")):
         lines.append(f"- the answer is {timed['input']['median_ms'] / timed['result']['median_ms']:.2f}x faster "
                      f"than the input")
