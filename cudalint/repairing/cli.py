@@ -7,9 +7,10 @@ Without one, `repair` applies the checked built-in fixes only (cudalint.fixes.fi
 API key alone does not pick a model, since cudalint has no default model name.
 
 Exit codes: 0 every file ends with nothing to repair; 1 some file still has warning or error findings
-(including files whose answers were refused or not usable), or with --verify fails or is too slow on the GPU; 2 usage, configuration or input errors, a
-missing key, or a request that failed (unreachable server, HTTP errors after the retries). The report goes to stdout; with `--diff`, the diff goes to
-stdout and the report to stderr.
+(including files whose answers were refused or not usable), or with --verify fails or is too slow on the
+GPU; 2 usage, configuration or input errors, a missing key, or a request that failed (unreachable server,
+HTTP errors after the retries, a GPU check that cannot judge). The report goes to stdout; with `--diff`,
+the diff goes to stdout and the report to stderr.
 """
 
 from __future__ import annotations

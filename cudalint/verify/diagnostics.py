@@ -412,7 +412,8 @@ def candidate_reports(reports: list[SanitizerReport], source_map: SourceMap,
     kept, other = [], 0
     for report in reports:
         ours = report.kind in ("api_error", "sanitizer_unsupported") or (
-            report.file is not None and bool(source_map.locate(report.file, report.line, kernel=report.kernel_name))) or (
+            report.file is not None
+            and bool(source_map.locate(report.file, report.line, kernel=report.kernel_name))) or (
             report.kernel_name is not None and report.kernel_name in kernel_names)
         if not ours:
             other += report.count
