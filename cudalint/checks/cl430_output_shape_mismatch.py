@@ -20,35 +20,26 @@ from collections.abc import Iterator
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
 from cudalint.findings import Finding
-from cudalint.harness.forward import line_location, node_location, record_unit
-from cudalint.harness.output_shape import Output, problem_of, solution_reading
+from cudalint.harness.forward import line_location, node_location, state_of
+from cudalint.harness.output_shape import Output, complete_reading, input_shapes_text, shape_text
 
 
 @rule("CL430", "output-shape-mismatch", "error",
       "ModelNew's output shape differs from the reference's at the reference's inputs (a wrong output-size "
       "formula, a dropped or kept dimension): the harness rejects it")
 def check(ctx: RuleContext) -> Iterator[Finding]:
-    state, last = record_unit(ctx)
-    solution = state.solution
-    if not last or solution is None or not solution.is_kernelbench or solution.model_new is None:
+    read = complete_reading(ctx)
+    if read is None:
         return
-    problem = problem_of(ctx)
-    if problem is None or problem.output is None:
-        return
-    reading = solution_reading(ctx)
+    problem, reading = read
     mine, expected = reading.output, problem.output
-    if mine is None or mine.shape == expected.shape:
+    if expected is None or mine is None or mine.shape == expected.shape:
         return
-    inputs = ", ".join(_shape(i.shape) for i in problem.inputs if hasattr(i, "shape"))
-    yield ctx.finding_at(_location(ctx, mine, solution), (
-        f"ModelNew returns a tensor of shape {_shape(mine.shape)} where the reference returns "
-        f"{_shape(expected.shape)} (at the reference's inputs {inputs}): the harness compares shapes first "
-        f"and rejects the output; compute the output size as the reference's layers do (padding, stride, "
-        f"kernel size, kept or reduced dimensions)"))
-
-
-def _shape(shape: tuple[int, ...]) -> str:
-    return "[" + ", ".join(map(str, shape)) + "]"
+    yield ctx.finding_at(_location(ctx, mine, state_of(ctx.document).solution), (
+        f"ModelNew returns a tensor of shape {shape_text(mine.shape)} where the reference returns "
+        f"{shape_text(expected.shape)} (at the reference's inputs {input_shapes_text(problem)}): the harness "
+        f"compares shapes first and rejects the output; compute the output size as the reference's layers do "
+        f"(padding, stride, kernel size, kept or reduced dimensions)"))
 
 
 def _location(ctx: RuleContext, output: Output, solution):

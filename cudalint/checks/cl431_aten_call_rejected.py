@@ -16,23 +16,18 @@ from collections.abc import Iterator
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
 from cudalint.findings import Finding
-from cudalint.harness.forward import record_unit
-from cudalint.harness.output_shape import problem_of, solution_reading
+from cudalint.harness.output_shape import complete_reading, input_shapes_text
 
 
 @rule("CL431", "aten-call-rejected", "error",
       "an ATen call in the C++ wrapper gets arguments torch rejects at the reference's inputs (channels, bias "
       "size, view sizes): the first forward raises")
 def check(ctx: RuleContext) -> Iterator[Finding]:
-    state, last = record_unit(ctx)
-    solution = state.solution
-    if not last or solution is None or not solution.is_kernelbench or solution.model_new is None:
+    read = complete_reading(ctx)
+    if read is None:
         return
-    problem = problem_of(ctx)
-    reading = solution_reading(ctx) if problem is not None else None
-    if reading is None:
-        return
-    inputs = ", ".join("[" + ", ".join(map(str, i.shape)) + "]" for i in problem.inputs if hasattr(i, "shape"))
+    problem, reading = read
+    inputs = input_shapes_text(problem)
     for rejection in reading.rejections:
         origin = rejection.origin
         if origin.span is None or origin.unit is None:

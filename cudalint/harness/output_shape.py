@@ -762,6 +762,30 @@ def solution_reading(ctx) -> SolutionReading | None:
     return state.cache[key]
 
 
+def complete_reading(ctx) -> tuple[Problem, SolutionReading] | None:
+    """(the reference problem, `solution_reading`) on the document's last unit, for a KernelBench solution
+    whose reference is known: what the rules on the whole solution's shapes (CL430, CL431) read; None on
+    earlier units and otherwise. Every unit is recorded on the way (`harness.forward.record_unit`)."""
+    from cudalint.harness.forward import record_unit
+
+    state, last = record_unit(ctx)
+    solution = state.solution
+    if not last or solution is None or not solution.is_kernelbench or solution.model_new is None:
+        return None
+    problem = problem_of(ctx)
+    reading = solution_reading(ctx) if problem is not None else None
+    return (problem, reading) if reading is not None else None
+
+
+def shape_text(shape: tuple[int, ...]) -> str:
+    return "[" + ", ".join(map(str, shape)) + "]"
+
+
+def input_shapes_text(problem: Problem) -> str:
+    """The shapes of the reference's tensor inputs, for messages: `[16, 3, 64, 64], [16]`."""
+    return ", ".join(shape_text(i.shape) for i in problem.inputs if hasattr(i, "shape"))
+
+
 def reference_call_arguments(ctx) -> dict[str, dict[int, object]]:
     """Bound function -> {position: value} for the arguments every call of it from forward gets at the
     reference's inputs: a `TensorArgument` for a tensor of known shape, a number, a tuple of numbers."""
