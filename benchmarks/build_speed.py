@@ -1,14 +1,18 @@
 """Cold build time of real generated solutions in the `verify` stage: the lighter build (the CUDA unit with
-`<torch/types.h>` for `<torch/extension.h>`, redone as written when it fails) against building exactly as
-`load_inline` would, with the verdict of each (issue 24). Needs torch with CUDA and a GPU.
+only the ATen headers it uses, else `<torch/types.h>` for `<torch/extension.h>`, redone as written when it
+fails) against building exactly as `load_inline` would, with the verdict of each (issue 24). Needs torch
+with CUDA and a GPU.
 
     # pick the solutions (here): every k-th kernel the harness built, levels 1-2, from the development set
     python benchmarks/build_speed.py --pick 24 --data ../shared/data/realkernels --copy-to buildbench
+    # more of them, other than those measured before (here: level 3 too)
+    python benchmarks/build_speed.py --pick 6 --levels 1 2 3 --not-in exact.json --data ../shared/data/realkernels \
+        --copy-to buildbench
     # on the GPU machine, one call per variant (each with an empty build cache):
     python3 benchmarks/build_speed.py --data buildbench --variant light --out $OUT
-    python3 benchmarks/build_speed.py --data buildbench --variant exact --out $OUT
-    # here: the table
-    python benchmarks/build_speed.py --render light.json exact.json > benchmarks/results/build_speed.md
+    python3 benchmarks/build_speed.py --data buildbench --variant exact --out $OUT [--not-in exact.json]
+    # here: the table (several exact records are merged)
+    python benchmarks/build_speed.py --render light.json exact.json [exact-more.json] > benchmarks/results/build_speed.md
 
 Each variant runs `verify_batch` over the picked solutions with a fresh cache: 8 builds at a time (2 ninja
 jobs each on the 16 cores), then the five correctness trials of each (no timing, no lint gate: every
@@ -30,9 +34,15 @@ import time
 HEAVY = re.compile(r'#\s*include\s*[<"]torch/(?:extension|torch|all)\.h[>"]')
 
 
-def pick(data: str, count: int) -> list[dict]:
+def measured(records: list[str]) -> set[str]:
+    """The solutions the given result files hold."""
+    return {r["path"] for path in records for r in json.load(open(path, encoding="utf-8"))["results"]}
+
+
+def pick(data: str, count: int, levels=(1, 2), skip: set[str] = frozenset()) -> list[dict]:
     rows = [json.loads(line) for line in open(os.path.join(data, "labels.jsonl"), encoding="utf-8")]
-    usable = [r for r in rows if r["compiled"] and r["cause"] not in ("C", "D") and r.get("level") in (1, 2)
+    usable = [r for r in rows if r["compiled"] and r["cause"] not in ("C", "D") and r.get("level") in levels
+              and r["path"] not in skip
               and HEAVY.search(open(os.path.join(data, "kernels", r["path"]), encoding="utf-8").read())]
     usable.sort(key=lambda r: r["path"])
     step = max(1, len(usable) // count)
@@ -40,19 +50,21 @@ def pick(data: str, count: int) -> list[dict]:
 
 
 def copy(rows: list[dict], data: str, target: str) -> None:
+    """Copy the solutions and their references under `target`, adding to the labels already there."""
     for row in rows:
         for kind, relative in (("kernels", row["path"]), ("problems", row["reference"])):
             destination = os.path.join(target, kind, relative)
             os.makedirs(os.path.dirname(destination), exist_ok=True)
             shutil.copy(os.path.join(data, kind, relative), destination)
-    with open(os.path.join(target, "labels.jsonl"), "w", encoding="utf-8") as handle:
+    with open(os.path.join(target, "labels.jsonl"), "a", encoding="utf-8") as handle:
         handle.writelines(json.dumps(row) + "\n" for row in rows)
 
 
-def run(data: str, variant: str, out: str) -> str:
+def run(data: str, variant: str, out: str, skip: set[str] = frozenset()) -> str:
     from cudalint.verify.runner import Candidate, VerifyOptions, verify_batch
 
     rows = [json.loads(line) for line in open(os.path.join(data, "labels.jsonl"), encoding="utf-8")]
+    rows = [r for r in rows if r["path"] not in skip]
     candidates = [Candidate(os.path.join(data, "kernels", r["path"]), os.path.join(data, "problems", r["reference"]))
                   for r in rows]
     cache = tempfile.mkdtemp(prefix=f"cudalint-build-{variant}-")
@@ -73,9 +85,9 @@ def run(data: str, variant: str, out: str) -> str:
     return path
 
 
-def render(light_path: str, exact_path: str) -> str:
+def render(light_path: str, *exact_paths: str) -> str:
     light = {r["path"]: r for r in json.load(open(light_path, encoding="utf-8"))["results"]}
-    exact = {r["path"]: r for r in json.load(open(exact_path, encoding="utf-8"))["results"]}
+    exact = {r["path"]: r for path in exact_paths for r in json.load(open(path, encoding="utf-8"))["results"]}
     lines = ["| solution | harness | exact: build s | verdict | lighter: build s | headers used | verdict | same |",
              "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     same = 0
@@ -106,19 +118,23 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data")
     parser.add_argument("--pick", type=int)
+    parser.add_argument("--levels", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--not-in", nargs="+", default=[], metavar="RESULTS_JSON",
+                        help="leave out the solutions these result files hold")
     parser.add_argument("--copy-to")
     parser.add_argument("--variant", choices=("light", "exact"))
     parser.add_argument("--out")
-    parser.add_argument("--render", nargs=2, metavar=("LIGHT_JSON", "EXACT_JSON"))
+    parser.add_argument("--render", nargs="+", metavar="JSON", help="LIGHT_JSON EXACT_JSON [EXACT_JSON...]")
     args = parser.parse_args()
+    skip = measured(args.not_in)
     if args.render:
         sys.stdout.write(render(*args.render))
     elif args.pick:
-        rows = pick(args.data, args.pick)
+        rows = pick(args.data, args.pick, tuple(args.levels), skip)
         copy(rows, args.data, args.copy_to)
         print(f"{len(rows)} solutions copied to {args.copy_to}")
     else:
-        print(run(args.data, args.variant, args.out))
+        print(run(args.data, args.variant, args.out, skip))
     return 0
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 import sys
 import textwrap
@@ -24,7 +25,8 @@ from cudalint.verify.cli import parse_tolerances, register
 from cudalint.verify.gpus import Gpu, arch_list, detect_gpus, parse_nvidia_smi, parse_visible_devices
 from cudalint.verify.isolation import run_worker
 from cudalint.verify.runner import Candidate, VerifyOptions, collect_candidates, verify_batch
-from cudalint.verify.worker import cache_key, classify_error, lighter_cuda_sources, source_offsets, summarize
+from cudalint.verify.worker import (AtenHeaders, cache_key, classify_error, lighter_cuda_sources, minimal_cuda_sources,
+                                    source_offsets, summarize)
 
 HERE = Path(__file__).parent
 FIXTURES = HERE / "fixtures" / "verify"
@@ -923,6 +925,49 @@ def test_lighter_sources_swap_the_heavy_include_and_keep_line_numbers() -> None:
     for beyond in ("torch::nn::functional::relu(x)", "PYBIND11_MODULE(m, x) {}", "py::arg(\"x\")",
                    "torch::autograd::Variable v;"):
         assert lighter_cuda_sources([source + beyond]) is None, beyond
+
+
+def _aten_include_dir(tmp_path: Path, operators=("empty_like", "zeros")) -> AtenHeaders:
+    """A torch include directory with a few per-operator headers and torch/types.h's dtype aliases."""
+    (tmp_path / "ATen" / "ops").mkdir(parents=True)
+    for name in operators:
+        (tmp_path / "ATen" / "ops" / f"{name}.h").write_text("#pragma once\n")
+    api = tmp_path / "api"
+    (api / "torch").mkdir(parents=True)
+    (api / "torch" / "types.h").write_text("namespace torch {\nconstexpr auto kFloat32 = at::kFloat;\n"
+                                           "constexpr auto kF32 = kFloat32;\nusing namespace at;\n}\n")
+    return AtenHeaders([str(tmp_path), str(api)])
+
+
+def test_minimal_sources_include_only_the_operators_the_unit_names(tmp_path: Path) -> None:
+    aten = _aten_include_dir(tmp_path)
+    source = ("#include <torch/extension.h>\n#include <ATen/cuda/CUDAContext.h>\n"
+              "torch::Tensor f(torch::Tensor x) {\n  auto y = torch::empty_like(x);\n"
+              "  auto z = at::zeros({4}, x.options().dtype(torch::kFloat32));\n"
+              "  auto s = at::cuda::getCurrentCUDAStream();\n  return y;\n}\n")
+    preamble, [minimal] = minimal_cuda_sources([source], aten)
+    includes = re.findall(r"#include <([^>]+)>", preamble)
+    assert includes[:4] == ["ATen/core/Tensor.h", "ATen/TensorOperators.h", "ATen/ops/empty_like.h",
+                            "ATen/ops/zeros.h"]
+    assert includes[-2:] == ["cuda.h", "cuda_runtime.h"] and "ATen/Dispatch.h" not in includes
+    assert "using namespace at;" in preamble and "constexpr auto kFloat32 = at::kFloat;" in preamble
+    # the ATen-wide include is blanked, the explicit CUDA one kept, and every line keeps its number
+    assert minimal.splitlines()[:2] == ["", "#include <ATen/cuda/CUDAContext.h>"]
+    assert minimal.count("\n") == source.count("\n")
+    dispatched = minimal_cuda_sources([source + 'AT_DISPATCH_FLOATING_TYPES(x.scalar_type(), "f", [&] {});\n'], aten)
+    assert "#include <ATen/Dispatch.h>" in dispatched[0]
+
+
+def test_minimal_sources_leave_out_units_that_need_more_of_torch(tmp_path: Path) -> None:
+    aten = _aten_include_dir(tmp_path)
+    head = "#include <torch/extension.h>\ntorch::Tensor f(torch::Tensor x) { return "
+    for body in ("torch::matmul(x, x); }",  # no ATen/ops/matmul.h in this include directory
+                 "torch::indexing::Slice(); }", "x; }\nusing namespace torch;",
+                 "torch::empty_like(x, x.options().requires_grad(true)); }",  # ATen's factories refuse it
+                 "torch::nn::functional::relu(x); }"):
+        assert minimal_cuda_sources([head + body], aten) is None, body
+    assert minimal_cuda_sources([], aten) is None  # a C++-only extension: nothing to lighten
+    assert minimal_cuda_sources([head + "torch::empty_like(x); }"], aten) is not None
 
 
 def test_a_superseded_lighter_build_is_not_the_solutions_failure(tmp_path: Path) -> None:

@@ -138,8 +138,8 @@ def verify_command(
     network: Annotated[bool, typer.Option(
         "--network", help="Let workers reach the network (default: none, where user namespaces allow).")] = False,
     exact_build: Annotated[bool, typer.Option(
-        "--exact-build", help="Build the CUDA sources exactly as written (default: with <torch/types.h> for "
-                              "<torch/extension.h> where they need no more, as written when that fails).")] = False,
+        "--exact-build", help="Build the CUDA sources exactly as written (default: with only the ATen headers "
+                              "they use, as written when that fails).")] = False,
     pass_env: Annotated[Optional[list[str]], typer.Option(
         "--pass-env", metavar="NAME", help="An environment variable the scrubbed worker environment keeps; "
                                            "repeatable.")] = None,

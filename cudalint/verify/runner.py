@@ -75,7 +75,7 @@ class VerifyOptions:
     isolate_network: bool = True  # workers without network where user and network namespaces allow it
     pass_env: tuple[str, ...] = ()  # environment variables the scrubbed worker environment keeps as well
     parity: str = "cudalint"  # "kernelbench": mirror KernelBench's eval (README: GPU verification)
-    light_build: bool = True  # build CUDA units with <torch/types.h> for <torch/extension.h>; as written if that fails
+    light_build: bool = True  # build CUDA units with only the ATen headers they use; as written if that fails
 
     def validate(self) -> VerifyOptions:
         unknown = [t for t in self.sanitize if t not in diagnostics.SANITIZER_TOOLS]
