@@ -65,8 +65,8 @@ def _python_replays(ctx: RuleContext, flow, dataflow: Dataflow) -> Iterator[Find
 def _computes_result(statement: ast.Return, before: list[ast.stmt], dataflow: Dataflow, info) -> bool:
     """Whether the path to `statement` computes what it returns: compiled code on it (a kernel may write
     the kept state; `Dataflow.computes` decides for branches), or torch computing a value that reaches the
-    returned value other than as the key of a lookup in kept state. A key computed from the input (`x.sum().item()`, a hash of its bytes)
-    selects a stored result; it does not compute one."""
+    returned value other than as the key of a lookup in kept state. A key computed from the input
+    (`x.sum().item()`, a hash of its bytes) selects a stored result; it does not compute one."""
     typing = dataflow.flow.typing(info)
 
     def runs_compiled(node: ast.AST) -> bool:

@@ -44,7 +44,7 @@ _LIKE_ALLOCATORS = {"empty_like", "zeros_like", "ones_like", "full_like"}
       "iteration, a grid-stride loop that skips strides): the rest of the output is never computed")
 def check(ctx: RuleContext) -> Iterator[Finding]:
     program = ctx.program
-    analysis = None
+    analysis = GuardAnalysis.of(program)  # built lazily, per kernel, on first use
     links = LaunchLinks.of(program)
     for link in links.links:
         kernel = link.kernel
@@ -54,8 +54,6 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
             extent = _extent_param(link, position, links)
             if extent is None:
                 continue
-            if analysis is None:
-                analysis = GuardAnalysis.of(program)
             covered = _coverage(analysis, kernel, param, kernel.params[extent])
             if covered is not None:
                 share, how = covered
@@ -98,9 +96,11 @@ def _extent_param(link: LaunchLink, position: int, links: LaunchLinks) -> int | 
     return None
 
 
-def _coverage(analysis: GuardAnalysis, kernel: ir.Function, output: ir.Param, extent: ir.Param) -> tuple[str, str] | None:
+def _coverage(analysis: GuardAnalysis, kernel: ir.Function, output: ir.Param,
+              extent: ir.Param) -> tuple[str, str] | None:
     """(the share of the output the stores reach, how) when it is provably less than all of it."""
-    writes = [a for a in analysis.accesses(kernel) if a.is_write and a.root.kind == "param" and a.root.ref == output.ref]
+    writes = [a for a in analysis.accesses(kernel)
+              if a.is_write and a.root.kind == "param" and a.root.ref == output.ref]
     if not writes or any(a.root.offsets or a.root.retyped or len(a.indices) != 1 for a in writes) or escapes(
             kernel.body, output.ref):
         return None
@@ -114,8 +114,8 @@ def _coverage(analysis: GuardAnalysis, kernel: ir.Function, output: ir.Param, ex
         poly = provenance.index_poly(access)
         offset = poly.terms.get((), 0)
         rest = poly - Poly.const(offset)
-        if not rest.terms or any(not isinstance(c, int) for c in rest.terms.values()):
-            return None
+        if not rest.terms:
+            return None  # a fixed element (`out[0]`): not a sweep over the output
         factor = 0
         for coefficient in rest.terms.values():
             factor = gcd(factor, abs(coefficient))
@@ -131,8 +131,7 @@ def _coverage(analysis: GuardAnalysis, kernel: ir.Function, output: ir.Param, ex
     if len(divisors) == 1 and None not in divisors:
         divisor, = divisors
         if residues < divisor:
-            share = f"{residues}/{divisor}" if residues > 1 else f"1/{divisor}"
-            return share, f"its stores are bounded by `{extent.name} / {divisor}`"
+            return f"{residues}/{divisor}", f"its stores are bounded by `{extent.name} / {divisor}`"
         return None
     skip = _skipped_strides(guards, writes, base, extent, provenance)
     if skip is not None and factor == 1 and offsets == {0}:
