@@ -1,9 +1,11 @@
 """CL409 result-replay: forward returns a result kept from an earlier call instead of computing it.
 
-- Python: a `return` on the forward path that runs no kernel and computes nothing on its way, and
-  returns state forward itself wrote on an earlier call (`self.cache[key]`, a module global, a class
-  attribute), or returns under a condition on such state (`if self.calls > 1:`, a key built from
-  `data_ptr()`, `id()`, `is`, `_version`, shapes or values). `Dataflow` names the state and the path.
+- Python: a `return` on the forward path that runs no kernel and computes nothing on its way that
+  reaches the returned value, and returns state forward itself wrote on an earlier call (`self.cache[key]`,
+  a module global, a class attribute), or returns under a condition on such state (`if self.calls > 1:`,
+  a key built from `data_ptr()`, `id()`, `is`, `_version`, shapes or values). What the path computes only
+  for the lookup's key or condition (`x.sum().item()`, a hash of the input's bytes, `torch.equal(x,
+  self.last)`) selects a stored result and does not count as computing one. `Dataflow` names the state.
 - C++: a host function that returns a `static` (or namespace-scope) tensor, or returns under a condition
   on a `static` or global variable (a flag, a counter), so later calls skip the launch.
 """
@@ -13,11 +15,12 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from cudalint import pyast
 from cudalint.analysis.guards import strip
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
 from cudalint.findings import Finding
-from cudalint.harness.dataflow import Dataflow, dataflow_of, statement_path
+from cudalint.harness.dataflow import Dataflow, dataflow_of, replays_graph, statement_path
 from cudalint.harness.forward import node_location, record_unit
 from cudalint.model import ir
 
@@ -42,7 +45,7 @@ def _python_replays(ctx: RuleContext, flow, dataflow: Dataflow) -> Iterator[Find
             if path is None or statement.value is None:
                 continue
             before, enclosing = path
-            if any(dataflow.computes(s, info) for s in before) or dataflow.computes(statement, info):
+            if _computes_result(statement, before, dataflow, info):
                 continue
             stored = dataflow.reads_history(statement.value, info) or _stored_local(statement.value, before,
                                                                                      dataflow, info)
@@ -51,12 +54,85 @@ def _python_replays(ctx: RuleContext, flow, dataflow: Dataflow) -> Iterator[Find
             if stored is not None:
                 yield ctx.finding_at(node_location(ctx.document, statement), (
                     f"forward returns `{ast.unparse(stored)[:50]}`, kept from an earlier call, without running "
-                    f"a kernel or computing anything on this path: the harness checks and times a replayed "
+                    f"a kernel or computing the result on this path: the harness checks and times a replayed "
                     f"result, not the kernel"))
             elif condition is not None:
                 yield ctx.finding_at(node_location(ctx.document, statement), (
                     f"forward returns without running a kernel when `{ast.unparse(condition)[:50]}` (state it "
                     f"keeps from earlier calls) says so: later calls skip the work the harness times"))
+
+
+def _computes_result(statement: ast.Return, before: list[ast.stmt], dataflow: Dataflow, info) -> bool:
+    """Whether the path to `statement` computes what it returns: compiled code on it (a kernel may write
+    the kept state; `Dataflow.computes` decides for branches), or torch computing a value that reaches the
+    returned value other than as the key of a lookup in kept state. A key computed from the input
+    (`x.sum().item()`, a hash of its bytes) selects a stored result; it does not compute one."""
+    typing = dataflow.flow.typing(info)
+
+    def runs_compiled(node: ast.AST) -> bool:
+        return any(isinstance(n, ast.Call) and (typing.runs_kernel(n) or replays_graph(n)) for n in pyast.walk(node))
+
+    if runs_compiled(statement):
+        return True
+    keys = _lookup_keys(statement.value, dataflow, info)
+    if any(id(n) not in keys for n in typing.compute_nodes(statement.value)):
+        return True
+    needed = _names_outside(statement.value, keys)
+    for earlier in reversed(before):
+        assigned = _assigned_names(earlier)
+        if assigned is not None and not assigned & needed and not runs_compiled(earlier) and not _may_write(
+                earlier.value, dataflow, info):
+            continue  # a local the returned value does not use: a key, a flag, a shape
+        if dataflow.computes(earlier, info):
+            return True
+        if assigned is not None:
+            value = earlier.value
+            needed |= _names_outside(value, _lookup_keys(value, dataflow, info))
+    return False
+
+
+def _may_write(expr: ast.expr, dataflow: Dataflow, info) -> bool:
+    """Whether `expr` may write a tensor: an `out=` argument, an in-place method (`copy_`), or kept state
+    handed to a call."""
+    for call in pyast.of_type(expr, ast.Call):
+        if any(k.arg == "out" for k in call.keywords):
+            return True
+        if isinstance(call.func, ast.Attribute) and call.func.attr.endswith("_") and not call.func.attr.startswith("_"):
+            return True
+        if any(dataflow.reads_history(a, info) is not None for a in [*call.args, *(k.value for k in call.keywords)]):
+            return True
+    return False
+
+
+def _lookup_keys(expr: ast.expr, dataflow: Dataflow, info) -> set[int]:
+    """The ids of the nodes of `expr` inside the key of a lookup in kept state (`self.cache[key]`,
+    `self.cache.get(key)`)."""
+    keys: set[int] = set()
+    for sub in pyast.walk(expr):
+        if isinstance(sub, ast.Subscript) and dataflow.reads_history(sub.value, info) is not None:
+            roots: list[ast.AST] = [sub.slice]
+        elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr in (
+                "get", "pop", "setdefault", "__getitem__") and dataflow.reads_history(sub.func.value, info):
+            roots = sub.args[:1]
+        else:
+            continue
+        keys.update(id(n) for root in roots for n in pyast.walk(root))
+    return keys
+
+
+def _names_outside(expr: ast.expr, keys: set[int]) -> set[str]:
+    return {n.id for n in pyast.walk(expr) if isinstance(n, ast.Name) and id(n) not in keys}
+
+
+def _assigned_names(statement: ast.stmt) -> set[str] | None:
+    """The locals a plain assignment (`key = ...`, `a, b = ...`) binds; None for any other statement."""
+    if not isinstance(statement, (ast.Assign, ast.AnnAssign)) or statement.value is None:
+        return None
+    targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+    elements = [e for t in targets for e in (t.elts if isinstance(t, (ast.Tuple, ast.List)) else [t])]
+    if not all(isinstance(e, ast.Name) for e in elements):
+        return None
+    return {e.id for e in elements}
 
 
 def _stored_local(value: ast.expr, before: list[ast.stmt], dataflow: Dataflow, info) -> ast.expr | None:

@@ -115,7 +115,7 @@ def _constant_wrappers(ctx: RuleContext, called: set[str | None]) -> Iterator[Fi
                 init = strip(init.receiver)
             if isinstance(init, ir.Name) and init.ref in tensors:
                 tensors.add(decl.ref)
-        if not _only_shapes_and_pointers(function.body, tensors, None) or not _uses_modelled(
+        if not only_shapes_and_pointers(function.body, tensors, None) or not _uses_modelled(
                 ctx.facts.unit.lines, function, tensors):
             continue
         pointers = {d.ref for d in function.of_type(ir.VarDecl)
@@ -158,7 +158,7 @@ def _uses_modelled(unit_lines: list[str], function: ir.Function, tensors: set[st
     return written <= modelled
 
 
-def _only_shapes_and_pointers(node: ir.Node, tensors: set[str], parent: ir.Node | None) -> bool:
+def only_shapes_and_pointers(node: ir.Node, tensors: set[str], parent: ir.Node | None) -> bool:
     """Every use of the tensors under `node` reads metadata, takes a data pointer, or makes an alias."""
     if isinstance(node, ir.Name) and node.ref in tensors:
         if isinstance(parent, ir.Call) and parent.receiver is None and parent.callee in _CPP_ALLOCATORS:
@@ -167,4 +167,4 @@ def _only_shapes_and_pointers(node: ir.Node, tensors: set[str], parent: ir.Node 
             parent.callee in _CPP_METADATA or parent.callee in _CPP_ALIASES or data_pointer_of(parent) == node.ref)
     if isinstance(node, ir.Return):
         return True  # returning an argument is CL414's Python side's concern, not data flow into kernels
-    return all(_only_shapes_and_pointers(child, tensors, node) for child in node.children())
+    return all(only_shapes_and_pointers(child, tensors, node) for child in node.children())
