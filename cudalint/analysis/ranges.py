@@ -358,11 +358,13 @@ class RangeAnalysis:
         return self._search(function, access, parts, 0, size, self.links.block_sizes(kernel), False)
 
     def unwritten_witness(self, function: ir.Function, access: Access, block: Dim3,
-                          written: tuple[int, int]) -> Witness | None:
-        """A thread of a `block`-sized block where the element index of a 1-D `access` falls outside
-        `written` (the lowest and highest element any thread writes). Dominating conditions on the thread
-        or a loop counter must evaluate: an unknown one is not taken as satisfiable here."""
-        parts = list(access.root.offsets) + list(access.indices)
+                          written: tuple[int, int], parts: list[ir.Expr] | None = None) -> Witness | None:
+        """A thread of a `block`-sized block where the element index of a 1-D `access` (or the index
+        `parts` of one dimension) falls outside `written` (the lowest and highest element any thread
+        writes). Dominating conditions on the thread or a loop counter must evaluate: an unknown one is not
+        taken as satisfiable here."""
+        if parts is None:
+            parts = list(access.root.offsets) + list(access.indices)
         return self._search(function, access, parts, written[0], written[1] + 1, [block], True)
 
     def _search(self, function: ir.Function, access: Access, parts: list[ir.Expr], low: int, high: int,
@@ -375,9 +377,11 @@ class RangeAnalysis:
         except _Abort:
             return None
 
-    def index_interval(self, function: ir.Function, access: Access, block: Dim3) -> tuple[int, int] | None:
-        """The lowest and highest element index of a 1-D `access` over every thread of a `block`-sized
-        block and every iteration of the loops around it, guards ignored; None when unknown."""
+    def index_interval(self, function: ir.Function, access: Access, block: Dim3,
+                       parts: list[ir.Expr] | None = None) -> tuple[int, int] | None:
+        """The lowest and highest element index of a 1-D `access` (or of the index `parts` of one
+        dimension) over every thread of a `block`-sized block and every iteration of the loops around it,
+        guards ignored; None when unknown."""
         env = self.program.env(function)
         loops = [loop for loop in map(self._loop, self.guards.guards(function).loops(access.node)) if loop]
         keys = {loop.ref: "var:" + loop.ref for loop in loops}
@@ -394,7 +398,7 @@ class RangeAnalysis:
             if bounds is not None:
                 ranges["var:" + loop.ref] = bounds
         low = high = 0
-        for part in list(access.root.offsets) + list(access.indices):
+        for part in parts if parts is not None else list(access.root.offsets) + list(access.indices):
             bounds = intervals.of(part)
             if bounds is None:
                 return None
@@ -425,6 +429,8 @@ class _Search:
         index_refs, index_builtins, templated = _references(self.parts, self.env)
         if templated:
             raise _Abort
+        if self.strict:
+            self._drop_free_loops(index_refs)
         condition_exprs = [c.expr for c in self.conditions]
         cond_refs, cond_builtins, cond_templated = _references(condition_exprs, self.env)
         if cond_templated:
@@ -476,6 +482,20 @@ class _Search:
                 if witness is not None:
                     return witness
         return None
+
+    def _drop_free_loops(self, index_refs: set[str]) -> None:
+        """An enclosing loop whose counter only its own condition reads (`for (t = 0; t < K; t += TILE)`
+        around a tile's reads) runs the body for some iteration whenever the body runs at all: its
+        condition is not one the witness must satisfy, and its counter need not be simulated."""
+        for loop in list(self.loops):
+            own = [c for c in self.conditions if c.kind == "loop" and c.origin is loop.stmt]
+            others = [c.expr for c in self.conditions if c not in own]
+            refs, _, _ = _references(others, self.env)
+            bounds, _, _ = _references([other.init for other in self.loops if other is not loop]
+                                       + [other.cond for other in self.loops if other is not loop], self.env)
+            if own and loop.ref not in index_refs | refs | bounds:
+                self.loops = [other for other in self.loops if other is not loop]
+                self.conditions = tuple(c for c in self.conditions if c not in own)
 
     def _varies(self, expr: ir.Expr, loop_keys: dict[str, str]) -> bool:
         """Whether a condition reads the thread index or a loop counter (through single-assignment locals)."""

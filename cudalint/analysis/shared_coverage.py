@@ -1,12 +1,15 @@
 """Reads of `__shared__` elements that no thread of the block ever writes.
 
 For a kernel whose block size the unit's launches give, the elements of a
-static one-dimensional shared array that any thread can write are bounded by evaluation: the lowest and
+static shared array that any thread can write are bounded by evaluation: the lowest and
 highest index of every write over all threads of the block and all iterations of the loops around it,
 guards ignored (an over-approximation: a write under a condition counts as made). A read is reported when
 some thread, in some loop iteration, satisfies every dominating condition and reads an element inside the
 array but outside those bounds: a tree reduction that starts at `s = 256` over a 256-thread block reads
-`sh[tid + 256]`, which nobody stored.
+`sh[tid + 256]`, which nobody stored. A multi-dimensional array is bounded one dimension at a time
+(every access subscripting each dimension, no pointer arithmetic): a `[16][32]` tile that a 16x16 block
+fills with `xs[threadIdx.y][threadIdx.x]` has columns 16 to 31 unwritten, and a loop over all 32 reads
+them.
 
 Nothing is said of an array whose address escapes to code not modelled (passed to a function the unit
 does not bind, cast to another element type, given to an async copy), of a write whose index is unknown
@@ -16,7 +19,9 @@ or a loop counter that does not evaluate.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 from cudalint.analysis.guards import Access, GuardAnalysis, shared_parameters, strip
 from cudalint.analysis.launch_link import LaunchLinks
@@ -31,8 +36,9 @@ class UnwrittenRead:
     access: Access
     function: ir.Function
     array: SharedArray
-    written: tuple[int, int]  # lowest and highest element any thread of the block writes
+    written: tuple[int, int]  # lowest and highest element any thread of the block writes (in `dimension`)
     witness: Witness
+    dimension: int  # the array dimension read outside what was written (0 for a 1-D array)
 
 
 def unwritten_reads(program: Program, kernel: ir.Function) -> list[UnwrittenRead]:
@@ -55,31 +61,48 @@ def unwritten_reads(program: Program, kernel: ir.Function) -> list[UnwrittenRead
     found = []
     for array in program.shared_arrays_of(kernel):
         accesses = by_array.get(id(array), [])
-        size = array.decl.dims[0] if len(array.decl.dims) == 1 else None
-        if not accesses or size is None or array.dynamic or any(a.root.retyped for _, a in accesses) \
+        dims = array.decl.dims
+        if not accesses or not dims or not all(isinstance(d, int) for d in dims) or array.dynamic \
+                or any(a.root.retyped for _, a in accesses) \
                 or not _accounted(program, functions, array, [a for _, a in accesses]):
             continue
-        for block in blocks:
-            written = _written(ranges, accesses, block)
-            if written is None or (written[0] <= 0 and written[1] >= size - 1):
-                continue
-            for function, access in accesses:
-                if access.is_write or isinstance(access.node, ir.Call):
+        # a multi-dimensional array is read one dimension at a time: an element whose index in some
+        # dimension lies outside every write's range in that dimension is outside what was written
+        if len(dims) > 1 and not all(len(a.indices) == len(dims) and not a.root.offsets
+                                     and not isinstance(a.node, ir.Call) for _, a in accesses):
+            continue
+        for dimension, size in enumerate(dims):
+            parts = partial(_index_parts, rank=len(dims), dimension=dimension)
+            for block in blocks:
+                written = _written(ranges, accesses, block, parts)
+                if written is None or (written[0] <= 0 and written[1] >= size - 1):
                     continue
-                witness = ranges.unwritten_witness(function, access, block, written)
-                if witness is not None and 0 <= witness.index < size:
-                    found.append(UnwrittenRead(access, function, array, written, witness))
+                for function, access in accesses:
+                    if access.is_write or isinstance(access.node, ir.Call):
+                        continue
+                    witness = ranges.unwritten_witness(function, access, block, written, parts(access))
+                    if witness is not None and 0 <= witness.index < size:
+                        found.append(UnwrittenRead(access, function, array, written, witness, dimension))
     return found
 
 
-def _written(ranges: RangeAnalysis, accesses: list[tuple[ir.Function, Access]], block: Dim3) -> tuple[int, int] | None:
+def _index_parts(access: Access, rank: int, dimension: int) -> list[ir.Expr]:
+    """What makes up the access's index in `dimension`: the pointer offsets and subscripts of a 1-D array,
+    the one subscript of that dimension otherwise."""
+    if rank == 1:
+        return list(access.root.offsets) + list(access.indices)
+    return [access.indices[dimension]]
+
+
+def _written(ranges: RangeAnalysis, accesses: list[tuple[ir.Function, Access]], block: Dim3,
+             parts: Callable[[Access], list[ir.Expr]]) -> tuple[int, int] | None:
     low = high = None
     for function, access in accesses:
         if not access.is_write:
             continue
         if isinstance(access.node, ir.Call) and not access.node.callee.startswith("atomic"):
             return None  # a copy or a fragment store writes a region, not the one element its pointer names
-        bounds = ranges.index_interval(function, access, block)
+        bounds = ranges.index_interval(function, access, block, parts(access))
         if bounds is None:
             return None
         low = bounds[0] if low is None else min(low, bounds[0])

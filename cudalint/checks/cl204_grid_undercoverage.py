@@ -1,5 +1,7 @@
 """CL204 grid-undercoverage: a launch whose grid is a floor division of the size by the block size
-(`n / threads`) while the kernel handles one element per thread: the tail is never computed."""
+(`n / threads`) while the kernel handles one element per thread: the tail is never computed. At the
+reference problem's shapes, also a launch whose threads stop short of the bound the kernel's own guard
+gives its thread index (`harness.thread_coverage`)."""
 
 from __future__ import annotations
 
@@ -10,13 +12,15 @@ from cudalint.analysis.launch_link import FLOOR, GridAxis, LaunchLink, LaunchLin
 from cudalint.analysis.symbolic import Symbolizer
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
-from cudalint.findings import Edit, Finding, Fix
+from cudalint.findings import Edit, Finding, Fix, short_text
+from cudalint.harness.thread_coverage import ShortLaunch, short_launches
 from cudalint.model import ir
 from cudalint.model.program import Program
 
 
 @rule("CL204", "grid-undercoverage", "error",
-      "a grid computed with floor division (`n / threads`) for a kernel with one element per thread")
+      "a grid computed with floor division (`n / threads`), or at the reference's shapes too few threads, for a "
+      "kernel with one element per thread")
 def check(ctx: RuleContext) -> Iterator[Finding]:
     program = ctx.program
     for link in LaunchLinks.of(program).links:
@@ -36,6 +40,10 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
             short.append(grid_axis)
         if short:
             yield ctx.finding(link.site.node.span, _message(link, short), fix=_fix(ctx, short))
+    for short_launch in short_launches(ctx):
+        store = short_launch.store.node.span
+        yield ctx.finding(short_launch.shaped.site.node.span, _short_message(short_launch),
+                          related=[(store, "the store the guard lets through")])
 
 
 def _divides_by_block(link: LaunchLink, grid_axis: GridAxis) -> bool:
@@ -132,6 +140,18 @@ def _message(link: LaunchLink, short: list[GridAxis]) -> str:
     return (f"launch of `{link.site.kernel_name}` computes {' and '.join(parts)} with floor division while the "
             f"kernel handles one element per thread: when `{size}` is not a multiple of the block size the "
             f"remainder is never processed; round up: (size + block - 1) / block")
+
+
+def _short_message(short: ShortLaunch) -> str:
+    axis = short.axis
+    launch = short.shaped.at_reference
+    given = (f"grid.{axis} x block.{axis} = {launch.grid[AXES.index(axis)]} x {launch.block[AXES.index(axis)]}"
+             if short.threads != launch.block[AXES.index(axis)] else f"block.{axis} = {short.threads}")
+    return (f"at the reference's input shapes ({short.shaped.shapes}) the launch of `{short.shaped.site.kernel_name}` "
+            f"gives `{short_text(short.subject.text)}` {short.threads} values ({given}), but the kernel's guard lets it "
+            f"go up to `{short_text(short.limit.text)}` = {short.needed} and each thread stores one element: the "
+            f"elements from {short.threads} to {short.needed - 1} are never computed; launch enough threads or loop "
+            f"over the rest (`for (i = index; i < n; i += stride)`)")
 
 
 def _fix(ctx: RuleContext, short: list[GridAxis]) -> Fix | None:

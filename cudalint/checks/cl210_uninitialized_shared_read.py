@@ -30,12 +30,22 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
 
 def _message(read: UnwrittenRead) -> str:
     name = read.array.decl.name
-    size = read.array.decl.dims[0]
+    dims = read.array.decl.dims
+    size = dims[read.dimension]
     x, y, z = read.witness.block
     block = f"{x}" + (f"x{y}" if y != 1 or z != 1 else "") + (f"x{z}" if z != 1 else "")
     when = f" when {read.witness.describe()}" if read.witness.values else ""
     low, high = read.written
-    return (f"`{short_text(read.access.node.text)}` reads `{name}[{read.witness.index}]`{when}, but with a block "
-            f"of {block} threads no thread writes `{name}` outside [{low}, {high}] (of its {size} elements): the "
-            f"value is whatever shared memory held before, so the result is garbage; start the loop at the number "
-            f"of elements written (`blockDim.x / 2` for a reduction), or fill the rest of the array first")
+    if len(dims) == 1:
+        return (f"`{short_text(read.access.node.text)}` reads `{name}[{read.witness.index}]`{when}, but with a "
+                f"block of {block} threads no thread writes `{name}` outside [{low}, {high}] (of its {size} "
+                f"elements): the value is whatever shared memory held before, so the result is garbage; start the "
+                f"loop at the number of elements written (`blockDim.x / 2` for a reduction), or fill the rest of "
+                f"the array first")
+    shape = "".join(f"[{d}]" for d in dims)
+    return (f"`{short_text(read.access.node.text)}` reads index {read.witness.index} of dimension "
+            f"{read.dimension + 1} of `{name}{shape}`{when}, but with a block of {block} threads no thread writes "
+            f"that dimension outside [{low}, {high}]: the tile is only partly filled, so the value is whatever "
+            f"shared memory held before and the result is garbage; fill every element the loop reads (one load "
+            f"per thread covers only as many columns as the block has threads: load the rest in a loop), or "
+            f"size the tile to the block")

@@ -122,6 +122,14 @@ class ShapedLaunch:
 
 def launches_at_reference(ctx) -> list[ShapedLaunch]:
     """The launches of this unit whose configuration the reference's input shapes decide further."""
+    return [shaped for shaped in reached_launches_at_reference(ctx)
+            if (shaped.at_reference.grid, shaped.at_reference.block, shaped.at_reference.shared_bytes)
+            != (shaped.site.grid, shaped.site.block, shaped.site.shared_bytes)]
+
+
+def reached_launches_at_reference(ctx) -> list[ShapedLaunch]:
+    """Every launch of this unit that the bound functions reach at the reference's input shapes, with the
+    host's values there (`at_reference.env`), whether or not the shapes change its configuration."""
     program = ctx.program
     if "shaped_launches" in program.analyses:
         return program.analyses["shaped_launches"]
@@ -163,8 +171,7 @@ def launches_at_reference(ctx) -> list[ShapedLaunch]:
             shared = env.value(shared_expr) if shared_expr is not None else 0
             shaped = dataclasses.replace(site, grid=env.dim3(grid), block=env.dim3(block),
                                          shared_bytes=int(shared) if shared is not None else None, env=env)
-            if (shaped.grid, shaped.block, shaped.shared_bytes) != (site.grid, site.block, site.shared_bytes):
-                found.append(ShapedLaunch(site, shaped, ", ".join(described)))
+            found.append(ShapedLaunch(site, shaped, ", ".join(described)))
     return found
 
 
