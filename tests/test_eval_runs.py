@@ -101,6 +101,11 @@ def test_cli_table_json_and_exit_codes(tmp_path):
     result = runner.invoke(app, ["eval", "--runs", RUNS, "--thresholds", str(strict), "--no-misses"])
     assert result.exit_code == 1
     assert "cudalint: threshold: false-reject rate 0.3333 is above its ceiling 0.0000" in result.output
+    (tmp_path / "damaged.json").write_text("{not json")
+    for thresholds, words in ((tmp_path / "absent.json", "No such file or directory"), (tmp_path / "damaged.json", "")):
+        result = runner.invoke(app, ["eval", "--runs", RUNS, "--thresholds", str(thresholds), "--no-misses"])
+        assert result.exit_code == 2 and "Traceback" not in result.output, result.output
+        assert f"cudalint: error: thresholds {thresholds}: {words}" in result.output
 
 
 @pytest.mark.parametrize("labels, message", [

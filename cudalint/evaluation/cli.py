@@ -84,7 +84,12 @@ def _report(output: dict | str, threshold_path: str | None, violations_at) -> No
     typer.echo(json.dumps(output, indent=2) if isinstance(output, dict) else output)
     if not threshold_path:
         return
-    problems = violations_at(threshold_path)
+    try:
+        problems = violations_at(threshold_path)
+    except (OSError, ValueError) as error:  # missing or unreadable thresholds: no gate was applied
+        typer.echo(f"cudalint: error: thresholds {threshold_path}: {getattr(error, 'strerror', None) or error}",
+                   err=True)
+        raise typer.Exit(2) from None
     for problem in problems:
         typer.echo(f"cudalint: threshold: {problem}", err=True)
     if problems:
