@@ -195,7 +195,8 @@ class _Batch:
             record["isolation"] = dict(self.isolation)
         self.results_file = ResultsFile(options.results_file) if options.results_file else None
         self.settled: set[int] = set()  # the candidates whose records are complete (and in the results file)
-        self.settle_lock = threading.Lock()
+        # held while a candidate's record changes: its sanitizer runs may finish at once, on two GPUs
+        self.settle_lock = threading.RLock()
 
     # -------------------------------------------------------------------------------------- phases
 
@@ -267,8 +268,7 @@ class _Batch:
             if id(candidate) in self.settled:
                 return
             self.settled.add(id(candidate))
-        if "total" not in record["seconds"]:
-            record["seconds"]["total"] = round(sum(record["seconds"].values()), 3)
+        record["seconds"]["total"] = round(sum(record["seconds"].values()), 3)
         if self.results_file is not None:
             self.results_file.append(record)
 
@@ -472,10 +472,12 @@ class _Batch:
             candidate = self.candidates[job.group]
             record = self.records[id(candidate)]
             tool = job.sanitizer["tool"]
-            record["sanitizer"][tool] = self._sanitizer_result(candidate, job, result)
-            record["seconds"]["sanitize"] = round(record["seconds"]["sanitize"] + record["sanitizer"][tool]["seconds"], 3)
-            self._sanitizer_verdict(record)
-            self._report("sanitize", candidate)
+            outcome = self._sanitizer_result(candidate, job, result)
+            with self.settle_lock:
+                record["sanitizer"][tool] = outcome
+                record["seconds"]["sanitize"] = round(record["seconds"]["sanitize"] + outcome["seconds"], 3)
+                self._sanitizer_verdict(record)
+                self._report("sanitize", candidate)
 
         self.executor.run_on_gpus(jobs, self.gpus, sanitized)
 
