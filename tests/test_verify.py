@@ -792,6 +792,29 @@ def test_cli_batch_without_gpu(tmp_path: Path, monkeypatch) -> None:
     assert record["status"] == "rejected" and record["lint"]["findings"][0]["code"] == "CL101"
 
 
+def test_cli_results_file_resumes_a_sweep(tmp_path: Path, monkeypatch) -> None:
+    """--results: every finished candidate is appended; a restart takes the rejected four from the file and
+    verifies the no_gpu ones again (a verdict about the machine, not the candidate), with the same table."""
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
+    results_file = tmp_path / "sweep.jsonl"
+    arguments = ["verify", str(RUN), "--problems", str(PROBLEMS), "--cache", str(tmp_path / "cache"), "--results",
+                 str(results_file)]
+    first = CliRunner().invoke(_app(), arguments)
+    assert first.exit_code == 1 and "20 candidates: 16 no_gpu, 4 rejected" in first.stdout
+    lines = [json.loads(line) for line in results_file.read_text().splitlines()]
+    assert len(lines) == 20 and len({r["key"] for r in lines}) == 20
+    second = CliRunner().invoke(_app(), arguments)
+    assert second.exit_code == 1 and second.stdout == first.stdout
+    assert "4 candidate(s) already in the results file: not verified again" in second.stderr
+    assert len(results_file.read_text().splitlines()) == 36  # the 16 no_gpu ones again
+
+
+def test_cli_refuses_local_gpus_on_a_ray_cluster(tmp_path: Path) -> None:
+    pytest.importorskip("ray")
+    done = CliRunner().invoke(_app(), ["verify", str(RUN), "--problems", str(PROBLEMS), "--ray", "--gpus", "0"])
+    assert done.exit_code == 2 and "--gpus chooses this machine's GPUs" in done.output
+
+
 def test_import_needs_no_torch() -> None:
     """`import cudalint.verify` (and its CLI) must not import torch: only the workers do."""
     import subprocess

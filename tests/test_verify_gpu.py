@@ -135,3 +135,22 @@ def test_kernelbench_harness_mode() -> None:
     [record] = verify_batch([_candidate(1, 19, 0)], _options(parity="kernelbench", tolerances=KERNELBENCH_TOLERANCES))
     assert record["status"] == "correct", record["message"]
     assert record["correctness"]["atol"] == 1e-2 and record["timing"]["method"].startswith("kernelbench")
+
+
+def test_a_single_node_ray_run_matches_the_local_run(batch: dict, tmp_path: Path) -> None:
+    """`verify --ray` on a Ray started on this machine: the same verdicts, trials and errors as the local
+    batch, each run on a GPU Ray gave it, with the build shipped from its CPU task."""
+    pytest.importorskip("ray")
+    candidates = [_candidate(1, 19, 0), _candidate(1, 21, 1), _candidate(2, 76, 1), _candidate(1, 26, 1),
+                  _candidate(1, 36, 1)]
+    records = verify_batch(candidates, _options(ray="", results_file=str(tmp_path / "sweep.jsonl")))
+    local = [batch[Path(r["solution"]).stem.replace("_kernel", "").replace("level_", "L")] for r in records]
+    assert [r["status"] for r in records] == [r["status"] for r in local]
+    for on_ray, here in zip(records, local):
+        assert on_ray["message"] == here["message"] or on_ray["status"] in ("crash", "illegal_address")
+        assert (on_ray["correctness"] or {}).get("passed") == (here["correctness"] or {}).get("passed")
+        assert (on_ray["correctness"] or {}).get("max_abs_error") == (here["correctness"] or {}).get("max_abs_error")
+        if on_ray.get("gpu"):
+            assert on_ray["gpu"]["node"] and on_ray["gpu"]["name"] == here["gpu"]["name"]
+    assert records[0]["timing"]["speedup"] > 0
+    assert len((tmp_path / "sweep.jsonl").read_text().splitlines()) == 5

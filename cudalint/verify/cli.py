@@ -2,9 +2,11 @@
 
     cudalint verify SOLUTION.py --ref REFERENCE.py
     cudalint verify RUN_DIR --problems KERNELBENCH_DIR
+    cudalint verify RUN_DIR --problems KERNELBENCH_DIR --ray [--ray-address HOST:6379] --results sweep.jsonl
 
 Exit codes: 0 every candidate passed (correct, and sanitizer-clean when --sanitize is given); 1 some
-candidate did not; 2 usage errors (no such path, no reference, a bad option). The table (or JSON) goes to
+candidate did not; 2 usage errors (no such path, no reference, a bad option, a Ray cluster that cannot be
+reached). The table (or JSON) goes to
 stdout, the progress bars and the explanations of failures to stderr.
 """
 
@@ -58,12 +60,15 @@ class _Progress:
         self.quiet = quiet
         self.bar = None
         self.lock = threading.Lock()
+        self.resumed = 0
 
     def __call__(self, phase: str, record: dict) -> None:
         if self.quiet:
             return
         with self.lock:
-            if record.get("start"):
+            if phase == "resumed":
+                self.resumed += 1
+            elif record.get("start"):
                 self.close()
                 labels = {"build": "building", "run": "running", "sanitize": "sanitizing"}
                 self.bar = typer.progressbar(length=record["total"], label=labels.get(phase, phase), file=sys.stderr,
@@ -72,10 +77,16 @@ class _Progress:
             elif self.bar is not None and phase in ("build", "run", "sanitize"):
                 self.bar.update(1)
 
+    def resumed_line(self) -> None:
+        if self.resumed:
+            sys.stderr.write(f"{self.resumed} candidate(s) already in the results file: not verified again\n")
+            self.resumed = 0
+
     def close(self) -> None:
         if self.bar is not None:
             self.bar.__exit__(None, None, None)
             self.bar = None
+        self.resumed_line()
 
 
 def verify_command(
@@ -143,6 +154,15 @@ def verify_command(
     pass_env: Annotated[Optional[list[str]], typer.Option(
         "--pass-env", metavar="NAME", help="An environment variable the scrubbed worker environment keeps; "
                                            "repeatable.")] = None,
+    ray: Annotated[bool, typer.Option(
+        "--ray", help="Run builds and GPU runs as tasks of a Ray cluster (the `ray` extra): the one "
+                      "ray.init() finds ($RAY_ADDRESS, one started on this machine) or a new local one.")] = False,
+    ray_address: Annotated[Optional[str], typer.Option(
+        "--ray-address", metavar="ADDRESS", help="The Ray cluster to connect to (implies --ray), e.g. "
+                                                 "HEAD_HOST:6379.")] = None,
+    results_file: Annotated[Optional[str], typer.Option(
+        "--results", metavar="FILE.jsonl", help="Append each finished candidate's record to FILE; a restarted "
+                                                "sweep takes those already there instead of verifying them again.")] = None,
 ) -> None:
     """Build, check, sanitize and time KernelBench-style solutions on the GPU, each in its own process.
 
@@ -153,6 +173,7 @@ def verify_command(
     import os
 
     from cudalint.verify import results
+    from cudalint.verify.ray_cluster import ClusterUnavailable
     from cudalint.verify.runner import KERNELBENCH_TOLERANCES, VerifyOptions, collect_candidates, verify_batch
 
     if not os.path.exists(path):
@@ -175,6 +196,7 @@ def verify_command(
             run_timeout=timeout, sanitize_timeout=sanitize_timeout, python=python, device=device, fast_p=fast_p,
             build_only=build_only, sanitize_kernels=sanitize_kernels, parity=harness, isolate_network=not network,
             pass_env=tuple(pass_env or ()), light_build=not exact_build,
+            ray=ray_address if ray_address else ("" if ray else None), results_file=results_file,
         ).validate()
         candidates = collect_candidates(path, ref, problems)
     except ValueError as error:
@@ -184,6 +206,8 @@ def verify_command(
     progress = _Progress(quiet)
     try:
         records = verify_batch(candidates, options, progress)
+    except ClusterUnavailable as error:
+        raise _fail(str(error)) from None
     finally:
         progress.close()
     if json_out:

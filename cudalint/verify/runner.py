@@ -13,24 +13,28 @@ disturbs a timing:
 5. Sanitize (when asked): the candidate's forward under compute-sanitizer, one run per tool.
 
 Every worker has a time limit; however it ends (crash, illegal address, hang, out of memory) becomes the
-candidate's status, and the batch goes on.
+candidate's status, and the batch goes on. The workers run on this machine (`jobs.LocalExecutor`) or as
+tasks of a Ray cluster (`ray_cluster.RayExecutor`, `VerifyOptions.ray`); with a results file
+(`resume.ResultsFile`), each candidate's record is appended once it is finished, and a candidate whose
+record is there already is not verified again.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
-import queue
 import shutil
 import tempfile
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from cudalint.verify import diagnostics
-from cudalint.verify.gpus import Gpu, arch_list, detect_gpus
-from cudalint.verify.isolation import WorkerOutcome, network_isolation, run_worker, worker_command, worker_environment
+from cudalint.verify.gpus import Gpu, arch_list
+from cudalint.verify.isolation import WorkerOutcome
+from cudalint.verify.jobs import JobResult, LocalExecutor, WorkerJob, execute, network_setting
+from cudalint.verify.resume import ResultsFile, candidate_key
 
 DEFAULT_TOLERANCES = {"float32": (1e-4, 1e-4), "float16": (1e-2, 1e-2), "bfloat16": (1e-2, 1e-2),
                       "float64": (1e-7, 1e-7)}
@@ -76,6 +80,8 @@ class VerifyOptions:
     pass_env: tuple[str, ...] = ()  # environment variables the scrubbed worker environment keeps as well
     parity: str = "cudalint"  # "kernelbench": mirror KernelBench's eval (README: GPU verification)
     light_build: bool = True  # build CUDA units with only the ATen headers they use; as written if that fails
+    ray: str | None = None  # run the jobs on a Ray cluster: its address, or "" for ray.init()'s (README: Ray)
+    results_file: str | None = None  # JSON lines, one per finished candidate; those already there are not redone
 
     def validate(self) -> VerifyOptions:
         unknown = [t for t in self.sanitize if t not in diagnostics.SANITIZER_TOOLS]
@@ -89,6 +95,11 @@ class VerifyOptions:
         if self.parity not in PARITIES:
             raise ValueError(f"unknown parity {self.parity!r} (choose from {', '.join(PARITIES)})")
         diagnostics.parse_kernel_selection(self.sanitize_kernels)
+        if self.ray is not None:
+            if importlib.util.find_spec("ray") is None:
+                raise ValueError("--ray needs Ray: pip install 'cudalint[ray]'")
+            if self.gpus is not None:
+                raise ValueError("--gpus chooses this machine's GPUs; on a Ray cluster, its GPU resources are used")
         return self
 
 
@@ -158,7 +169,8 @@ def _final(record: dict, status: str, message: str) -> None:
 # ------------------------------------------------------------------------------------------------ batch
 
 
-# (phase, record) after each candidate of a phase; (phase, {"start": True, "total": n}) before a phase
+# (phase, record) after each candidate of a phase; (phase, {"start": True, "total": n}) before a phase;
+# ("resumed", record) for each candidate whose record the results file already held
 ProgressCallback = Callable[[str, dict], None]
 
 
@@ -168,29 +180,33 @@ class _Batch:
         self.options = options.validate()
         self.progress = progress or (lambda phase, record: None)
         self.records = {id(c): new_record(c) for c in candidates}  # the same file may be listed twice
+        self.index = {id(c): i for i, c in enumerate(candidates)}
         self.texts: dict[str, str | None] = {}
-        self.cache_dir = os.path.abspath(options.cache_dir or default_cache_dir())
-        self.command = options.worker or worker_command(options.python)
+        # on a cluster, the default cache is each node's own ($CUDALINT_CACHE or ~/.cache there)
+        self.cache_dir = os.path.abspath(options.cache_dir) if options.cache_dir else \
+            (None if options.ray is not None else os.path.abspath(default_cache_dir()))
         self.workdir = tempfile.mkdtemp(prefix="cudalint-verify-")
+        self.executor = None
         self.gpus: list[Gpu] = []
         self.arch = ""
         self.isolation = {"environment": "scrubbed", "home": "private"}
-        self.network_prefix: list[str] = []
-        if options.isolate_network and options.worker is None:
-            self.network_prefix, self.isolation["network"] = network_isolation()
-        else:
-            self.isolation["network"] = "not isolated (--network)" if not options.isolate_network else \
-                "not isolated (a stand-in worker)"
+        self.isolation["network"] = network_setting(options.isolate_network, options.worker is not None)[1]
         for record in self.records.values():
             record["isolation"] = dict(self.isolation)
+        self.results_file = ResultsFile(options.results_file) if options.results_file else None
+        self.settled: set[int] = set()  # the candidates whose records are complete (and in the results file)
+        # held while a candidate's record changes: its sanitizer runs may finish at once, on two GPUs
+        self.settle_lock = threading.RLock()
 
     # -------------------------------------------------------------------------------------- phases
 
     def run(self) -> list[dict]:
         try:
+            self.resume()
             self.references()
             self.lint_gate()
             if self._pending():
+                self.executor = self._executor()
                 self.devices()
             if self._pending():
                 self.build_phase()
@@ -198,14 +214,24 @@ class _Batch:
                 for candidate in self._pending():
                     record = self.records[id(candidate)]
                     _final(record, "built", "built (--build-only): not run")
+                    self._settle(candidate)
             if self._pending():
                 self.run_phase()
             self.sanitize_phase()
-            for record in self.records.values():
-                record["seconds"]["total"] = round(sum(record["seconds"].values()), 3)
+            for candidate in self.candidates:
+                self._settle(candidate)
             return [self.records[id(c)] for c in self.candidates]
         finally:
+            if self.executor is not None:
+                self.executor.close()
             shutil.rmtree(self.workdir, ignore_errors=True)
+
+    def _executor(self):
+        if self.options.ray is None:
+            return LocalExecutor(self.workdir, self.options.build_jobs)
+        from cudalint.verify.ray_cluster import RayExecutor
+
+        return RayExecutor(self.options.ray or None)
 
     def _pending(self) -> list[Candidate]:
         return [c for c in self.candidates if self.records[id(c)]["status"] == "pending"]
@@ -219,6 +245,50 @@ class _Batch:
                 self.texts[candidate.path] = None
         return self.texts[candidate.path]
 
+    def _tools(self, candidate: Candidate) -> tuple[str, ...]:
+        return candidate.sanitize if candidate.sanitize is not None else self.options.sanitize
+
+    def _tools_left(self, candidate: Candidate) -> tuple[str, ...]:
+        """The sanitizer runs still to come for a candidate (none before its run, nor after a failed one)."""
+        record = self.records[id(candidate)]
+        if record["status"] in FINAL_BEFORE_RUN or record["status"] in ("timeout", "pending"):
+            return ()
+        return tuple(tool for tool in self._tools(candidate) if tool not in record["sanitizer"])
+
+    def _report(self, phase: str, candidate: Candidate) -> None:
+        """A candidate's phase is over: show it, and keep its record once nothing more is to come."""
+        self.progress(phase, self.records[id(candidate)])
+        self._settle(candidate)
+
+    def _settle(self, candidate: Candidate) -> None:
+        record = self.records[id(candidate)]
+        if record["status"] == "pending" or self._tools_left(candidate):
+            return
+        with self.settle_lock:
+            if id(candidate) in self.settled:
+                return
+            self.settled.add(id(candidate))
+        record["seconds"]["total"] = round(sum(record["seconds"].values()), 3)
+        if self.results_file is not None:
+            self.results_file.append(record)
+
+    def resume(self) -> None:
+        """With a results file: take the record of every candidate already verified with these settings."""
+        if self.results_file is None:
+            return
+        finished = self.results_file.finished()
+        for candidate in self.candidates:
+            record = self.records[id(candidate)]
+            key = candidate_key(candidate.path, candidate.reference, self.options, self._tools(candidate))
+            record["key"] = key
+            if key in finished:
+                # the same contents may sit at another path now: named as listed
+                naming = {k: record[k] for k in ("name", "solution", "reference", "level", "problem", "sample")}
+                record.clear()
+                record.update(finished[key], **naming)
+                self.settled.add(id(candidate))
+                self.progress("resumed", record)
+
     def references(self) -> None:
         for candidate in self._pending():
             record = self.records[id(candidate)]
@@ -230,7 +300,7 @@ class _Batch:
             elif not os.path.isfile(candidate.reference):
                 _final(record, "no_reference", f"{candidate.reference}: no such reference file")
             if record["status"] != "pending":
-                self.progress("reference", record)
+                self._report("reference", candidate)
 
     def lint_gate(self) -> None:
         if not self.options.lint:
@@ -260,50 +330,50 @@ class _Batch:
                 _final(record, "rejected", f"lint: {len(errors)} error finding(s), never built; first: line "
                        f"{first.line} {first.code} {first.name}")
             if record["status"] != "pending":
-                self.progress("lint", record)
+                self._report("lint", candidate)
 
     def devices(self) -> None:
         if self.options.device != "cuda":
             self.gpus = [Gpu("cpu")]
             return
-        self.gpus = detect_gpus(self.options.gpus)
-        if self.gpus and not all(g.capability for g in self.gpus) and self.options.worker is None:
+        self.gpus = self.executor.gpus(self.options.gpus)
+        if self.gpus and not all(g.capability for g in self.gpus) and self.options.worker is None \
+                and self.executor.local:
             self._probe()
         self.arch = arch_list(self.gpus)
         if not self.gpus:
+            where = "the Ray cluster has no GPU resources" if not self.executor.local else \
+                "nvidia-smi finds none, or CUDA_VISIBLE_DEVICES hides them"
             for candidate in self._pending():
                 record = self.records[id(candidate)]
-                _final(record, "no_gpu", "no CUDA GPU is visible (nvidia-smi finds none, or CUDA_VISIBLE_DEVICES "
-                       "hides them): nothing was built or run")
-                self.progress("devices", record)
+                _final(record, "no_gpu", f"no CUDA GPU is visible ({where}): nothing was built or run")
+                self._report("devices", candidate)
 
     def _probe(self) -> None:
-        outcome = run_worker(self.command, {"mode": "probe"}, 120.0, env=self._env(self.gpus[0].id),
-                             workdir=self.workdir, prefix=self.network_prefix)
-        devices = outcome.result.get("devices") or []
+        job = WorkerJob(-1, "probe", {"mode": "probe"}, 120.0, gpu=True, command=self.options.worker,
+                        python=self.options.python, isolate_network=self.options.isolate_network,
+                        pass_env=self.options.pass_env, visible=self.gpus[0].id, workdir=self.workdir)
+        devices = execute(job).outcome.result.get("devices") or []
         if devices:
             capability = devices[0]["capability"]
             self.gpus = [Gpu(g.id, g.name or devices[0]["name"], g.capability or capability) for g in self.gpus]
 
-    def _env(self, visible: str | None, extra: dict | None = None) -> dict:
-        env = worker_environment(dict(os.environ), self.workdir, self.options.pass_env)
-        if self.options.device == "cuda":
-            env["CUDA_VISIBLE_DEVICES"] = visible if visible is not None else ""
-            if self.arch:
-                env["TORCH_CUDA_ARCH_LIST"] = self.arch
-        env.setdefault("PYTHONUNBUFFERED", "1")
-        env.update(extra or {})
-        return env
-
-    def _request(self, candidate: Candidate, mode: str) -> dict:
+    def _job(self, index: int, candidate: Candidate, mode: str, timeout: float, **changes) -> WorkerJob:
         options = self.options
-        return {"mode": mode, "solution": os.path.abspath(candidate.path),
-                "reference": os.path.abspath(candidate.reference) if candidate.reference else None,
-                "cache_dir": self.cache_dir, "device": options.device, "seed": options.seed,
-                "trials": options.trials, "tolerances": {k: list(v) for k, v in options.tolerances.items()},
-                "timing": options.timing, "warmup": options.warmup, "timing_trials": options.timing_trials,
-                "compile": options.compile, "poison": options.poison, "allow_tf32": options.allow_tf32,
-                "parity": options.parity, "light_build": options.light_build}
+        request = {"mode": mode, "solution": os.path.abspath(candidate.path),
+                   "reference": os.path.abspath(candidate.reference) if candidate.reference else None,
+                   "cache_dir": self.cache_dir, "device": options.device, "seed": options.seed,
+                   "trials": options.trials, "tolerances": {k: list(v) for k, v in options.tolerances.items()},
+                   "timing": options.timing, "warmup": options.warmup, "timing_trials": options.timing_trials,
+                   "compile": options.compile, "poison": options.poison, "allow_tf32": options.allow_tf32,
+                   "parity": options.parity, "light_build": options.light_build}
+        files = None
+        if not self.executor.local:  # a cluster's nodes need not share this file system
+            files = {k: (os.path.basename(request[k]), _read_bytes(request[k]))
+                     for k in ("solution", "reference") if request[k]}
+        return WorkerJob(index, mode, request, timeout, gpu=mode != "build", device=options.device,
+                         command=options.worker, python=options.python, isolate_network=options.isolate_network,
+                         pass_env=options.pass_env, arch=self.arch, files=files, **changes)
 
     def build_phase(self) -> None:
         # a solution that never mentions load_inline has nothing to build here (cupy, Triton or pure
@@ -312,21 +382,16 @@ class _Batch:
         if not pending:
             return
         self.progress("build", {"start": True, "total": len(pending)})
-        jobs = self.options.build_jobs or max(1, min(8, (os.cpu_count() or 2) // 2))
-        jobs = max(1, min(jobs, len(pending)))
-        threads_each = max(1, -(-(os.cpu_count() or 2) // jobs))  # ninja jobs per build: the cores, shared
-        env = self._env(None, {"MAX_JOBS": str(threads_each)})
-        os.makedirs(self.cache_dir, exist_ok=True)
+        if self.cache_dir:
+            os.makedirs(self.cache_dir, exist_ok=True)
 
-        def build(candidate: Candidate) -> None:
-            record = self.records[id(candidate)]
-            outcome = run_worker(self.command, self._request(candidate, "build"), self.options.build_timeout,
-                                 env=env, workdir=self.workdir, prefix=self.network_prefix, on_timeout=_drop_locks)
-            self._absorb_build(candidate, record, outcome)
-            self.progress("build", record)
+        def built(job: WorkerJob, result: JobResult) -> None:
+            candidate = self.candidates[job.group]
+            self._absorb_build(candidate, self.records[id(candidate)], result.outcome)
+            self._report("build", candidate)
 
-        with ThreadPoolExecutor(max_workers=jobs) as pool:
-            list(pool.map(build, pending))
+        self.executor.run_builds([self._job(self.index[id(c)], c, "build", self.options.build_timeout) for c in pending],
+                                 built)
 
     def _absorb_build(self, candidate: Candidate, record: dict, outcome: WorkerOutcome) -> None:
         extensions = _extensions(outcome.result)
@@ -355,23 +420,24 @@ class _Batch:
         return diagnostics.compile_messages(extensions, source_map)
 
     def run_phase(self) -> None:
-        def run(candidate: Candidate, gpu: Gpu) -> None:
-            record = self.records[id(candidate)]
-            outcome = run_worker(self.command, self._request(candidate, "run"), self.options.run_timeout,
-                                 env=self._env(gpu.id), workdir=self.workdir, prefix=self.network_prefix,
-                                 on_timeout=_drop_locks)
-            self._absorb_run(candidate, record, outcome, gpu)
-            self.progress("run", record)
+        def ran(job: WorkerJob, result: JobResult) -> None:
+            candidate = self.candidates[job.group]
+            self._absorb_run(candidate, self.records[id(candidate)], result)
+            self._report("run", candidate)
 
         pending = self._pending()
         self.progress("run", {"start": True, "total": len(pending)})
-        _spread(pending, self.gpus, run)
+        jobs = [self._job(self.index[id(c)], c, "run", self.options.run_timeout) for c in pending]
+        self.executor.run_on_gpus(jobs, self.gpus, ran)
 
-    def _absorb_run(self, candidate: Candidate, record: dict, outcome: WorkerOutcome, gpu: Gpu) -> None:
+    def _absorb_run(self, candidate: Candidate, record: dict, job_result: JobResult) -> None:
+        outcome = job_result.outcome
         result = outcome.result
         record["seconds"]["run"] = round(outcome.seconds, 3)
         record["worker"]["run"] = outcome.to_dict()
-        record["gpu"] = {"id": gpu.id, "name": result.get("device_name") or gpu.name}
+        record["gpu"] = dict(job_result.gpu, name=result.get("device_name") or job_result.gpu.get("name", ""))
+        if job_result.network:
+            record["isolation"]["network"] = job_result.network
         record["correctness"] = result.get("correctness")
         record["timing"] = result.get("timing")
         record["notes"] += result.get("notes") or []
@@ -391,44 +457,37 @@ class _Batch:
     def sanitize_phase(self) -> None:
         jobs = []
         for candidate in self.candidates:
-            tools = candidate.sanitize if candidate.sanitize is not None else self.options.sanitize
-            record = self.records[id(candidate)]
-            if not tools or record["status"] in FINAL_BEFORE_RUN or record["status"] in ("timeout", "pending"):
-                continue
-            jobs += [(candidate, tool) for tool in tools]
+            for tool in self._tools_left(candidate):
+                sanitizer = {"tool": tool, "executable": self.options.sanitizer,
+                             "kernels": self._kernels_to_instrument(candidate)}
+                jobs.append(self._job(self.index[id(candidate)], candidate, "sanitize", self.options.sanitize_timeout,
+                                      sanitizer=sanitizer, extra_env={"PYTORCH_NO_CUDA_MEMORY_CACHING": "1"}))
         if not jobs:
             return
         if not self.gpus:
             self.devices()
         self.progress("sanitize", {"start": True, "total": len(jobs)})
 
-        def sanitize(job: tuple[Candidate, str], gpu: Gpu) -> None:
-            candidate, tool = job
+        def sanitized(job: WorkerJob, result: JobResult) -> None:
+            candidate = self.candidates[job.group]
             record = self.records[id(candidate)]
-            record["sanitizer"][tool] = self._sanitize(candidate, tool, gpu)
-            record["seconds"]["sanitize"] = round(record["seconds"]["sanitize"] + record["sanitizer"][tool]["seconds"], 3)
-            self._sanitizer_verdict(record)
-            self.progress("sanitize", record)
+            tool = job.sanitizer["tool"]
+            outcome = self._sanitizer_result(candidate, job, result)
+            with self.settle_lock:
+                record["sanitizer"][tool] = outcome
+                record["seconds"]["sanitize"] = round(record["seconds"]["sanitize"] + outcome["seconds"], 3)
+                self._sanitizer_verdict(record)
+                self._report("sanitize", candidate)
 
-        _spread(jobs, self.gpus, sanitize)
+        self.executor.run_on_gpus(jobs, self.gpus, sanitized)
 
-    def _sanitize(self, candidate: Candidate, tool: str, gpu: Gpu) -> dict:
-        handle, log_file = tempfile.mkstemp(prefix=f"{tool}-", suffix=".log", dir=self.workdir)
-        os.close(handle)
-        kernels = self._kernels_to_instrument(candidate)
-        prefix = diagnostics.sanitizer_command(tool, log_file, self.options.sanitizer, kernels)
-        if shutil.which(self.options.sanitizer) is None and not os.path.isfile(self.options.sanitizer):
+    def _sanitizer_result(self, candidate: Candidate, job: WorkerJob, job_result: JobResult) -> dict:
+        tool, kernels = job.sanitizer["tool"], job.sanitizer["kernels"]
+        outcome = job_result.outcome
+        if not job_result.ran:
             return {"ran": False, "complete": False, "tool": tool, "errors": 0, "warnings": 0, "reports": [],
-                    "seconds": 0.0, "message": f"{self.options.sanitizer} not found"}
-        env = self._env(gpu.id, {"PYTORCH_NO_CUDA_MEMORY_CACHING": "1"})
-        outcome = run_worker(self.command, self._request(candidate, "sanitize"), self.options.sanitize_timeout,
-                             env=env, workdir=self.workdir, prefix=self.network_prefix + prefix,
-                             on_timeout=_drop_locks)
-        try:
-            with open(log_file, encoding="utf-8", errors="replace") as handle:
-                log = handle.read()
-        except OSError:
-            log = ""
+                    "seconds": 0.0, "message": outcome.message}
+        log = job_result.log
         reports, summary = diagnostics.parse_sanitizer_output(log, tool)
         extensions = _extensions(outcome.result)
         source_map = diagnostics.SourceMap(candidate.path, self._text(candidate), extensions)
@@ -482,36 +541,9 @@ class _Batch:
             record["message"] = f"correct; {', '.join(tools)} reported {warnings} warning(s)"
 
 
-def _spread(jobs: list, gpus: list[Gpu], work: Callable) -> None:
-    """Run `work(job, gpu)` for every job, at most one job at a time on each GPU."""
-    tasks: queue.Queue = queue.Queue()
-    for job in jobs:
-        tasks.put(job)
-
-    def serve(gpu: Gpu) -> None:
-        while True:
-            try:
-                job = tasks.get_nowait()
-            except queue.Empty:
-                return
-            work(job, gpu)
-
-    threads = [threading.Thread(target=serve, args=(gpu,), daemon=True) for gpu in gpus[:max(1, len(jobs))]]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-
-
-def _drop_locks(partial: dict) -> None:
-    """After killing a worker mid-build: remove the build locks it held (torch would wait on them forever)."""
-    for extension in partial.get("extensions") or []:
-        directory = extension.get("directory")
-        if directory and not extension.get("ok"):
-            try:
-                os.remove(os.path.join(directory, "lock"))
-            except OSError:
-                pass
+def _read_bytes(path: str) -> bytes:
+    with open(path, "rb") as handle:
+        return handle.read()
 
 
 def _extensions(result: dict) -> list[dict]:

@@ -1,0 +1,177 @@
+"""One worker run, wherever it happens: the job (what to run, on which kind of slot) and its execution.
+
+The batch (`cudalint.verify.runner`) turns each build, correctness-and-timing run and sanitizer run into a
+`WorkerJob`; an executor runs the jobs, on this machine's cores and GPUs (`LocalExecutor`) or as tasks of a
+Ray cluster (`cudalint.verify.ray_cluster.RayExecutor`); and `execute` runs one job on the host that got
+it. The scrubbed environment, the network namespace and the worker process with its time limit
+(`cudalint.verify.isolation`) are that host's, so generated code is isolated the same way everywhere.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import queue
+import shutil
+import tempfile
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+from cudalint.verify import diagnostics
+from cudalint.verify.gpus import Gpu, detect_gpus
+from cudalint.verify.isolation import WorkerOutcome, network_isolation, run_worker, worker_command, worker_environment
+
+
+@dataclass
+class WorkerJob:
+    """One worker process to run: a build (on a CPU slot), or a run or sanitizer run (on a GPU slot)."""
+
+    group: int  # the candidate's index in the batch: a candidate's run finds the files of its build
+    mode: str  # build, run, sanitize or probe (`cudalint/verify/worker.py`)
+    request: dict
+    timeout: float
+    gpu: bool  # needs a GPU of its own (run, sanitize); a build sees none
+    device: str = "cuda"
+    command: list[str] | None = None  # the worker command (a stand-in in tests); None: worker.py
+    python: str | None = None  # the interpreter of worker.py on the executing host; None: the host's own
+    isolate_network: bool = True
+    pass_env: tuple[str, ...] = ()
+    extra_env: dict = field(default_factory=dict)
+    arch: str = ""  # TORCH_CUDA_ARCH_LIST
+    visible: str | None = None  # CUDA_VISIBLE_DEVICES of a GPU job: set by the executor that places it
+    sanitizer: dict | None = None  # {"tool", "executable", "kernels"}: run the worker under compute-sanitizer
+    workdir: str | None = None  # where the worker's files go; None: a directory of its own, removed after
+    files: dict | None = None  # request key -> (file name, bytes): written on the host (a cluster's nodes)
+
+
+@dataclass
+class JobResult:
+    outcome: WorkerOutcome
+    ran: bool = True  # false: the job could not start there (the sanitizer is not installed)
+    log: str = ""  # compute-sanitizer's log
+    network: str = ""  # the network isolation the worker had
+    gpu: dict = field(default_factory=dict)  # where a GPU job ran: {"id", "name"} (and "node" on a cluster)
+
+
+def network_setting(isolate: bool, standin: bool) -> tuple[list[str], str]:
+    """The command prefix that takes a worker off the network, and what the worker gets."""
+    if not isolate:
+        return [], "not isolated (--network)"
+    if standin:
+        return [], "not isolated (a stand-in worker)"
+    return network_isolation()
+
+
+def execute(job: WorkerJob) -> JobResult:
+    """Run `job` in a worker process on this host, with this host's toolchain environment, scrubbed."""
+    own_dir = job.workdir is None
+    workdir = job.workdir or tempfile.mkdtemp(prefix="cudalint-verify-")
+    try:
+        prefix, network = network_setting(job.isolate_network, job.command is not None)
+        env = worker_environment(dict(os.environ), workdir, job.pass_env)
+        if job.device == "cuda":
+            env["CUDA_VISIBLE_DEVICES"] = job.visible if job.visible is not None else ""
+            if job.arch:
+                env["TORCH_CUDA_ARCH_LIST"] = job.arch
+        env.setdefault("PYTHONUNBUFFERED", "1")
+        env.update(job.extra_env)
+        log_file = None
+        if job.sanitizer:
+            executable = job.sanitizer["executable"]
+            if shutil.which(executable) is None and not os.path.isfile(executable):
+                return JobResult(WorkerOutcome("not_run", f"{executable} not found"), ran=False, network=network)
+            handle, log_file = tempfile.mkstemp(prefix=f"{job.sanitizer['tool']}-", suffix=".log", dir=workdir)
+            os.close(handle)
+            prefix = prefix + diagnostics.sanitizer_command(job.sanitizer["tool"], log_file, executable,
+                                                            job.sanitizer["kernels"])
+        outcome = run_worker(job.command or worker_command(job.python), job.request, job.timeout, env=env,
+                             workdir=workdir, prefix=prefix, on_timeout=drop_locks)
+        log = ""
+        if log_file:
+            try:
+                with open(log_file, encoding="utf-8", errors="replace") as handle:
+                    log = handle.read()
+            except OSError:
+                log = ""
+        return JobResult(outcome, log=log, network=network)
+    finally:
+        if own_dir:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+
+def drop_locks(partial: dict) -> None:
+    """After killing a worker mid-build: remove the build locks it held (torch would wait on them forever)."""
+    for extension in partial.get("extensions") or []:
+        directory = extension.get("directory")
+        if directory and not extension.get("ok"):
+            try:
+                os.remove(os.path.join(directory, "lock"))
+            except OSError:
+                pass
+
+
+# the batch's callback for each finished job: (job, its result)
+JobDone = Callable[[WorkerJob, JobResult], None]
+
+
+class LocalExecutor:
+    """Jobs on this machine: builds in parallel on its cores, GPU jobs one at a time on each GPU."""
+
+    local = True
+
+    def __init__(self, workdir: str, build_jobs: int | None = None) -> None:
+        self.workdir = workdir
+        self.build_jobs = build_jobs
+
+    def gpus(self, explicit: list[str] | None) -> list[Gpu]:
+        return detect_gpus(explicit)
+
+    def run_builds(self, jobs: list[WorkerJob], done: JobDone) -> None:
+        cores = os.cpu_count() or 2
+        parallel = max(1, min(self.build_jobs or max(1, min(8, cores // 2)), len(jobs)))
+        threads_each = max(1, -(-cores // parallel))  # ninja jobs per build: the cores, shared
+
+        def build(job: WorkerJob) -> None:
+            placed = dataclasses.replace(job, workdir=self.workdir,
+                                         extra_env=dict(job.extra_env, MAX_JOBS=str(threads_each)))
+            done(job, execute(placed))
+
+        with ThreadPoolExecutor(max_workers=parallel) as pool:
+            list(pool.map(build, jobs))
+
+    def run_on_gpus(self, jobs: list[WorkerJob], gpus: list[Gpu], done: JobDone) -> None:
+        def run(job: WorkerJob, gpu: Gpu) -> None:
+            result = execute(dataclasses.replace(job, workdir=self.workdir, visible=gpu.id))
+            result.gpu = {"id": gpu.id, "name": gpu.name}
+            done(job, result)
+
+        spread(jobs, gpus, run)
+
+    def close(self) -> None:
+        """Nothing to release: the batch removes its work directory."""
+
+
+def spread(jobs: list, gpus: list[Gpu], work: Callable) -> None:
+    """Run `work(job, gpu)` for every job, at most one job at a time on each GPU."""
+    tasks: queue.Queue = queue.Queue()
+    for job in jobs:
+        tasks.put(job)
+
+    def serve(gpu: Gpu) -> None:
+        while True:
+            try:
+                job = tasks.get_nowait()
+            except queue.Empty:
+                return
+            work(job, gpu)
+
+    threads = [threading.Thread(target=serve, args=(gpu,), daemon=True) for gpu in gpus[:max(1, len(jobs))]]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+
+__all__ = ["JobDone", "JobResult", "LocalExecutor", "WorkerJob", "drop_locks", "execute", "network_setting", "spread"]
