@@ -118,18 +118,21 @@ def _version(value: bool) -> None:
 
 def build_options(paths: list[str], *, config: str | None = None, no_config: bool = False,
                   select: list[str] | None = None, ignore: list[str] | None = None, arch: str | None = None,
-                  fail_on: str | None = None, reference: str | None = None,
-                  problems: str | None = None) -> LintOptions:
+                  fail_on: str | None = None, reference: str | None = None, problems: str | None = None,
+                  include_dirs: list[str] | None = None, defines: list[str] | None = None,
+                  compile_commands: str | None = None) -> LintOptions:
     """LintOptions from the configuration file (explicit, discovered from the first path, or none) with
     the command line on top. `select` replaces the configured selection; `ignore` adds to the configured
     ignores; a rule that `select` names exactly (full code or name) is not dropped by the configured
-    ignores. Raises ConfigError."""
+    ignores; include directories and macros given are searched and defined before the configured ones, and
+    `compile_commands` replaces the configured database. Raises ConfigError."""
     if no_config:
         found = None
     else:
         found = config if config is not None else (find_config(paths[0]) if paths else None)
     return _with_command_line(load_config(found) if found else LintOptions(), select=select, ignore=ignore,
-                              arch=arch, fail_on=fail_on, reference=reference, problems=problems)
+                              arch=arch, fail_on=fail_on, reference=reference, problems=problems,
+                              include_dirs=include_dirs, defines=defines, compile_commands=compile_commands)
 
 
 def options_per_file(files: list[str], *, config: str | None = None, no_config: bool = False,
@@ -149,8 +152,9 @@ def options_per_file(files: list[str], *, config: str | None = None, no_config: 
 
 
 def _with_command_line(options: LintOptions, *, select: list[str] | None, ignore: list[str] | None,
-                       arch: str | None, fail_on: str | None, reference: str | None,
-                       problems: str | None) -> LintOptions:
+                       arch: str | None, fail_on: str | None, reference: str | None, problems: str | None,
+                       include_dirs: list[str] | None = None, defines: list[str] | None = None,
+                       compile_commands: str | None = None) -> LintOptions:
     """`options` (changed in place) with the command line's choices on top of the configured ones."""
     if select:
         LintOptions(select=select).validate()  # report a bad selector as it was written
@@ -169,6 +173,12 @@ def _with_command_line(options: LintOptions, *, select: list[str] | None, ignore
         options.reference = reference
     if problems is not None:
         options.problems = problems
+    if include_dirs:
+        options.include_dirs = [*(os.path.abspath(d) for d in include_dirs), *options.include_dirs]
+    if defines:
+        options.defines = [*defines, *options.defines]
+    if compile_commands is not None:
+        options.compile_commands = os.path.abspath(compile_commands)
     return options.validate()
 
 
@@ -253,6 +263,14 @@ def check(
                                                       "there are changes.")] = False,
     show_fixes: Annotated[bool, typer.Option("--show-fixes", help="With --fix or --diff, list the findings fixed "
                                                                   "per file and rule.")] = False,
+    include_dirs: Annotated[Optional[list[str]], typer.Option(
+        "-I", "--include-dir", metavar="DIR", help="A directory of the project's headers, searched after the "
+                                                  "file's own folder (repeatable; before the configured ones).")] = None,
+    defines: Annotated[Optional[list[str]], typer.Option(
+        "-D", "--define", metavar="NAME[=VALUE]", help="A macro defined for every file (repeatable).")] = None,
+    compile_commands: Annotated[Optional[str], typer.Option(
+        "--compile-commands", metavar="FILE", help="A compile_commands.json: each file listed in it is parsed "
+                                                   "with its -I, -isystem, -D and -std flags.")] = None,
 ) -> None:
     """Check CUDA sources (.cu, .cuh) and Python files with embedded CUDA for bugs."""
     if show_statistics and output_format not in (OutputFormat.text, OutputFormat.json):  # tables, not findings
@@ -260,7 +278,8 @@ def check(
     if config is not None and no_config:
         _fail("--config and --no-config cannot be used together")
     command_line = dict(select=_split(select), ignore=_split(ignore), arch=arch,
-                        fail_on=fail_on.value if fail_on else None, reference=reference, problems=problems)
+                        fail_on=fail_on.value if fail_on else None, reference=reference, problems=problems,
+                        include_dirs=include_dirs, defines=defines, compile_commands=compile_commands)
     try:
         options = build_options(paths, config=config, no_config=no_config, **command_line)
     except ConfigError as error:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from cudalint.archs import architecture
 from cudalint.checks.context import RuleContext, UnitFacts
 from cudalint.checks.registry import Rule, all_rules, find_rule, matches, selects
+from cudalint.compile_flags import CompileFlags
 from cudalint.config import ConfigError, LintOptions, options_by_nearest_config
 from cudalint.findings import Finding, Location, Severity
 from cudalint.frontend import HostDefinitions, LoweredUnit, lower_unit, prepare_workspace
@@ -258,7 +259,7 @@ def _lint_document(document: SourceDocument, options: LintOptions, directory: st
     unit_rules = [r for r in rules if r.scope == "unit"]
     programs = []
     if unit_rules:
-        for facts in _unit_facts(document, directory, findings):
+        for facts in _unit_facts(document, directory, options.compile_flags(document.path), findings):
             programs.append(facts.program)
             for rule in unit_rules:
                 findings += _run(rule, RuleContext(rule, document, arch, facts, options))
@@ -281,7 +282,8 @@ def _lint_document(document: SourceDocument, options: LintOptions, directory: st
     return sorted(findings, key=Finding.sort_key)
 
 
-def _unit_facts(document: SourceDocument, directory: str | None, findings: list[Finding]) -> Iterator[UnitFacts]:
+def _unit_facts(document: SourceDocument, directory: str | None, flags: CompileFlags,
+                findings: list[Finding]) -> Iterator[UnitFacts]:
     # the CUDA units first: a C++ unit that only declares functions they define is read from them
     lowered: dict[int, LoweredUnit] = {}
     definitions: HostDefinitions | None = None  # of all the CUDA units, made for the first C++ unit
@@ -289,7 +291,7 @@ def _unit_facts(document: SourceDocument, directory: str | None, findings: list[
         try:
             if unit.language != "cuda" and definitions is None:
                 definitions = HostDefinitions([lowered[id(u)] for u in document.units if id(u) in lowered])
-            lowered[id(unit)] = lower_unit(unit, directory, definitions or ())
+            lowered[id(unit)] = lower_unit(unit, directory, definitions or (), flags)
         except Exception as error:  # noqa: BLE001 - a frontend bug must not stop the other files
             findings.append(_internal_error(document, error))
     for unit in document.units:

@@ -13,6 +13,7 @@ import time
 import itertools
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -20,6 +21,7 @@ from pathlib import PurePosixPath
 
 import clang.cindex as ci
 
+from cudalint.compile_flags import CompileFlags
 from cudalint.frontend.clang_api import diagnostics, reparse
 from cudalint.sources import CudaUnit, with_lines
 
@@ -418,12 +420,15 @@ class _TranslationUnitPool:
 _pool = _TranslationUnitPool()
 
 
-def parse_unit(unit: CudaUnit, directory: str | None = None) -> ParsedUnit:
-    """Parse `unit`; `directory` is where the file lives, for its relative includes."""
+def parse_unit(unit: CudaUnit, directory: str | None = None, flags: CompileFlags = CompileFlags()) -> ParsedUnit:
+    """Parse `unit`; `directory` is where the file lives, for its relative includes; `flags`, the project's
+    build flags (its include directories are searched after `directory`)."""
     args = list(_LANGUAGE_ARGS[unit.language])
-    headers, base = prelude_headers(unit, directory), _build_prelude(unit)
-    pch = _workspace.prelude(unit.language, headers) if headers else None
-    if pch is None and headers != base:
+    search = [directory, *flags.include_dirs] if directory else list(flags.include_dirs)
+    headers, base = prelude_headers(unit, search), _build_prelude(unit)
+    # a prelude is precompiled in cudalint's own standard: clang refuses it under another one
+    pch = _workspace.prelude(unit.language, headers) if headers and not flags.standard else None
+    if pch is None and headers != base and not flags.standard:
         # no prelude of its own (over the limit, or it failed to build): its own #include lines read the headers
         headers = base
         pch = _workspace.prelude(unit.language, headers) if headers else None
@@ -435,9 +440,10 @@ def parse_unit(unit: CudaUnit, directory: str | None = None) -> ParsedUnit:
     if directory:
         args.append("-I" + directory)
     include = _workspace.include_dir()
+    args += flags.arguments()
     args += _search_args(include)
     main_file = os.path.join(directory or _VIRTUAL_MAIN_DIR, main_file_name(unit.language))
-    unknown = _unknown_headers(unit.text, directory)
+    unknown = _unknown_headers(unit.text, search)
     unsaved = [(main_file, unit.text), *_in_memory_headers(include)]
     unsaved += [(f"{_VIRTUAL_UNKNOWN_DIR}/{name}", "") for name, _ in unknown]
     tu = _pool.parse(tuple(args), main_file, unsaved)
@@ -460,7 +466,7 @@ def parse_unit(unit: CudaUnit, directory: str | None = None) -> ParsedUnit:
 _HEAVY_LINES = 100
 
 
-def prelude_headers(unit: CudaUnit, directory: str | None = None) -> tuple[str, ...]:
+def prelude_headers(unit: CudaUnit, search: Sequence[str] = ()) -> tuple[str, ...]:
     """The headers precompiled in front of `unit`: what the real build puts there, then the unit's leading run of
     `#include`s of stub headers when it brings a heavy one. Only a leading run (nothing but blank lines and
     comments before it, stopping at the first other line or header): the unit then sees the same declarations in
@@ -475,8 +481,8 @@ def prelude_headers(unit: CudaUnit, directory: str | None = None) -> tuple[str, 
             run.append(name)
     if not any(_weight(name, base) >= _HEAVY_LINES for name in run):
         return base  # light headers: a parse reads them faster than a new prelude is built
-    if directory and any(os.path.isfile(os.path.join(directory, name)) for name in _closure(tuple(run))):
-        return base  # one of them, or a header they include, is the user's file there: a prelude would not see it
+    if any(os.path.isfile(os.path.join(folder, name)) for folder in search for name in _closure(tuple(run))):
+        return base  # one of them, or a header they include, is the user's file: a prelude would not see it
     return base + tuple(run)
 
 
@@ -538,14 +544,14 @@ def main_file_name(language: str) -> str:
     return "__cudalint_unit__" + (".cu" if language == "cuda" else ".cpp")
 
 
-def _unknown_headers(text: str, directory: str | None) -> list[tuple[str, int]]:
+def _unknown_headers(text: str, search: Sequence[str]) -> list[tuple[str, int]]:
     known = _stub_names()
     unknown = []
     for match, line in with_lines(_INCLUDE.finditer(text), text):
         name = match.group(1).strip()
         if name in known or not name or name.endswith(("/", "\\")):
             continue  # a name that cannot be a file is clang's "file not found" (a stand-in for it crashes libclang)
-        if directory and os.path.isfile(os.path.join(directory, name)):
+        if any(os.path.isfile(os.path.join(folder, name)) for folder in search):
             continue
         unknown.append((name, line))
     return unknown
