@@ -25,6 +25,7 @@ from cudalint.config import ConfigError, LintOptions, find_config, load_config, 
 from cudalint.engine import (MAX_FILE_BYTES, FileResult, InputError, default_jobs, exceeds, expand_paths,
                              iter_lint_each, read_source, selected_rules, tune_garbage_collector)
 from cudalint.prefilter import INCOMPLETE
+from cudalint.result_cache import ResultCache
 
 if TYPE_CHECKING:
     from cudalint.fixes import FixReport
@@ -268,6 +269,8 @@ def check(
                                                   "file's own folder (repeatable; before the configured ones).")] = None,
     defines: Annotated[Optional[list[str]], typer.Option(
         "-D", "--define", metavar="NAME[=VALUE]", help="A macro defined for every file (repeatable).")] = None,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Lint every file afresh: neither read nor write "
+                                                              "the result cache (also CUDALINT_NO_CACHE=1).")] = False,
     compile_commands: Annotated[Optional[str], typer.Option(
         "--compile-commands", metavar="FILE", help="A compile_commands.json: each file listed in it is parsed "
                                                    "with its -I, -isystem, -D and -std flags.")] = None,
@@ -299,7 +302,8 @@ def check(
     try:
         files = list(expand_paths(existing))
         per_file = options_per_file(files, config=config, no_config=no_config, **command_line)
-        linted = _lint_with_progress(files, per_file, jobs or default_jobs(len(files)),
+        cache = None if no_cache else ResultCache.default()
+        linted = _lint_with_progress(files, per_file, jobs or default_jobs(len(files)), cache,
                                      show=not quiet and len(files) > 1)
         results: list[FileResult] = missing + linted
     except (InputError, ConfigError) as error:  # a path that vanished meanwhile, a late config problem
@@ -358,9 +362,10 @@ def _lint_stdin(name: str, config: str | None, no_config: bool,
     return FileResult(name, findings), text, options
 
 
-def _lint_with_progress(files: list[str], per_file: list[LintOptions], jobs: int, show: bool) -> list[FileResult]:
+def _lint_with_progress(files: list[str], per_file: list[LintOptions], jobs: int, cache: ResultCache | None,
+                        show: bool) -> list[FileResult]:
     """Lint `files`, with a progress bar on stderr when it is a terminal."""
-    results = iter_lint_each(files, per_file, jobs)
+    results = iter_lint_each(files, per_file, jobs, cache)
     if not (show and sys.stderr.isatty()):
         return list(results)
     with typer.progressbar(results, length=len(files), label="checking", file=sys.stderr) as progress:

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from cudalint.archs import architecture
 from cudalint.checks.context import RuleContext, UnitFacts
@@ -26,6 +27,9 @@ from cudalint.frontend import HostDefinitions, LoweredUnit, lower_unit, prepare_
 from cudalint.model.program import build_program
 from cudalint.sources import SUFFIXES, SourceDocument, load_document
 from cudalint.suppressions import apply_suppressions, parse_suppressions, problems
+
+if TYPE_CHECKING:
+    from cudalint.result_cache import ResultCache
 
 MAX_FILE_BYTES = 4 * 1024 * 1024  # larger inputs are not kernels; refusing them keeps lint time bounded
 
@@ -113,33 +117,44 @@ def _drain(items: list[str]) -> Iterator[str]:
         yield items.pop(0)
 
 
-def lint_file(path: str, options: LintOptions) -> FileResult:
+def lint_file(path: str, options: LintOptions, cache: ResultCache | None = None) -> FileResult:
+    """Lint the file `path`; with a `cache`, its stored findings when nothing they depend on changed."""
     try:
         text = read_source(path)
     except InputError as error:
         return FileResult(path, error=str(error))
-    return FileResult(path, _lint_thread.run(_lint_text, path, text, options, os.path.dirname(os.path.abspath(path))))
+    digest = cache.digest(path, text, options) if cache is not None else ""
+    if cache is not None:
+        found = cache.lookup(path, options, digest)
+        if found is not None:
+            return FileResult(path, found)
+    findings = _lint_thread.run(_lint_text, path, text, options, os.path.dirname(os.path.abspath(path)))
+    if cache is not None:
+        cache.store(path, text, options, findings, digest)
+    return FileResult(path, findings)
 
 
 def lint_paths(paths: Iterable[str], options: LintOptions | None = None, use_config: bool = True,
-               jobs: int = 1) -> list[FileResult]:
+               jobs: int = 1, cache: ResultCache | None = None) -> list[FileResult]:
     """Lint files and directories. With `use_config`, each file's nearest configuration file applies
-    unless `options` are given. Raises InputError for a path that does not exist, ConfigError for bad
-    config."""
+    unless `options` are given; with a `cache` (`ResultCache.default()`), unchanged files' findings are
+    reused. Raises InputError for a path that does not exist, ConfigError for bad config."""
     files = list(expand_paths(list(paths)))
     if options is not None:
-        return list(iter_lint_files(files, options, jobs))
+        return list(iter_lint_files(files, options, jobs, cache))
     per_file = options_by_nearest_config(files) if use_config else [LintOptions()] * len(files)
-    return list(iter_lint_each(files, per_file, jobs))
+    return list(iter_lint_each(files, per_file, jobs, cache))
 
 
-def iter_lint_files(files: list[str], options: LintOptions, jobs: int = 1) -> Iterator[FileResult]:
+def iter_lint_files(files: list[str], options: LintOptions, jobs: int = 1,
+                    cache: ResultCache | None = None) -> Iterator[FileResult]:
     """The result of each file, in order, as soon as it is ready; `jobs` > 1 lints in worker processes
     (libclang is not known to be thread-safe; processes are)."""
-    return iter_lint_each(files, [options] * len(files), jobs)
+    return iter_lint_each(files, [options] * len(files), jobs, cache)
 
 
-def iter_lint_each(files: list[str], options_per_file: list[LintOptions], jobs: int = 1) -> Iterator[FileResult]:
+def iter_lint_each(files: list[str], options_per_file: list[LintOptions], jobs: int = 1,
+                   cache: ResultCache | None = None) -> Iterator[FileResult]:
     """`iter_lint_files` with options of each file's own (its reference problem, its GPU's architecture)."""
     for options in {id(o): o for o in options_per_file}.values():
         options.validate()
@@ -150,23 +165,23 @@ def iter_lint_each(files: list[str], options_per_file: list[LintOptions], jobs: 
         done = 0
         try:
             with ProcessPoolExecutor(max_workers=jobs, initializer=tune_garbage_collector) as pool:
-                for result in pool.map(lint_file, files, options_per_file, chunksize=chunk):
+                for result in pool.map(lint_file, files, options_per_file, [cache] * len(files), chunksize=chunk):
                     done += 1
                     yield result
         except BrokenProcessPool:
             # a worker died (a crash in libclang): the files it had are lost with it, and the pool with them;
             # each file left gets a process of its own, so that only the one that crashes goes unchecked
             for path, options in zip(files[done:], options_per_file[done:]):
-                yield _lint_alone(path, options)
+                yield _lint_alone(path, options, cache)
     else:
         for path, options in zip(files, options_per_file):
-            yield lint_file(path, options)
+            yield lint_file(path, options, cache)
 
 
-def _lint_alone(path: str, options: LintOptions) -> FileResult:
+def _lint_alone(path: str, options: LintOptions, cache: ResultCache | None) -> FileResult:
     try:
         with ProcessPoolExecutor(max_workers=1) as pool:
-            return pool.submit(lint_file, path, options).result()
+            return pool.submit(lint_file, path, options, cache).result()
     except BrokenProcessPool:
         internal = find_rule("CL900")
         return FileResult(path, [Finding(internal.code, internal.name, internal.severity, Location(path, 1, 1, 1, 1),

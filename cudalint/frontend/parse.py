@@ -9,7 +9,6 @@ import os
 import re
 import shutil
 import tempfile
-import time
 import itertools
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -21,6 +20,7 @@ from pathlib import PurePosixPath
 
 import clang.cindex as ci
 
+from cudalint.caching import cache_root, mark_used_and_prune
 from cudalint.compile_flags import CompileFlags
 from cudalint.frontend.clang_api import diagnostics, reparse
 from cudalint.sources import CudaUnit, with_lines
@@ -209,7 +209,7 @@ class _Workspace:
             try:
                 self._include = _write_headers_once(cached)
                 self._directory, self._persistent = cached, True
-                _mark_used_and_prune(cached)
+                mark_used_and_prune(cached)
                 return
             except OSError:
                 pass  # a read-only or full cache: a private directory instead
@@ -274,21 +274,26 @@ def _count_preludes(directory: str) -> int:
 
 def _cache_directory() -> str | None:
     """The persistent workspace's directory (not yet created), or None when caching is off."""
-    if os.environ.get("CUDALINT_NO_CACHE", "") not in ("", "0"):
+    root = cache_root()
+    if root is None:
         return None
-    root = os.environ.get("CUDALINT_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser(os.path.join("~", ".cache")), "cudalint")
-    if not os.path.isabs(root):
-        return None  # no home directory: never a cache relative to wherever the user runs us
     identity = [repr((_BASE_ARGS, _LANGUAGE_ARGS, _PRELUDES))]
+    library = libclang_identity()
+    if library is None:
+        return None  # an unknown libclang: a prelude built by another version would be refused anyway
+    identity.append(library)
+    identity += [f"{path}\0{text}" for path, text in stub_headers()]
+    return os.path.join(root, "preludes-" + _digest("\0".join(identity))[:24])
+
+
+def libclang_identity() -> str | None:
+    """The libclang library's path, size and time; None when it cannot be told."""
     library = ci.conf.lib._name
     try:
         status = os.stat(library)
-        identity.append(f"{library}:{status.st_size}:{status.st_mtime_ns}")
     except (OSError, TypeError):
-        return None  # an unknown libclang: a prelude built by another version would be refused anyway
-    identity += [f"{path}\0{text}" for path, text in stub_headers()]
-    return os.path.join(root, "preludes-" + _digest("\0".join(identity))[:24])
+        return None
+    return f"{library}:{status.st_size}:{status.st_mtime_ns}"
 
 
 def _digest(text: str) -> str:
@@ -335,29 +340,6 @@ def _headers_match(include: str) -> bool:
         except (OSError, UnicodeDecodeError):
             return False
     return True
-
-
-_UNUSED_FOR = 30 * 24 * 3600  # seconds after which another version's cached preludes are removed
-
-
-def _mark_used_and_prune(directory: str) -> None:
-    """Mark `directory` as used now, and remove the cache's other prelude folders (other cudalint versions,
-    other libclang installations) that no process has used for 30 days."""
-    try:
-        os.utime(directory)
-        names = os.listdir(os.path.dirname(directory))
-    except OSError:
-        return  # a read-only cache is still usable
-    now = time.time()
-    for name in names:
-        other = os.path.join(os.path.dirname(directory), name)
-        if not name.startswith("preludes-") or other == directory:
-            continue
-        try:
-            if now - os.stat(other).st_mtime > _UNUSED_FOR:
-                shutil.rmtree(other, ignore_errors=True)
-        except OSError:
-            continue  # removed by another process meanwhile
 
 
 def _remove_if_owner(directory: str, owner: int) -> None:
@@ -424,7 +406,7 @@ def parse_unit(unit: CudaUnit, directory: str | None = None, flags: CompileFlags
     """Parse `unit`; `directory` is where the file lives, for its relative includes; `flags`, the project's
     build flags (its include directories are searched after `directory`)."""
     args = list(_LANGUAGE_ARGS[unit.language])
-    search = [directory, *flags.include_dirs] if directory else list(flags.include_dirs)
+    search = _search_folders(directory, flags)
     headers, base = prelude_headers(unit, search), _build_prelude(unit)
     # a prelude is precompiled in cudalint's own standard: clang refuses it under another one
     pch = _workspace.prelude(unit.language, headers) if headers and not flags.standard else None
@@ -458,6 +440,37 @@ def parse_unit(unit: CudaUnit, directory: str | None = None, flags: CompileFlags
             d.spelling, location.line if in_main else 0, location.column if in_main else 0, in_main,
         ))
     return ParsedUnit(unit, tu, main_file, reported, unknown)
+
+
+def _search_folders(directory: str | None, flags: CompileFlags) -> list[str]:
+    """Where a unit's includes are looked for on disk, in order, before the stubs."""
+    return [directory, *flags.include_dirs] if directory else list(flags.include_dirs)
+
+
+def project_headers(text: str, directory: str | None, flags: CompileFlags) -> list[tuple[str, bytes | None]]:
+    """Each path at which parsing `text` looks for an included file on disk, with the file's content there
+    (None: no file): those of its `#include` lines and, from the files found, of theirs. What the parse reads
+    beyond the stubs, as far as the text tells (a condition or a macro name around an include aside: such an
+    include is counted all the same)."""
+    search = _search_folders(directory, flags)
+    found: dict[str, bytes | None] = {}
+    pending: list[tuple[str, str | None]] = [(text, None)]
+    while pending:
+        source, folder = pending.pop()
+        for match in _INCLUDE.finditer(source):
+            for base in ([folder] if folder else []) + search:
+                candidate = os.path.normpath(os.path.join(base, match.group(1).strip()))
+                if candidate in found:
+                    continue
+                found[candidate] = None
+                if os.path.isfile(candidate):  # quoted includes look in the including file's folder first
+                    try:
+                        with open(candidate, "rb") as handle:
+                            found[candidate] = handle.read()
+                    except OSError:
+                        continue
+                    pending.append((found[candidate].decode("utf-8", "replace"), os.path.dirname(candidate)))
+    return list(found.items())
 
 
 # A stub header whose text, with what it includes beyond the build's prelude, has this many lines is worth
