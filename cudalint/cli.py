@@ -1,8 +1,8 @@
 """The command line: parse options, build LintOptions, call the engine, render, choose the exit code.
 
-This is the only module that prints. Exit codes: 0 no finding at or above `--fail-on` (or `--exit-zero`),
-1 some finding at or above it, 2 usage, configuration or input errors, or a file whose analysis did not
-complete (CL900; one line each on stderr).
+This is the only module that prints. Exit codes: 0 no finding at or above `--fail-on` (or `--exit-zero`,
+or `--fix-only`), 1 some finding at or above it (or a file fixed, with `--exit-non-zero-on-fix`), 2 usage,
+configuration or input errors, or a file whose analysis did not complete (CL900; one line each on stderr).
 """
 
 from __future__ import annotations
@@ -259,6 +259,13 @@ def check(
     unsafe_fixes: Annotated[bool, typer.Option("--unsafe-fixes", help="With --fix, also apply the fixes marked "
                                                                       "unsafe (they can change what correct code "
                                                                       "does).")] = False,
+    fix_only: Annotated[bool, typer.Option("--fix-only", help="Apply the fixes as --fix does, and report nothing else: "
+                                                              "the remaining findings are not printed and do not "
+                                                              "set the exit code.")] = False,
+    exit_non_zero_on_fix: Annotated[bool, typer.Option("--exit-non-zero-on-fix", help="With --fix or --fix-only, exit "
+                                                                                      "with 1 when a file was fixed, "
+                                                                                      "even if no finding "
+                                                                                      "remains.")] = False,
     diff: Annotated[bool, typer.Option("--diff", help="Print what --fix would change, as a unified diff per file, "
                                                       "instead of the findings, and write nothing; exit 1 when "
                                                       "there are changes.")] = False,
@@ -288,9 +295,10 @@ def check(
     except ConfigError as error:
         _fail(str(error))
 
+    fix = fix or fix_only
     if "-" in paths:
         if paths != ["-"] or fix or diff:
-            _fail("`-` (standard input) is checked alone, and without --fix or --diff")
+            _fail("`-` (standard input) is checked alone, and without --fix, --fix-only or --diff")
         result, text, stdin_options = _lint_stdin(stdin_filename or "stdin.cu", config, no_config, command_line)
         _write(_render([result], output_format.value, stdin_options, show_statistics, quiet, color,
                        sources={result.path: text}))
@@ -313,21 +321,23 @@ def check(
             traceback.print_exc()
         _fail(f"internal error: {type(error).__name__}: {error} (set CUDALINT_DEBUG=1 for the traceback; "
               f"please report it)")
+    fixed_any = False
     if diff:
         changed = _show_diffs(linted, per_file, unsafe_fixes, show_fixes)
     elif fix:
-        _apply_fixes(linted, per_file, unsafe_fixes, show_fixes)
+        fixed_any = _apply_fixes(linted, per_file, unsafe_fixes, show_fixes)
     input_errors = [result.error for result in results if result.error is not None]
     for message in input_errors:
         _error(message)
     if not results and not input_errors:
         sys.stderr.write("cudalint: warning: no .cu, .cuh or .py files found in the given paths\n")
 
-    if not diff:  # the diff is the output
+    reports = not diff and not fix_only  # a diff is the output; --fix-only reports only what it fixed
+    if reports:
         _write(_render(results, output_format.value, options, show_statistics, quiet, color))
     batch = any(os.path.isdir(path) for path in existing)
     if batch and output_format is OutputFormat.text and not quiet and not show_statistics and len(results) > 1 \
-            and not diff:
+            and reports:
         from cudalint.prefilter import summarize
         from cudalint.report.text import render_batch_summary
 
@@ -340,6 +350,10 @@ def check(
         raise typer.Exit(EXIT_ERROR)
     if diff:
         raise typer.Exit(EXIT_FINDINGS if changed and not exit_zero else EXIT_OK)
+    if fix and exit_non_zero_on_fix and fixed_any:
+        raise typer.Exit(EXIT_FINDINGS)
+    if fix_only:
+        raise typer.Exit(EXIT_OK)
     if not exit_zero and any(exceeds(r.findings, o.fail_on) for r, o in zip(linted, per_file)):
         raise typer.Exit(EXIT_FINDINGS)
     raise typer.Exit(EXIT_OK)
@@ -388,8 +402,9 @@ def _fixed_files(results: list[FileResult], per_file: list[LintOptions],
             yield result, report
 
 
-def _apply_fixes(results: list[FileResult], per_file: list[LintOptions], unsafe: bool, show_fixes: bool) -> None:
-    """Rewrite each file with its checked fixes; its result then holds the findings that remain."""
+def _apply_fixes(results: list[FileResult], per_file: list[LintOptions], unsafe: bool, show_fixes: bool) -> bool:
+    """Rewrite each file with its checked fixes; its result then holds the findings that remain. Whether
+    any file was rewritten."""
     from cudalint.repairing.loop import atomic_write
 
     fixed = []
@@ -402,6 +417,7 @@ def _apply_fixes(results: list[FileResult], per_file: list[LintOptions], unsafe:
         result.findings = report.findings_after
         fixed.append((result.path, report))
     sys.stderr.write(_fixes_summary("fixed", fixed, show_fixes))
+    return bool(fixed)
 
 
 def _show_diffs(results: list[FileResult], per_file: list[LintOptions], unsafe: bool, show_fixes: bool) -> bool:
