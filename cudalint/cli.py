@@ -266,6 +266,12 @@ def check(
                                                                                       "with 1 when a file was fixed, "
                                                                                       "even if no finding "
                                                                                       "remains.")] = False,
+    add_ignore: Annotated[bool, typer.Option(
+        "--add-ignore", help="Add a `cudalint: ignore[CODES]` comment on each line with findings (inside the CUDA "
+                             "string for embedded CUDA) instead of reporting them; a file is rewritten only when it "
+                             "then re-lints clean.")] = False,
+    reason: Annotated[str, typer.Option("--reason", metavar="TEXT", help="With --add-ignore: the text written after "
+                                                                         "the codes (why they are ignored).")] = "",
     diff: Annotated[bool, typer.Option("--diff", help="Print what --fix would change, as a unified diff per file, "
                                                       "instead of the findings, and write nothing; exit 1 when "
                                                       "there are changes.")] = False,
@@ -296,9 +302,15 @@ def check(
         _fail(str(error))
 
     fix = fix or fix_only
+    if add_ignore and (fix or diff):
+        _fail("--add-ignore cannot be used with --fix, --fix-only or --diff")
+    if reason and not add_ignore:
+        _fail("--reason is the text of the comments --add-ignore adds: give --add-ignore too")
+    if "\n" in reason or "*/" in reason:
+        _fail("the --reason must be one line without `*/`")
     if "-" in paths:
-        if paths != ["-"] or fix or diff:
-            _fail("`-` (standard input) is checked alone, and without --fix, --fix-only or --diff")
+        if paths != ["-"] or fix or diff or add_ignore:
+            _fail("`-` (standard input) is checked alone, and without --fix, --fix-only, --diff or --add-ignore")
         result, text, stdin_options = _lint_stdin(stdin_filename or "stdin.cu", config, no_config, command_line)
         _write(_render([result], output_format.value, stdin_options, show_statistics, quiet, color,
                        sources={result.path: text}))
@@ -326,13 +338,16 @@ def check(
         changed = _show_diffs(linted, per_file, unsafe_fixes, show_fixes)
     elif fix:
         fixed_any = _apply_fixes(linted, per_file, unsafe_fixes, show_fixes)
+    elif add_ignore:
+        _add_ignores(linted, per_file, reason)
     input_errors = [result.error for result in results if result.error is not None]
     for message in input_errors:
         _error(message)
     if not results and not input_errors:
         sys.stderr.write("cudalint: warning: no .cu, .cuh or .py files found in the given paths\n")
 
-    reports = not diff and not fix_only  # a diff is the output; --fix-only reports only what it fixed
+    # a diff is the output; --fix-only and --add-ignore report only what they changed
+    reports = not diff and not fix_only and not add_ignore
     if reports:
         _write(_render(results, output_format.value, options, show_statistics, quiet, color))
     batch = any(os.path.isdir(path) for path in existing)
@@ -352,7 +367,7 @@ def check(
         raise typer.Exit(EXIT_FINDINGS if changed and not exit_zero else EXIT_OK)
     if fix and exit_non_zero_on_fix and fixed_any:
         raise typer.Exit(EXIT_FINDINGS)
-    if fix_only:
+    if fix_only or add_ignore:
         raise typer.Exit(EXIT_OK)
     if not exit_zero and any(exceeds(r.findings, o.fail_on) for r, o in zip(linted, per_file)):
         raise typer.Exit(EXIT_FINDINGS)
@@ -418,6 +433,40 @@ def _apply_fixes(results: list[FileResult], per_file: list[LintOptions], unsafe:
         fixed.append((result.path, report))
     sys.stderr.write(_fixes_summary("fixed", fixed, show_fixes))
     return bool(fixed)
+
+
+def _add_ignores(results: list[FileResult], per_file: list[LintOptions], reason: str) -> None:
+    """Write the checked suppressions of each file with findings; a file they fail on gets an error."""
+    from cudalint.fixes import default_linter
+    from cudalint.repairing.loop import atomic_write
+    from cudalint.sources import load_document
+    from cudalint.suppressions import UNSUPPRESSIBLE, checked_suppressions
+
+    added = files = 0
+    for result, options in zip(results, per_file):
+        if result.error is not None or all(f.code in UNSUPPRESSIBLE for f in result.findings):
+            continue
+        try:
+            document = load_document(result.path, read_source(result.path))
+        except InputError as error:
+            result.error = str(error)
+            continue
+        outcome = checked_suppressions(document, result.findings, reason, default_linter(options))
+        if outcome is None:
+            result.error = f"{result.path}: the suppressions would not be honoured or would break the file; not changed"
+            continue
+        for line in outcome.unplaced:
+            sys.stderr.write(f"cudalint: warning: {result.path}:{line}: the line ends inside a Python string, where "
+                             f"no comment can go; its findings are left\n")
+        if not outcome.added:
+            continue
+        try:
+            atomic_write(result.path, outcome.text, like=result.path)
+        except OSError as error:
+            result.error = f"{result.path}: cannot write the suppressions: {error.strerror or error}"
+            continue
+        added, files = added + outcome.added, files + 1
+    sys.stderr.write(f"cudalint: added {added} suppression{'s' * (added != 1)} in {files} file{'s' * (files != 1)}\n")
 
 
 def _show_diffs(results: list[FileResult], per_file: list[LintOptions], unsafe: bool, show_fixes: bool) -> bool:
