@@ -278,8 +278,9 @@ def check(
     show_fixes: Annotated[bool, typer.Option("--show-fixes", help="With --fix or --diff, list the findings fixed "
                                                                   "per file and rule.")] = False,
     include_dirs: Annotated[Optional[list[str]], typer.Option(
-        "-I", "--include-dir", metavar="DIR", help="A directory of the project's headers, searched after the "
-                                                  "file's own folder (repeatable; before the configured ones).")] = None,
+        "-I", "--include-dir", metavar="DIR",
+        help="A directory of the project's headers, searched after the file's own folder (repeatable; before "
+             "the configured ones).")] = None,
     defines: Annotated[Optional[list[str]], typer.Option(
         "-D", "--define", metavar="NAME[=VALUE]", help="A macro defined for every file (repeatable).")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Lint every file afresh: neither read nor write "

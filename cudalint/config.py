@@ -139,7 +139,8 @@ def load_config(path: str) -> LintOptions:
     # paths in the configuration are relative to its folder, as a build's are to its own
     base = os.path.dirname(options.config_path)
     if "include-dirs" in table:
-        options.include_dirs = [os.path.normpath(os.path.join(base, d)) for d in _string_list(table, "include-dirs", path)]
+        options.include_dirs = [os.path.normpath(os.path.join(base, d))
+                                for d in _string_list(table, "include-dirs", path)]
     if "defines" in table:
         options.defines = _string_list(table, "defines", path)
     if "compile-commands" in table:

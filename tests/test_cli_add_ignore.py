@@ -77,7 +77,8 @@ def test_cuda_file_gets_line_comments_and_rechecks_clean(tmp_path: Path) -> None
     assert [line.rsplit(" ", 1)[-1] for line in findings(path)] == ["[CL201]"]
     result = check("--add-ignore", "--reason", "legacy kernel", str(path))
     assert (result.exit_code, result.stdout, result.stderr) == (0, "", "cudalint: added 1 suppression in 1 file\n")
-    assert path.read_text() == UNGUARDED_CU.replace("x[i] = 0.0f;", "x[i] = 0.0f; // cudalint: ignore[CL201] legacy kernel")
+    assert path.read_text() == UNGUARDED_CU.replace("x[i] = 0.0f;",
+                                                    "x[i] = 0.0f; // cudalint: ignore[CL201] legacy kernel")
     assert findings(path) == []
 
 
