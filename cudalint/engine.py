@@ -274,7 +274,7 @@ def _lint_document(document: SourceDocument, options: LintOptions, directory: st
     unit_rules = [r for r in rules if r.scope == "unit"]
     programs = []
     if unit_rules:
-        for facts in _unit_facts(document, directory, options.compile_flags(document.path), findings):
+        for facts in _unit_facts(document, directory, findings, options.compile_flags(document.path)):
             programs.append(facts.program)
             for rule in unit_rules:
                 findings += _run(rule, RuleContext(rule, document, arch, facts, options))
@@ -297,8 +297,8 @@ def _lint_document(document: SourceDocument, options: LintOptions, directory: st
     return sorted(findings, key=Finding.sort_key)
 
 
-def _unit_facts(document: SourceDocument, directory: str | None, flags: CompileFlags,
-                findings: list[Finding]) -> Iterator[UnitFacts]:
+def _unit_facts(document: SourceDocument, directory: str | None, findings: list[Finding],
+                flags: CompileFlags = CompileFlags()) -> Iterator[UnitFacts]:
     # the CUDA units first: a C++ unit that only declares functions they define is read from them
     lowered: dict[int, LoweredUnit] = {}
     definitions: HostDefinitions | None = None  # of all the CUDA units, made for the first C++ unit
