@@ -1,7 +1,11 @@
-"""Analyses cached on the object they analyse: a document, a program, a function."""
+"""Caches: analyses cached on the object they analyse (a document, a program, a function), and the
+persistent cache directory that the precompiled preludes and the lint results share."""
 
 from __future__ import annotations
 
+import os
+import shutil
+import time
 from collections.abc import Callable
 from itertools import chain
 from typing import Any, TypeVar
@@ -51,3 +55,41 @@ class ClassIndex:
             order = lists[0] if len(lists) == 1 else sorted(chain.from_iterable(lists))
             found = self._selections[classes] = tuple(map(self.nodes.__getitem__, order))
         return found
+
+
+def cache_root() -> str | None:
+    """The user's cache directory for cudalint (not yet created): `$CUDALINT_CACHE_DIR`, else
+    `$XDG_CACHE_HOME/cudalint` or `~/.cache/cudalint`; None when caching is off (`CUDALINT_NO_CACHE=1`) or
+    no absolute directory is known."""
+    if os.environ.get("CUDALINT_NO_CACHE", "") not in ("", "0"):
+        return None
+    root = os.environ.get("CUDALINT_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser(os.path.join("~", ".cache")), "cudalint")
+    if not os.path.isabs(root):
+        return None  # no home directory: never a cache relative to wherever the user runs us
+    return root
+
+
+_UNUSED_FOR = 30 * 24 * 3600  # seconds after which another version's cache folder is removed
+
+
+def mark_used_and_prune(directory: str) -> None:
+    """Mark the cache folder `directory` (`<kind>-<digest>`) as used now, and remove the cache's other
+    folders of its kind (other cudalint versions, other libclang installations) that no process has used
+    for 30 days."""
+    kind = os.path.basename(directory).split("-")[0] + "-"
+    try:
+        os.utime(directory)
+        names = os.listdir(os.path.dirname(directory))
+    except OSError:
+        return  # a read-only cache is still usable
+    now = time.time()
+    for name in names:
+        other = os.path.join(os.path.dirname(directory), name)
+        if not name.startswith(kind) or other == directory:
+            continue
+        try:
+            if now - os.stat(other).st_mtime > _UNUSED_FOR:
+                shutil.rmtree(other, ignore_errors=True)
+        except OSError:
+            continue  # removed by another process meanwhile

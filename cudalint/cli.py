@@ -1,8 +1,8 @@
 """The command line: parse options, build LintOptions, call the engine, render, choose the exit code.
 
-This is the only module that prints. Exit codes: 0 no finding at or above `--fail-on` (or `--exit-zero`),
-1 some finding at or above it, 2 usage, configuration or input errors, or a file whose analysis did not
-complete (CL900; one line each on stderr).
+This is the only module that prints. Exit codes: 0 no finding at or above `--fail-on` (or `--exit-zero`,
+or `--fix-only`), 1 some finding at or above it (or a file fixed, with `--exit-non-zero-on-fix`), 2 usage,
+configuration or input errors, or a file whose analysis did not complete (CL900; one line each on stderr).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from cudalint.config import ConfigError, LintOptions, find_config, load_config, 
 from cudalint.engine import (MAX_FILE_BYTES, FileResult, InputError, default_jobs, exceeds, expand_paths,
                              iter_lint_each, read_source, selected_rules, tune_garbage_collector)
 from cudalint.prefilter import INCOMPLETE
+from cudalint.result_cache import ResultCache
 
 if TYPE_CHECKING:
     from cudalint.fixes import FixReport
@@ -118,18 +119,21 @@ def _version(value: bool) -> None:
 
 def build_options(paths: list[str], *, config: str | None = None, no_config: bool = False,
                   select: list[str] | None = None, ignore: list[str] | None = None, arch: str | None = None,
-                  fail_on: str | None = None, reference: str | None = None,
-                  problems: str | None = None) -> LintOptions:
+                  fail_on: str | None = None, reference: str | None = None, problems: str | None = None,
+                  include_dirs: list[str] | None = None, defines: list[str] | None = None,
+                  compile_commands: str | None = None) -> LintOptions:
     """LintOptions from the configuration file (explicit, discovered from the first path, or none) with
     the command line on top. `select` replaces the configured selection; `ignore` adds to the configured
     ignores; a rule that `select` names exactly (full code or name) is not dropped by the configured
-    ignores. Raises ConfigError."""
+    ignores; include directories and macros given are searched and defined before the configured ones, and
+    `compile_commands` replaces the configured database. Raises ConfigError."""
     if no_config:
         found = None
     else:
         found = config if config is not None else (find_config(paths[0]) if paths else None)
     return _with_command_line(load_config(found) if found else LintOptions(), select=select, ignore=ignore,
-                              arch=arch, fail_on=fail_on, reference=reference, problems=problems)
+                              arch=arch, fail_on=fail_on, reference=reference, problems=problems,
+                              include_dirs=include_dirs, defines=defines, compile_commands=compile_commands)
 
 
 def options_per_file(files: list[str], *, config: str | None = None, no_config: bool = False,
@@ -149,8 +153,9 @@ def options_per_file(files: list[str], *, config: str | None = None, no_config: 
 
 
 def _with_command_line(options: LintOptions, *, select: list[str] | None, ignore: list[str] | None,
-                       arch: str | None, fail_on: str | None, reference: str | None,
-                       problems: str | None) -> LintOptions:
+                       arch: str | None, fail_on: str | None, reference: str | None, problems: str | None,
+                       include_dirs: list[str] | None = None, defines: list[str] | None = None,
+                       compile_commands: str | None = None) -> LintOptions:
     """`options` (changed in place) with the command line's choices on top of the configured ones."""
     if select:
         LintOptions(select=select).validate()  # report a bad selector as it was written
@@ -169,6 +174,12 @@ def _with_command_line(options: LintOptions, *, select: list[str] | None, ignore
         options.reference = reference
     if problems is not None:
         options.problems = problems
+    if include_dirs:
+        options.include_dirs = [*(os.path.abspath(d) for d in include_dirs), *options.include_dirs]
+    if defines:
+        options.defines = [*defines, *options.defines]
+    if compile_commands is not None:
+        options.compile_commands = os.path.abspath(compile_commands)
     return options.validate()
 
 
@@ -248,11 +259,35 @@ def check(
     unsafe_fixes: Annotated[bool, typer.Option("--unsafe-fixes", help="With --fix, also apply the fixes marked "
                                                                       "unsafe (they can change what correct code "
                                                                       "does).")] = False,
+    fix_only: Annotated[bool, typer.Option("--fix-only", help="Apply the fixes as --fix does, and report nothing else: "
+                                                              "the remaining findings are not printed and do not "
+                                                              "set the exit code.")] = False,
+    exit_non_zero_on_fix: Annotated[bool, typer.Option("--exit-non-zero-on-fix", help="With --fix or --fix-only, exit "
+                                                                                      "with 1 when a file was fixed, "
+                                                                                      "even if no finding "
+                                                                                      "remains.")] = False,
+    add_ignore: Annotated[bool, typer.Option(
+        "--add-ignore", help="Add a `cudalint: ignore[CODES]` comment on each line with findings (inside the CUDA "
+                             "string for embedded CUDA) instead of reporting them; a file is rewritten only when it "
+                             "then re-lints clean.")] = False,
+    reason: Annotated[str, typer.Option("--reason", metavar="TEXT", help="With --add-ignore: the text written after "
+                                                                         "the codes (why they are ignored).")] = "",
     diff: Annotated[bool, typer.Option("--diff", help="Print what --fix would change, as a unified diff per file, "
                                                       "instead of the findings, and write nothing; exit 1 when "
                                                       "there are changes.")] = False,
     show_fixes: Annotated[bool, typer.Option("--show-fixes", help="With --fix or --diff, list the findings fixed "
                                                                   "per file and rule.")] = False,
+    include_dirs: Annotated[Optional[list[str]], typer.Option(
+        "-I", "--include-dir", metavar="DIR",
+        help="A directory of the project's headers, searched after the file's own folder (repeatable; before "
+             "the configured ones).")] = None,
+    defines: Annotated[Optional[list[str]], typer.Option(
+        "-D", "--define", metavar="NAME[=VALUE]", help="A macro defined for every file (repeatable).")] = None,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Lint every file afresh: neither read nor write "
+                                                              "the result cache (also CUDALINT_NO_CACHE=1).")] = False,
+    compile_commands: Annotated[Optional[str], typer.Option(
+        "--compile-commands", metavar="FILE", help="A compile_commands.json: each file listed in it is parsed "
+                                                   "with its -I, -isystem, -D and -std flags.")] = None,
 ) -> None:
     """Check CUDA sources (.cu, .cuh) and Python files with embedded CUDA for bugs."""
     if show_statistics and output_format not in (OutputFormat.text, OutputFormat.json):  # tables, not findings
@@ -260,15 +295,23 @@ def check(
     if config is not None and no_config:
         _fail("--config and --no-config cannot be used together")
     command_line = dict(select=_split(select), ignore=_split(ignore), arch=arch,
-                        fail_on=fail_on.value if fail_on else None, reference=reference, problems=problems)
+                        fail_on=fail_on.value if fail_on else None, reference=reference, problems=problems,
+                        include_dirs=include_dirs, defines=defines, compile_commands=compile_commands)
     try:
         options = build_options(paths, config=config, no_config=no_config, **command_line)
     except ConfigError as error:
         _fail(str(error))
 
+    fix = fix or fix_only
+    if add_ignore and (fix or diff):
+        _fail("--add-ignore cannot be used with --fix, --fix-only or --diff")
+    if reason and not add_ignore:
+        _fail("--reason is the text of the comments --add-ignore adds: give --add-ignore too")
+    if "\n" in reason or "*/" in reason:
+        _fail("the --reason must be one line without `*/`")
     if "-" in paths:
-        if paths != ["-"] or fix or diff:
-            _fail("`-` (standard input) is checked alone, and without --fix or --diff")
+        if paths != ["-"] or fix or diff or add_ignore:
+            _fail("`-` (standard input) is checked alone, and without --fix, --fix-only, --diff or --add-ignore")
         result, text, stdin_options = _lint_stdin(stdin_filename or "stdin.cu", config, no_config, command_line)
         _write(_render([result], output_format.value, stdin_options, show_statistics, quiet, color,
                        sources={result.path: text}))
@@ -280,7 +323,8 @@ def check(
     try:
         files = list(expand_paths(existing))
         per_file = options_per_file(files, config=config, no_config=no_config, **command_line)
-        linted = _lint_with_progress(files, per_file, jobs or default_jobs(len(files)),
+        cache = None if no_cache else ResultCache.default()
+        linted = _lint_with_progress(files, per_file, jobs or default_jobs(len(files)), cache,
                                      show=not quiet and len(files) > 1)
         results: list[FileResult] = missing + linted
     except (InputError, ConfigError) as error:  # a path that vanished meanwhile, a late config problem
@@ -290,21 +334,26 @@ def check(
             traceback.print_exc()
         _fail(f"internal error: {type(error).__name__}: {error} (set CUDALINT_DEBUG=1 for the traceback; "
               f"please report it)")
+    fixed_any = False
     if diff:
         changed = _show_diffs(linted, per_file, unsafe_fixes, show_fixes)
     elif fix:
-        _apply_fixes(linted, per_file, unsafe_fixes, show_fixes)
+        fixed_any = _apply_fixes(linted, per_file, unsafe_fixes, show_fixes)
+    elif add_ignore:
+        _add_ignores(linted, per_file, reason)
     input_errors = [result.error for result in results if result.error is not None]
     for message in input_errors:
         _error(message)
     if not results and not input_errors:
         sys.stderr.write("cudalint: warning: no .cu, .cuh or .py files found in the given paths\n")
 
-    if not diff:  # the diff is the output
+    # a diff is the output; --fix-only and --add-ignore report only what they changed
+    reports = not diff and not fix_only and not add_ignore
+    if reports:
         _write(_render(results, output_format.value, options, show_statistics, quiet, color))
     batch = any(os.path.isdir(path) for path in existing)
     if batch and output_format is OutputFormat.text and not quiet and not show_statistics and len(results) > 1 \
-            and not diff:
+            and reports:
         from cudalint.prefilter import summarize
         from cudalint.report.text import render_batch_summary
 
@@ -317,6 +366,10 @@ def check(
         raise typer.Exit(EXIT_ERROR)
     if diff:
         raise typer.Exit(EXIT_FINDINGS if changed and not exit_zero else EXIT_OK)
+    if fix and exit_non_zero_on_fix and fixed_any:
+        raise typer.Exit(EXIT_FINDINGS)
+    if fix_only or add_ignore:
+        raise typer.Exit(EXIT_OK)
     if not exit_zero and any(exceeds(r.findings, o.fail_on) for r, o in zip(linted, per_file)):
         raise typer.Exit(EXIT_FINDINGS)
     raise typer.Exit(EXIT_OK)
@@ -339,9 +392,10 @@ def _lint_stdin(name: str, config: str | None, no_config: bool,
     return FileResult(name, findings), text, options
 
 
-def _lint_with_progress(files: list[str], per_file: list[LintOptions], jobs: int, show: bool) -> list[FileResult]:
+def _lint_with_progress(files: list[str], per_file: list[LintOptions], jobs: int, cache: ResultCache | None,
+                        show: bool) -> list[FileResult]:
     """Lint `files`, with a progress bar on stderr when it is a terminal."""
-    results = iter_lint_each(files, per_file, jobs)
+    results = iter_lint_each(files, per_file, jobs, cache)
     if not (show and sys.stderr.isatty()):
         return list(results)
     with typer.progressbar(results, length=len(files), label="checking", file=sys.stderr) as progress:
@@ -364,8 +418,9 @@ def _fixed_files(results: list[FileResult], per_file: list[LintOptions],
             yield result, report
 
 
-def _apply_fixes(results: list[FileResult], per_file: list[LintOptions], unsafe: bool, show_fixes: bool) -> None:
-    """Rewrite each file with its checked fixes; its result then holds the findings that remain."""
+def _apply_fixes(results: list[FileResult], per_file: list[LintOptions], unsafe: bool, show_fixes: bool) -> bool:
+    """Rewrite each file with its checked fixes; its result then holds the findings that remain. Whether
+    any file was rewritten."""
     from cudalint.repairing.loop import atomic_write
 
     fixed = []
@@ -378,6 +433,41 @@ def _apply_fixes(results: list[FileResult], per_file: list[LintOptions], unsafe:
         result.findings = report.findings_after
         fixed.append((result.path, report))
     sys.stderr.write(_fixes_summary("fixed", fixed, show_fixes))
+    return bool(fixed)
+
+
+def _add_ignores(results: list[FileResult], per_file: list[LintOptions], reason: str) -> None:
+    """Write the checked suppressions of each file with findings; a file they fail on gets an error."""
+    from cudalint.fixes import default_linter
+    from cudalint.repairing.loop import atomic_write
+    from cudalint.sources import load_document
+    from cudalint.suppressions import UNSUPPRESSIBLE, checked_suppressions
+
+    added = files = 0
+    for result, options in zip(results, per_file):
+        if result.error is not None or all(f.code in UNSUPPRESSIBLE for f in result.findings):
+            continue
+        try:
+            document = load_document(result.path, read_source(result.path))
+        except InputError as error:
+            result.error = str(error)
+            continue
+        outcome = checked_suppressions(document, result.findings, reason, default_linter(options))
+        if outcome is None:
+            result.error = f"{result.path}: the suppressions would not be honoured or would break the file; not changed"
+            continue
+        for line in outcome.unplaced:
+            sys.stderr.write(f"cudalint: warning: {result.path}:{line}: the line ends inside a Python string, where "
+                             f"no comment can go; its findings are left\n")
+        if not outcome.added:
+            continue
+        try:
+            atomic_write(result.path, outcome.text, like=result.path)
+        except OSError as error:
+            result.error = f"{result.path}: cannot write the suppressions: {error.strerror or error}"
+            continue
+        added, files = added + outcome.added, files + 1
+    sys.stderr.write(f"cudalint: added {added} suppression{'s' * (added != 1)} in {files} file{'s' * (files != 1)}\n")
 
 
 def _show_diffs(results: list[FileResult], per_file: list[LintOptions], unsafe: bool, show_fixes: bool) -> bool:

@@ -14,9 +14,11 @@ else:  # pragma: no cover
 
 from cudalint.archs import DEFAULT_ARCH, architecture
 from cudalint.checks.registry import is_valid_selector
+from cudalint.compile_flags import CompileFlags, CompileFlagsError, check_define, flags_for
 
 SEVERITY_LEVELS = ("error", "warning", "info")
-_KEYS = {"select", "extend-select", "ignore", "per-file-ignores", "arch", "fail-on"}
+_KEYS = {"select", "extend-select", "ignore", "per-file-ignores", "arch", "fail-on", "include-dirs", "defines",
+         "compile-commands"}
 
 
 class ConfigError(ValueError):
@@ -35,6 +37,10 @@ class LintOptions:
     # the reference of a run file `level_<L>_problem_<P>_sample_<S>_kernel.py` is looked up
     reference: str | None = None
     problems: str | None = None
+    # the project's build: absolute include directories, NAME[=VALUE] macros, a compile_commands.json
+    include_dirs: list[str] = field(default_factory=list)
+    defines: list[str] = field(default_factory=list)
+    compile_commands: str | None = None
 
     def validate(self) -> LintOptions:
         for selector in [*self.select, *self.ignore, *(c for cs in self.per_file_ignores.values() for c in cs)]:
@@ -46,7 +52,25 @@ class LintOptions:
             raise ConfigError(str(error)) from None
         if self.fail_on not in SEVERITY_LEVELS:
             raise ConfigError(f"fail-on must be one of {', '.join(SEVERITY_LEVELS)}, not {self.fail_on!r}")
+        try:
+            for define in self.defines:
+                check_define(define)
+            if self.compile_commands is not None:
+                flags_for(self.compile_commands, "")  # reads (and keeps) the database: a bad one is reported now
+        except CompileFlagsError as error:
+            raise ConfigError(str(error)) from None
         return self
+
+    def compile_flags(self, path: str) -> CompileFlags:
+        """The build flags for the file `path`: the include directories and macros given, then its entry in
+        the compilation database."""
+        given = CompileFlags(tuple(self.include_dirs), tuple(self.defines))
+        if self.compile_commands is None:
+            return given
+        try:
+            return given + flags_for(self.compile_commands, path)
+        except CompileFlagsError:
+            return given  # changed since validation into something unreadable: the flags given still hold
 
     def ignored_for(self, path: str) -> list[str]:
         base = self.config_path and os.path.dirname(self.config_path)
@@ -112,6 +136,17 @@ def load_config(path: str) -> LintOptions:
         options.arch = str(table["arch"])
     if "fail-on" in table:
         options.fail_on = str(table["fail-on"])
+    # paths in the configuration are relative to its folder, as a build's are to its own
+    base = os.path.dirname(options.config_path)
+    if "include-dirs" in table:
+        options.include_dirs = [os.path.normpath(os.path.join(base, d))
+                                for d in _string_list(table, "include-dirs", path)]
+    if "defines" in table:
+        options.defines = _string_list(table, "defines", path)
+    if "compile-commands" in table:
+        if not isinstance(table["compile-commands"], str):
+            raise ConfigError(f"{path}: compile-commands must be a string (a compile_commands.json)")
+        options.compile_commands = os.path.join(base, table["compile-commands"])
     try:
         return options.validate()
     except ConfigError as error:

@@ -15,16 +15,21 @@ from collections.abc import Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from cudalint.archs import architecture
 from cudalint.checks.context import RuleContext, UnitFacts
 from cudalint.checks.registry import Rule, all_rules, find_rule, matches, selects
+from cudalint.compile_flags import CompileFlags
 from cudalint.config import ConfigError, LintOptions, options_by_nearest_config
 from cudalint.findings import Finding, Location, Severity
 from cudalint.frontend import HostDefinitions, LoweredUnit, lower_unit, prepare_workspace
 from cudalint.model.program import build_program
 from cudalint.sources import SUFFIXES, SourceDocument, load_document
 from cudalint.suppressions import apply_suppressions, parse_suppressions, problems
+
+if TYPE_CHECKING:
+    from cudalint.result_cache import ResultCache
 
 MAX_FILE_BYTES = 4 * 1024 * 1024  # larger inputs are not kernels; refusing them keeps lint time bounded
 
@@ -112,33 +117,44 @@ def _drain(items: list[str]) -> Iterator[str]:
         yield items.pop(0)
 
 
-def lint_file(path: str, options: LintOptions) -> FileResult:
+def lint_file(path: str, options: LintOptions, cache: ResultCache | None = None) -> FileResult:
+    """Lint the file `path`; with a `cache`, its stored findings when nothing they depend on changed."""
     try:
         text = read_source(path)
     except InputError as error:
         return FileResult(path, error=str(error))
-    return FileResult(path, _lint_thread.run(_lint_text, path, text, options, os.path.dirname(os.path.abspath(path))))
+    digest = cache.digest(path, text, options) if cache is not None else ""
+    if cache is not None:
+        found = cache.lookup(path, options, digest)
+        if found is not None:
+            return FileResult(path, found)
+    findings = _lint_thread.run(_lint_text, path, text, options, os.path.dirname(os.path.abspath(path)))
+    if cache is not None:
+        cache.store(path, text, options, findings, digest)
+    return FileResult(path, findings)
 
 
 def lint_paths(paths: Iterable[str], options: LintOptions | None = None, use_config: bool = True,
-               jobs: int = 1) -> list[FileResult]:
+               jobs: int = 1, cache: ResultCache | None = None) -> list[FileResult]:
     """Lint files and directories. With `use_config`, each file's nearest configuration file applies
-    unless `options` are given. Raises InputError for a path that does not exist, ConfigError for bad
-    config."""
+    unless `options` are given; with a `cache` (`ResultCache.default()`), unchanged files' findings are
+    reused. Raises InputError for a path that does not exist, ConfigError for bad config."""
     files = list(expand_paths(list(paths)))
     if options is not None:
-        return list(iter_lint_files(files, options, jobs))
+        return list(iter_lint_files(files, options, jobs, cache))
     per_file = options_by_nearest_config(files) if use_config else [LintOptions()] * len(files)
-    return list(iter_lint_each(files, per_file, jobs))
+    return list(iter_lint_each(files, per_file, jobs, cache))
 
 
-def iter_lint_files(files: list[str], options: LintOptions, jobs: int = 1) -> Iterator[FileResult]:
+def iter_lint_files(files: list[str], options: LintOptions, jobs: int = 1,
+                    cache: ResultCache | None = None) -> Iterator[FileResult]:
     """The result of each file, in order, as soon as it is ready; `jobs` > 1 lints in worker processes
     (libclang is not known to be thread-safe; processes are)."""
-    return iter_lint_each(files, [options] * len(files), jobs)
+    return iter_lint_each(files, [options] * len(files), jobs, cache)
 
 
-def iter_lint_each(files: list[str], options_per_file: list[LintOptions], jobs: int = 1) -> Iterator[FileResult]:
+def iter_lint_each(files: list[str], options_per_file: list[LintOptions], jobs: int = 1,
+                   cache: ResultCache | None = None) -> Iterator[FileResult]:
     """`iter_lint_files` with options of each file's own (its reference problem, its GPU's architecture)."""
     for options in {id(o): o for o in options_per_file}.values():
         options.validate()
@@ -149,23 +165,23 @@ def iter_lint_each(files: list[str], options_per_file: list[LintOptions], jobs: 
         done = 0
         try:
             with ProcessPoolExecutor(max_workers=jobs, initializer=tune_garbage_collector) as pool:
-                for result in pool.map(lint_file, files, options_per_file, chunksize=chunk):
+                for result in pool.map(lint_file, files, options_per_file, [cache] * len(files), chunksize=chunk):
                     done += 1
                     yield result
         except BrokenProcessPool:
             # a worker died (a crash in libclang): the files it had are lost with it, and the pool with them;
             # each file left gets a process of its own, so that only the one that crashes goes unchecked
             for path, options in zip(files[done:], options_per_file[done:]):
-                yield _lint_alone(path, options)
+                yield _lint_alone(path, options, cache)
     else:
         for path, options in zip(files, options_per_file):
-            yield lint_file(path, options)
+            yield lint_file(path, options, cache)
 
 
-def _lint_alone(path: str, options: LintOptions) -> FileResult:
+def _lint_alone(path: str, options: LintOptions, cache: ResultCache | None) -> FileResult:
     try:
         with ProcessPoolExecutor(max_workers=1) as pool:
-            return pool.submit(lint_file, path, options).result()
+            return pool.submit(lint_file, path, options, cache).result()
     except BrokenProcessPool:
         internal = find_rule("CL900")
         return FileResult(path, [Finding(internal.code, internal.name, internal.severity, Location(path, 1, 1, 1, 1),
@@ -258,7 +274,7 @@ def _lint_document(document: SourceDocument, options: LintOptions, directory: st
     unit_rules = [r for r in rules if r.scope == "unit"]
     programs = []
     if unit_rules:
-        for facts in _unit_facts(document, directory, findings):
+        for facts in _unit_facts(document, directory, findings, options.compile_flags(document.path)):
             programs.append(facts.program)
             for rule in unit_rules:
                 findings += _run(rule, RuleContext(rule, document, arch, facts, options))
@@ -281,7 +297,8 @@ def _lint_document(document: SourceDocument, options: LintOptions, directory: st
     return sorted(findings, key=Finding.sort_key)
 
 
-def _unit_facts(document: SourceDocument, directory: str | None, findings: list[Finding]) -> Iterator[UnitFacts]:
+def _unit_facts(document: SourceDocument, directory: str | None, findings: list[Finding],
+                flags: CompileFlags = CompileFlags()) -> Iterator[UnitFacts]:
     # the CUDA units first: a C++ unit that only declares functions they define is read from them
     lowered: dict[int, LoweredUnit] = {}
     definitions: HostDefinitions | None = None  # of all the CUDA units, made for the first C++ unit
@@ -289,7 +306,7 @@ def _unit_facts(document: SourceDocument, directory: str | None, findings: list[
         try:
             if unit.language != "cuda" and definitions is None:
                 definitions = HostDefinitions([lowered[id(u)] for u in document.units if id(u) in lowered])
-            lowered[id(unit)] = lower_unit(unit, directory, definitions or ())
+            lowered[id(unit)] = lower_unit(unit, directory, definitions or (), flags)
         except Exception as error:  # noqa: BLE001 - a frontend bug must not stop the other files
             findings.append(_internal_error(document, error))
     for unit in document.units:

@@ -92,3 +92,55 @@ def test_show_fixes_lists_the_fixed_findings_per_file_and_rule(tmp_path: Path) -
         "cudalint: fixed 1 finding in 1 file:", f"  {path}:", "    1 × CL204 (grid-undercoverage)"]
     path.write_text(FLOOR_GRID)
     assert run("--fix", str(tmp_path)).stderr.splitlines()[-1] == "cudalint: fixed 1 finding in 1 file"
+
+
+# a fixable finding (CL204) and one that no fix removes (CL301)
+FLOOR_GRID_AND_OVERSIZE = FLOOR_GRID.replace(
+    "    int i = blockIdx.x", "    __shared__ float cache[16384];\n    int i = blockIdx.x").replace(
+    "if (i < n) x[i] *= a;", "if (i < n) {\n        cache[threadIdx.x] = x[i] * a;\n        x[i] = cache[threadIdx.x];\n    }")
+
+
+def test_fix_only_fixes_and_reports_nothing_else(tmp_path: Path) -> None:
+    path = tmp_path / "k.cu"
+    path.write_text(FLOOR_GRID_AND_OVERSIZE)
+    assert run(str(path)).exit_code == 1
+    result = run("--fix-only", str(path))
+    assert (result.exit_code, result.stdout, result.stderr) == (0, "", "cudalint: fixed 1 finding in 1 file\n")
+    assert "scale<<<(n + threads - 1) / threads, threads>>>" in path.read_text()
+    remaining = run("--output-format", "concise", "-q", str(path))
+    assert remaining.exit_code == 1 and remaining.stdout.endswith("[CL301]\n") and remaining.stdout.count("\n") == 1
+    again = run("--fix-only", str(path))  # nothing left to fix, a finding left: still 0
+    assert (again.exit_code, again.stdout, again.stderr) == (0, "", "cudalint: fixed 0 findings in 0 files\n")
+
+
+def test_exit_non_zero_on_fix_exits_1_when_a_file_was_fixed(tmp_path: Path) -> None:
+    path = tmp_path / "k.cu"
+    path.write_text(FLOOR_GRID)
+    assert run("--fix-only", "--exit-non-zero-on-fix", str(path)).exit_code == 1
+    assert run("--fix-only", "--exit-non-zero-on-fix", str(path)).exit_code == 0  # nothing to fix now
+    path.write_text(FLOOR_GRID)
+    fixed = run("--fix", "--exit-non-zero-on-fix", str(path))  # no finding remains, but the file changed
+    assert (fixed.exit_code, fixed.stdout) == (1, "All checks passed.\n")
+
+
+def test_fix_only_keeps_unsafe_fixes_symlinks_and_line_endings_as_fix_does(tmp_path: Path) -> None:
+    source = "__global__ void k(float* x) {\n    float v = x[threadIdx.x];\n    v += __shfl_down(v, 1);\n" \
+             "    x[threadIdx.x] = v;\n}\n\nvoid launch(float* x) { k<<<1, 32>>>(x); }\n"
+    target = tmp_path / "warp.cu"
+    target.write_bytes(source.replace("\n", "\r\n").encode())
+    link = tmp_path / "link.cu"
+    link.symlink_to(target)
+    assert run("--fix-only", str(link)).stderr == "cudalint: fixed 0 findings in 0 files\n"  # the fix is unsafe
+    assert target.read_bytes() == source.replace("\n", "\r\n").encode()
+    result = run("--fix-only", "--unsafe-fixes", str(link))
+    assert (result.exit_code, result.stdout, result.stderr) == (0, "", "cudalint: fixed 1 finding in 1 file\n")
+    assert link.is_symlink()
+    fixed = target.read_bytes()
+    assert b"__shfl_down_sync(0xffffffff, v, 1);\r\n" in fixed and fixed.count(b"\n") == fixed.count(b"\r\n")
+
+
+def test_fix_only_still_exits_2_on_an_input_error(tmp_path: Path) -> None:
+    result = run("--fix-only", str(tmp_path / "missing.cu"))
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr == (f"cudalint: fixed 0 findings in 0 files\n"
+                             f"cudalint: error: {tmp_path / 'missing.cu'}: no such file or directory\n")

@@ -9,7 +9,7 @@ from cudalint.sources import CudaUnit
 
 
 def _headers(text: str, origin: str = "file", directory: str | None = None) -> tuple[str, ...]:
-    return parse.prelude_headers(CudaUnit("k.cu", text, "cuda", origin), directory)
+    return parse.prelude_headers(CudaUnit("k.cu", text, "cuda", origin), [directory] if directory else [])
 
 
 def test_the_leading_run_of_stub_includes_joins_the_prelude_when_it_brings_a_heavy_header() -> None:

@@ -114,10 +114,10 @@ def test_eval_of_an_empty_directory_is_an_error(tmp_path):
     assert "no .cu, .cuh or .py corpus files" in result.output
 
 
-def _lint_file_or_crash(path, options):
+def _lint_file_or_crash(path, options, cache=None):
     if path.endswith("crash.cu"):
         os.kill(os.getpid(), signal.SIGKILL)  # a worker dies as a stack overflow in libclang kills it
-    return lint_file(path, options)
+    return lint_file(path, options, cache)
 
 
 @pytest.mark.skipif(multiprocessing.get_start_method() != "fork", reason="the stand-in crash reaches forked workers")

@@ -17,5 +17,6 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         text_line = ctx.facts.unit.lines[line - 1]
         column = text_line.find(header) + 1 or 1
         yield ctx.finding(Span(line, column, line, column + len(header)),
-                          f"header <{header}> is not known to cudalint and not found next to the file; it is "
-                          f"treated as empty, and errors that depend on its declarations are not reported")
+                          f"header <{header}> is not known to cudalint and not found next to the file or in the "
+                          f"include directories (-I); it is treated as empty, and errors that depend on its "
+                          f"declarations are not reported")

@@ -16,6 +16,7 @@ from cudalint.frontend.clang_api import (CHILDREN, END, INDEX, KIND, OPERATOR, R
                                          in_main_file, is_const_qualified, is_extern, is_static, is_volatile_qualified,
                                          line_starts, location, main_file_bounds, referenced, result_type, size_of,
                                          spelling, type_spelling, unary_operator_spelling, usr)
+from cudalint.compile_flags import CompileFlags
 from cudalint.frontend.parse import Diagnostic, ParsedUnit, parse_unit
 from cudalint.frontend.prototypes import HostDefinitions, from_definitions
 from cudalint.model import ir
@@ -76,15 +77,17 @@ class LoweredUnit:
 
 
 def lower_unit(unit: CudaUnit, directory: str | None = None,
-               cuda_units: Sequence[LoweredUnit] | HostDefinitions = ()) -> LoweredUnit:
+               cuda_units: Sequence[LoweredUnit] | HostDefinitions = (),
+               flags: CompileFlags = CompileFlags()) -> LoweredUnit:
     """Parse and lower `unit`; `directory` is where its file lives, for relative includes. `cuda_units`, the
     file's CUDA units already lowered (or their `HostDefinitions`, made once for all the file's C++ units),
-    spare the parse of a C++ unit that only declares functions they define (see `prototypes`)."""
+    spare the parse of a C++ unit that only declares functions they define (see `prototypes`); `flags`, the
+    project's build flags."""
     if unit.language == "c++" and cuda_units:
         prototypes = from_definitions(unit, cuda_units)
         if prototypes is not None:
             return LoweredUnit(unit, [], [], prototypes=prototypes)
-    return Lowering(parse_unit(unit, directory)).lower()
+    return Lowering(parse_unit(unit, directory, flags)).lower()
 
 
 _NAME_KINDS = {K.PARM_DECL: "param", K.VAR_DECL: "var", K.FUNCTION_DECL: "function", K.ENUM_CONSTANT_DECL: "enum",

@@ -9,10 +9,10 @@ import os
 import re
 import shutil
 import tempfile
-import time
 import itertools
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -20,6 +20,8 @@ from pathlib import PurePosixPath
 
 import clang.cindex as ci
 
+from cudalint.caching import cache_root, mark_used_and_prune
+from cudalint.compile_flags import CompileFlags
 from cudalint.frontend.clang_api import diagnostics, reparse
 from cudalint.sources import CudaUnit, with_lines
 
@@ -207,7 +209,7 @@ class _Workspace:
             try:
                 self._include = _write_headers_once(cached)
                 self._directory, self._persistent = cached, True
-                _mark_used_and_prune(cached)
+                mark_used_and_prune(cached)
                 return
             except OSError:
                 pass  # a read-only or full cache: a private directory instead
@@ -272,21 +274,26 @@ def _count_preludes(directory: str) -> int:
 
 def _cache_directory() -> str | None:
     """The persistent workspace's directory (not yet created), or None when caching is off."""
-    if os.environ.get("CUDALINT_NO_CACHE", "") not in ("", "0"):
+    root = cache_root()
+    if root is None:
         return None
-    root = os.environ.get("CUDALINT_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser(os.path.join("~", ".cache")), "cudalint")
-    if not os.path.isabs(root):
-        return None  # no home directory: never a cache relative to wherever the user runs us
     identity = [repr((_BASE_ARGS, _LANGUAGE_ARGS, _PRELUDES))]
+    library = libclang_identity()
+    if library is None:
+        return None  # an unknown libclang: a prelude built by another version would be refused anyway
+    identity.append(library)
+    identity += [f"{path}\0{text}" for path, text in stub_headers()]
+    return os.path.join(root, "preludes-" + _digest("\0".join(identity))[:24])
+
+
+def libclang_identity() -> str | None:
+    """The libclang library's path, size and time; None when it cannot be told."""
     library = ci.conf.lib._name
     try:
         status = os.stat(library)
-        identity.append(f"{library}:{status.st_size}:{status.st_mtime_ns}")
     except (OSError, TypeError):
-        return None  # an unknown libclang: a prelude built by another version would be refused anyway
-    identity += [f"{path}\0{text}" for path, text in stub_headers()]
-    return os.path.join(root, "preludes-" + _digest("\0".join(identity))[:24])
+        return None
+    return f"{library}:{status.st_size}:{status.st_mtime_ns}"
 
 
 def _digest(text: str) -> str:
@@ -333,29 +340,6 @@ def _headers_match(include: str) -> bool:
         except (OSError, UnicodeDecodeError):
             return False
     return True
-
-
-_UNUSED_FOR = 30 * 24 * 3600  # seconds after which another version's cached preludes are removed
-
-
-def _mark_used_and_prune(directory: str) -> None:
-    """Mark `directory` as used now, and remove the cache's other prelude folders (other cudalint versions,
-    other libclang installations) that no process has used for 30 days."""
-    try:
-        os.utime(directory)
-        names = os.listdir(os.path.dirname(directory))
-    except OSError:
-        return  # a read-only cache is still usable
-    now = time.time()
-    for name in names:
-        other = os.path.join(os.path.dirname(directory), name)
-        if not name.startswith("preludes-") or other == directory:
-            continue
-        try:
-            if now - os.stat(other).st_mtime > _UNUSED_FOR:
-                shutil.rmtree(other, ignore_errors=True)
-        except OSError:
-            continue  # removed by another process meanwhile
 
 
 def _remove_if_owner(directory: str, owner: int) -> None:
@@ -418,12 +402,15 @@ class _TranslationUnitPool:
 _pool = _TranslationUnitPool()
 
 
-def parse_unit(unit: CudaUnit, directory: str | None = None) -> ParsedUnit:
-    """Parse `unit`; `directory` is where the file lives, for its relative includes."""
+def parse_unit(unit: CudaUnit, directory: str | None = None, flags: CompileFlags = CompileFlags()) -> ParsedUnit:
+    """Parse `unit`; `directory` is where the file lives, for its relative includes; `flags`, the project's
+    build flags (its include directories are searched after `directory`)."""
     args = list(_LANGUAGE_ARGS[unit.language])
-    headers, base = prelude_headers(unit, directory), _build_prelude(unit)
-    pch = _workspace.prelude(unit.language, headers) if headers else None
-    if pch is None and headers != base:
+    search = _search_folders(directory, flags)
+    headers, base = prelude_headers(unit, search), _build_prelude(unit)
+    # a prelude is precompiled in cudalint's own standard: clang refuses it under another one
+    pch = _workspace.prelude(unit.language, headers) if headers and not flags.standard else None
+    if pch is None and headers != base and not flags.standard:
         # no prelude of its own (over the limit, or it failed to build): its own #include lines read the headers
         headers = base
         pch = _workspace.prelude(unit.language, headers) if headers else None
@@ -435,9 +422,10 @@ def parse_unit(unit: CudaUnit, directory: str | None = None) -> ParsedUnit:
     if directory:
         args.append("-I" + directory)
     include = _workspace.include_dir()
+    args += flags.arguments()
     args += _search_args(include)
     main_file = os.path.join(directory or _VIRTUAL_MAIN_DIR, main_file_name(unit.language))
-    unknown = _unknown_headers(unit.text, directory)
+    unknown = _unknown_headers(unit.text, search)
     unsaved = [(main_file, unit.text), *_in_memory_headers(include)]
     unsaved += [(f"{_VIRTUAL_UNKNOWN_DIR}/{name}", "") for name, _ in unknown]
     tu = _pool.parse(tuple(args), main_file, unsaved)
@@ -454,13 +442,44 @@ def parse_unit(unit: CudaUnit, directory: str | None = None) -> ParsedUnit:
     return ParsedUnit(unit, tu, main_file, reported, unknown)
 
 
+def _search_folders(directory: str | None, flags: CompileFlags) -> list[str]:
+    """Where a unit's includes are looked for on disk, in order, before the stubs."""
+    return [directory, *flags.include_dirs] if directory else list(flags.include_dirs)
+
+
+def project_headers(text: str, directory: str | None, flags: CompileFlags) -> list[tuple[str, bytes | None]]:
+    """Each path at which parsing `text` looks for an included file on disk, with the file's content there
+    (None: no file): those of its `#include` lines and, from the files found, of theirs. What the parse reads
+    beyond the stubs, as far as the text tells (a condition or a macro name around an include aside: such an
+    include is counted all the same)."""
+    search = _search_folders(directory, flags)
+    found: dict[str, bytes | None] = {}
+    pending: list[tuple[str, str | None]] = [(text, None)]
+    while pending:
+        source, folder = pending.pop()
+        for match in _INCLUDE.finditer(source):
+            for base in ([folder] if folder else []) + search:
+                candidate = os.path.normpath(os.path.join(base, match.group(1).strip()))
+                if candidate in found:
+                    continue
+                found[candidate] = None
+                if os.path.isfile(candidate):  # quoted includes look in the including file's folder first
+                    try:
+                        with open(candidate, "rb") as handle:
+                            found[candidate] = handle.read()
+                    except OSError:
+                        continue
+                    pending.append((found[candidate].decode("utf-8", "replace"), os.path.dirname(candidate)))
+    return list(found.items())
+
+
 # A stub header whose text, with what it includes beyond the build's prelude, has this many lines is worth
 # precompiling when a unit includes it (after cuda_runtime.h alone, torch headers cost about 60 ms a parse, the
 # C++ library's 15-25 ms, mma.h 13-16 ms, cuda_fp16.h 4-7 ms, cooperative_groups.h 2-3 ms; math.h 0.1-0.2 ms).
 _HEAVY_LINES = 100
 
 
-def prelude_headers(unit: CudaUnit, directory: str | None = None) -> tuple[str, ...]:
+def prelude_headers(unit: CudaUnit, search: Sequence[str] = ()) -> tuple[str, ...]:
     """The headers precompiled in front of `unit`: what the real build puts there, then the unit's leading run of
     `#include`s of stub headers when it brings a heavy one. Only a leading run (nothing but blank lines and
     comments before it, stopping at the first other line or header): the unit then sees the same declarations in
@@ -475,8 +494,8 @@ def prelude_headers(unit: CudaUnit, directory: str | None = None) -> tuple[str, 
             run.append(name)
     if not any(_weight(name, base) >= _HEAVY_LINES for name in run):
         return base  # light headers: a parse reads them faster than a new prelude is built
-    if directory and any(os.path.isfile(os.path.join(directory, name)) for name in _closure(tuple(run))):
-        return base  # one of them, or a header they include, is the user's file there: a prelude would not see it
+    if any(os.path.isfile(os.path.join(folder, name)) for folder in search for name in _closure(tuple(run))):
+        return base  # one of them, or a header they include, is the user's file: a prelude would not see it
     return base + tuple(run)
 
 
@@ -538,14 +557,14 @@ def main_file_name(language: str) -> str:
     return "__cudalint_unit__" + (".cu" if language == "cuda" else ".cpp")
 
 
-def _unknown_headers(text: str, directory: str | None) -> list[tuple[str, int]]:
+def _unknown_headers(text: str, search: Sequence[str]) -> list[tuple[str, int]]:
     known = _stub_names()
     unknown = []
     for match, line in with_lines(_INCLUDE.finditer(text), text):
         name = match.group(1).strip()
         if name in known or not name or name.endswith(("/", "\\")):
             continue  # a name that cannot be a file is clang's "file not found" (a stand-in for it crashes libclang)
-        if directory and os.path.isfile(os.path.join(directory, name)):
+        if any(os.path.isfile(os.path.join(folder, name)) for folder in search):
             continue
         unknown.append((name, line))
     return unknown
