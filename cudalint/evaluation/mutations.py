@@ -159,6 +159,26 @@ def _drop_atomic(lines: list[str]) -> Iterator[Mutation]:
                            anchored=True)
 
 
+_ROW_LOOP = re.compile(r"^(\s*for\s*\(\s*(?:int\s+)?(\w+)\s*=\s*[^;]+;\s*\2\s*)<(\s*([^;=]+?)\s*;)")
+
+
+def _row_end(bound: str, lines: list[str]) -> bool:
+    """Whether a loop bound is a row's end of an offset array: `P[x + 1]`, or a local set to one."""
+    if re.search(r"\[[^\]]*\+\s*1\s*\]", bound):
+        return True
+    return any(re.search(rf"\b{re.escape(bound)}\s*=\s*\w+(?:\.\w+)?\s*\[[^\]]*\+\s*1\s*\]", line) for line in lines)
+
+
+def _row_loop_inclusive(lines: list[str]) -> Iterator[Mutation]:
+    # a loop over a CSR row's half-open range [P[x], P[x + 1]) made to include its end
+    for number, line in enumerate(lines, 1):
+        match = _ROW_LOOP.match(line)
+        if match and _row_end(match.group(4).strip(), lines):
+            # the accesses in the loop body are the findings; which line the rule names is its choice
+            yield Mutation("row-loop-inclusive", number, _ROW_LOOP.sub(r"\1<=\3", line, count=1), "CL211",
+                           anchored=False)
+
+
 OPERATORS: dict[str, Callable[[list[str]], Iterator[Mutation]]] = {
     "drop-barrier": _drop_barrier,
     "barrier-in-thread-branch": _barrier_in_branch,
@@ -168,6 +188,7 @@ OPERATORS: dict[str, Callable[[list[str]], Iterator[Mutation]]] = {
     "floor-div-grid": _floor_div_grid,
     "legacy-warp-intrinsic": _legacy_warp_intrinsic,
     "drop-atomic": _drop_atomic,
+    "row-loop-inclusive": _row_loop_inclusive,
 }
 
 
