@@ -172,7 +172,8 @@ def _facts(comparisons: list[Comparison], symbolizer: Symbolizer, counters: list
             facts.append((rhs - lhs, 1 if op == "<" else 0))
         elif op in (">", ">="):
             facts.append((lhs - rhs, 1 if op == ">" else 0))
-        elif op == "!=":  # offsets only grow: end != beg means end - beg >= 1 (either way round)
+        elif op == "!=":  # offsets only grow: end != beg is end - beg >= 1; taken either way round (a fact
+            # too many can only silence a finding)
             facts += [(rhs - lhs, 1), (lhs - rhs, 1)]
         elif op == "==":
             facts += [(rhs - lhs, 0), (lhs - rhs, 0)]

@@ -27,8 +27,8 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
             if span[:2] in reported:
                 continue
             reported.add(span[:2])
-            yield ctx.finding(span, _message(ctx, overrun),
-                              related=[(overrun.row.high.span, f"the row ends at `{short_text(overrun.row.high.text)}`")])
+            ends = f"the row ends at `{short_text(overrun.row.high.text)}`"
+            yield ctx.finding(span, _message(ctx, overrun), related=[(overrun.row.high.span, ends)])
 
 
 def _message(ctx: RuleContext, overrun: RangeOverrun) -> str:

@@ -313,8 +313,8 @@ def lighter_cuda_sources(cuda_sources: list[str]) -> list[str] | None:
 TORCH_EXTENSION_INCLUDE = "#include <torch/extension.h>"  # what load_inline prepends to the C++ unit
 _VARIANT_NOTE = {"minimal": " (only the ATen headers it uses)", "light": " (<torch/types.h> for <torch/extension.h>)"}
 # every header that brings all of ATen's operators (what load_inline prepends to a CUDA unit included)
-_ATEN_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"](?:torch/(?:extension|torch|all|types)|ATen/ATen)\.h[>"][^\n]*',
-                           re.MULTILINE)
+_ATEN_INCLUDE = re.compile(
+    r'^[ \t]*#[ \t]*include[ \t]*[<"](?:torch/(?:extension|torch|all|types)|ATen/ATen)\.h[>"][^\n]*', re.MULTILINE)
 _QUALIFIED_NAME = re.compile(r"\b(?:torch|at)::(\w+)")
 _TORCH_ALIAS = re.compile(r"^[ \t]*constexpr auto k\w+ = [\w:]+;[ \t]*\n", re.MULTILINE)
 # `torch::`/`at::` names <ATen/core/Tensor.h> declares (the tensor, its options, dtype and device constants);
@@ -371,8 +371,9 @@ def minimal_cuda_sources(cuda_sources: list[str], aten: AtenHeaders) -> tuple[st
         if header is None:
             return None
         operators.append(header)
-    headers = ["ATen/core/Tensor.h", "ATen/TensorOperators.h", *operators, *(["ATen/Dispatch.h"] if "AT_DISPATCH" in joined else []),
-               *_STANDARD_HEADERS, "cuda.h", "cuda_runtime.h"]
+    dispatch = ["ATen/Dispatch.h"] if "AT_DISPATCH" in joined else []
+    headers = ["ATen/core/Tensor.h", "ATen/TensorOperators.h", *operators, *dispatch, *_STANDARD_HEADERS, "cuda.h",
+               "cuda_runtime.h"]
     preamble = ("".join(f"#include <{h}>\n" for h in headers)
                 + "namespace torch {\nusing namespace at;\n" + aten.aliases + "}\n")
     return preamble, [_ATEN_INCLUDE.sub("", source) for source in cuda_sources]
