@@ -57,7 +57,8 @@ CAUSES = {
 }
 ENVIRONMENT_CAUSES = frozenset({"C", "D"})  # the evaluation machine failed, not the code
 
-_MEMORY = {"CL201", "CL202", "CL203", "CL204", "CL205", "CL206", "CL207", "CL208", "CL209", "CL210"}
+_MEMORY = {"CL201", "CL202", "CL203", "CL204", "CL205", "CL206", "CL207", "CL208", "CL209", "CL210", "CL211",
+           "CL212"}
 _BUILD = {"CL400", "CL401", "CL901"}
 # which rules' findings can explain each failure: a rule's bug would make the harness fail that way
 EXPLAINS: dict[str, frozenset[str]] = {cause: frozenset(rules) for cause, rules in {
@@ -66,12 +67,12 @@ EXPLAINS: dict[str, frozenset[str]] = {cause: frozenset(rules) for cause, rules 
     "B5": {"CL301", "CL302", "CL901"}, "B6": {"CL401"}, "B?": _BUILD,
     "E": _MEMORY | {"CL104", "CL302", "CL405", "CL423"},
     "F": {"CL301", "CL302"},
-    "G1": {"CL401", "CL421", "CL424"}, "G2": {"CL206", "CL407"}, "G3": {"CL206", "CL406"},
+    "G1": {"CL401", "CL421", "CL424"}, "G2": {"CL206", "CL407"}, "G3": {"CL206", "CL212", "CL406"},
     "G4": {"CL401", "CL407", "CL422", "CL423", "CL431"},
     "H": {"CL405", "CL407", "CL422", "CL430"},
     # a launch that cannot run, unchecked, leaves the output unwritten: wrong values (CL302)
     "I": _MEMORY | {"CL101", "CL102", "CL103", "CL104", "CL105", "CL106", "CL302", "CL402", "CL403", "CL405",
-                    "CL406", "CL407", "CL420", "CL421", "CL422"},
+                    "CL406", "CL407", "CL415", "CL420", "CL421", "CL422"},
     "J": {"CL102", "CL104"},
 }.items()}
 
