@@ -98,9 +98,10 @@ def test_builds_on_cpu_slots_runs_on_one_gpu_each_and_verdicts_as_a_local_run(ad
     assert len(builds) == 8 and all(e["visible"] == "" for e in builds)  # builds see no GPU
     assert all(e["max_jobs"] == "2" for e in builds)
     assert max(e["end"] for e in builds) <= min(e["start"] for e in runs)  # no build while anything is timed
-    # one run at a time on each GPU of each node, and both nodes' GPUs used
+    # each run on a node's one GPU, one run at a time on each (which node takes which run is Ray's choice:
+    # the SPREAD strategy spreads them, as best it can)
     where = {r["name"]: (r["gpu"]["node"], r["gpu"]["id"]) for r in records if r.get("gpu")}
-    assert len(set(where.values())) == 2 and {gpu for _, gpu in where.values()} == {"0"}
+    assert len(where) == 7 and {gpu for _, gpu in where.values()} == {"0"} and len(set(where.values())) <= 2
     for slot in set(where.values()):
         spans = sorted((e["start"], e["end"]) for e in runs if where[Path(e["solution"]).stem] == slot)
         assert all(a_end <= b_start for (_, a_end), (b_start, _) in zip(spans, spans[1:]))

@@ -173,7 +173,9 @@ class RayExecutor:
         submitted = {}
         for job in jobs:
             slot = {"num_gpus": 1} if job.device == "cuda" else {"num_gpus": 0}
-            result, _ = self.task.options(num_cpus=1, num_returns=2, **slot).remote(job, self.archives.get(job.group))
+            # spread over the nodes' GPUs: the default strategy prefers the node that holds the build archive
+            result, _ = self.task.options(num_cpus=1, num_returns=2, scheduling_strategy="SPREAD",
+                                          **slot).remote(job, self.archives.get(job.group))
             submitted[result] = job
         self._collect(submitted, done)
 
