@@ -11,6 +11,7 @@ import re
 from collections.abc import Iterator
 
 from cudalint.analysis.guards import definitions, strip
+from cudalint.checks.cl411_input_mutation import data_pointer_of
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
 from cudalint.findings import Finding, short_text
@@ -18,7 +19,6 @@ from cudalint.model import ir
 
 # factories whose options follow the sizes (`full` also takes the fill value first)
 _FACTORIES = {"empty": 1, "zeros": 1, "ones": 1, "rand": 1, "randn": 1, "full": 2}
-_POINTER_CALLS = ("data_ptr", "data", "mutable_data_ptr", "const_data_ptr")
 # options that say only the element type (or layout): `torch::kLong`, `torch::dtype(...)`,
 # `torch::TensorOptions().dtype(...)`; anything naming a device, another tensor's options or pinned memory
 # is left alone, and so is an options variable
@@ -62,9 +62,10 @@ def _host_tensors(function: ir.Function) -> Iterator[tuple[str, tuple[ir.VarDecl
 
 def _pointer_of(function: ir.Function, argument: ir.Expr, depth: int = 0) -> str | None:
     """The tensor local whose data pointer `argument` is: `t.data_ptr<T>()`, or a local set once to one."""
+    ref = data_pointer_of(argument)
+    if ref is not None:
+        return ref
     argument = strip(argument)
-    if isinstance(argument, ir.Call) and argument.callee in _POINTER_CALLS and isinstance(argument.receiver, ir.Name):
-        return argument.receiver.ref
     if isinstance(argument, ir.Name) and depth < 3:
         values = definitions(function, argument.ref)
         if len(values) == 1:
