@@ -99,7 +99,8 @@ def _stub_texts() -> dict[str, str]:
 
 
 @cache
-def _stub_names() -> frozenset[str]:
+def stub_header_names() -> frozenset[str]:
+    """The names the stub headers are included by (`cuda_fp16.h`, `cub/cub.cuh`)."""
     return frozenset(_stub_texts())
 
 
@@ -466,7 +467,7 @@ def prelude_headers(unit: CudaUnit, directory: str | None = None) -> tuple[str, 
     comments before it, stopping at the first other line or header): the unit then sees the same declarations in
     the same order, and its own `#include` lines find the headers already included."""
     base = _build_prelude(unit)
-    known = _stub_names()
+    known = stub_header_names()
     run: list[str] = []
     for name in _leading_includes(unit.text):
         if name not in known:
@@ -539,7 +540,7 @@ def main_file_name(language: str) -> str:
 
 
 def _unknown_headers(text: str, directory: str | None) -> list[tuple[str, int]]:
-    known = _stub_names()
+    known = stub_header_names()
     unknown = []
     for match, line in with_lines(_INCLUDE.finditer(text), text):
         name = match.group(1).strip()
