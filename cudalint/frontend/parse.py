@@ -105,30 +105,116 @@ def stub_header_names() -> frozenset[str]:
 
 
 # a stub header that stands for one real header says so in its first comment (`what <c10/cuda/CUDAStream.h>
-# declares`); the names it declares are the ones a unit gets only by including that header
+# declares`); the stub headers under __cudalint/ without one hold what other headers share
 _DECLARES_FOR = re.compile(r"cudalint stub: what <([^>]+)> declares")
-# declarations at namespace scope: the stubs indent class members, so members (`device()`) are not taken
-_DECLARED = re.compile(r"^#define\s+(\w+)|^(?:class|struct)\s+(\w+)|^[A-Za-z_][\w:<>*& ,]*?\b(\w+)\s*\(", re.MULTILINE)
+# what a translation unit declares at namespace scope, by kind; records and enums count where they are defined
+# (a forward declaration of __nv_bfloat16 in cuda_fp16.h does not make it usable)
+_NAMED_KINDS = frozenset({
+    ci.CursorKind.FUNCTION_DECL, ci.CursorKind.FUNCTION_TEMPLATE, ci.CursorKind.VAR_DECL, ci.CursorKind.TYPEDEF_DECL,
+    ci.CursorKind.TYPE_ALIAS_DECL, ci.CursorKind.TYPE_ALIAS_TEMPLATE_DECL, ci.CursorKind.USING_DECLARATION,
+    ci.CursorKind.MACRO_DEFINITION})
+_DEFINED_KINDS = frozenset({ci.CursorKind.STRUCT_DECL, ci.CursorKind.CLASS_DECL, ci.CursorKind.UNION_DECL,
+                            ci.CursorKind.CLASS_TEMPLATE, ci.CursorKind.CLASS_TEMPLATE_PARTIAL_SPECIALIZATION,
+                            ci.CursorKind.ENUM_DECL})
 
 
 @cache
-def _declaring_headers() -> dict[str, str]:
-    found: dict[str, str] = {}
-    for _, text in _stub_files():
-        header = _DECLARES_FOR.search(text)
-        if header is None:
-            continue
-        for match in _DECLARED.finditer(text):
-            name = next(g for g in match.groups() if g)
-            if not name.startswith("__"):
-                found.setdefault(name, header.group(1))
-    return found
+def _declarations() -> tuple[dict[str, frozenset[str]], dict[str, frozenset[str]]]:
+    """Each qualified name the stub headers declare at namespace scope (`__half`, `cub::BlockReduce`, `cuda`,
+    `C10_CUDA_CHECK`) with the headers that declare it, and each namespace with the namespaces its names are
+    also looked up in (`at::cuda` -> `c10::cuda`: a using-directive; `thrust::cuda` -> `thrust::system::cuda`:
+    an alias): one parse of every stub header, only when a message needs it (0.4 s)."""
+    include = _workspace.include_dir()
+    real = {path: _real_header(path, text) for path, text in _stub_files()}
+    main = os.path.join(_VIRTUAL_MAIN_DIR, "__cudalint_declarations__.cu")
+    text = "".join(f"#include <{path}>\n" for path, header in sorted(real.items()) if header)
+    tu = ci.Index.create().parse(
+        main, args=_LANGUAGE_ARGS["cuda"] + _search_args(include),
+        unsaved_files=[(main, text), *_in_memory_headers(include)],
+        options=ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD | ci.TranslationUnit.PARSE_SKIP_FUNCTION_BODIES)
+    prefix = (include or VIRTUAL_INCLUDE_DIR) + os.sep
+    found: dict[str, set[str]] = {}
+    namespaces: dict[str, set[str]] = {}
+
+    def record(cursor: ci.Cursor, name: str) -> None:
+        file = cursor.location.file
+        header = real.get(file.name[len(prefix):]) if file is not None and file.name.startswith(prefix) else None
+        if header is not None and cursor.spelling and not cursor.spelling.startswith("__CUDALINT"):
+            found.setdefault(name, set()).add(header)
+
+    def walk(scope: ci.Cursor, qualifier: str) -> None:
+        for cursor in scope.get_children():
+            kind, name = cursor.kind, qualifier + cursor.spelling
+            if kind == ci.CursorKind.NAMESPACE:
+                record(cursor, name)
+                namespaces.setdefault(name, set())
+                walk(cursor, name + "::" if cursor.spelling else qualifier)
+            elif kind in (ci.CursorKind.USING_DIRECTIVE, ci.CursorKind.NAMESPACE_ALIAS):
+                target = next((c.referenced for c in cursor.get_children() if c.kind == ci.CursorKind.NAMESPACE_REF),
+                              None)
+                if target is not None:
+                    looked_in = qualifier[:-2] if kind == ci.CursorKind.USING_DIRECTIVE else name
+                    namespaces.setdefault(looked_in, set()).add(_qualified(target))
+                if kind == ci.CursorKind.NAMESPACE_ALIAS:
+                    record(cursor, name)
+            elif kind == ci.CursorKind.LINKAGE_SPEC:
+                walk(cursor, qualifier)
+            elif kind in _NAMED_KINDS or kind in _DEFINED_KINDS and cursor.is_definition():
+                record(cursor, name)
+                if kind == ci.CursorKind.ENUM_DECL:
+                    # an unscoped enum's values are names of the enclosing scope
+                    inner = name + "::" if cursor.is_scoped_enum() else qualifier
+                    for value in cursor.get_children():
+                        record(value, inner + value.spelling)
+
+    walk(tu.cursor, "")
+    return ({name: frozenset(headers) for name, headers in found.items()},
+            {name: frozenset(targets) for name, targets in namespaces.items()})
+
+
+def _qualified(cursor: ci.Cursor) -> str:
+    parts = []
+    while cursor is not None and cursor.kind != ci.CursorKind.TRANSLATION_UNIT:
+        parts.append(cursor.spelling)
+        cursor = cursor.semantic_parent
+    return "::".join(reversed(parts))
+
+
+def _real_header(path: str, text: str) -> str | None:
+    """The real header whose declarations the stub header `path` holds; None for shared parts."""
+    marker = _DECLARES_FOR.search(text[:400])
+    if marker is not None:
+        return marker.group(1)
+    return None if path.startswith("__cudalint/") else path
 
 
 def header_declaring(name: str) -> str | None:
-    """The real header that declares `name`, when only that header (not torch/types.h or
-    torch/extension.h) does: `getCurrentCUDAStream` -> `c10/cuda/CUDAStream.h`."""
-    return _declaring_headers().get(name)
+    """The real header a unit must include to use the qualified `name` (`__half` -> `cuda_fp16.h`,
+    `at::cuda::getCurrentCUDAStream` -> `c10/cuda/CUDAStream.h`): the one header that declares it, or of
+    several, the one that all the others include (`cooperative_groups` -> `cooperative_groups.h`)."""
+    headers = _headers_of(name, 0)
+    roots = [h for h in headers if all(h in _closure((other,)) for other in headers)]
+    return roots[0] if len(roots) == 1 else None
+
+
+def _headers_of(name: str, depth: int) -> frozenset[str]:
+    """The headers declaring `name`, else the name as the namespaces its qualifier reads declare it."""
+    declared, namespaces = _declarations()
+    if name in declared or depth > 4:
+        return declared.get(name, frozenset())
+    qualifier = name.rpartition("::")[0]
+    while qualifier:
+        for target in sorted(namespaces.get(qualifier, ())):
+            found = _headers_of(target + name[len(qualifier):], depth + 1)
+            if found:
+                return found
+        qualifier = qualifier.rpartition("::")[0]
+    return frozenset()
+
+
+def namespaces_named(name: str) -> list[str]:
+    """The namespaces the stub headers declare whose last part is `name` (`wmma` -> `nvcuda::wmma`)."""
+    return sorted(n for n in _declarations()[1] if n.rsplit("::", 1)[-1] == name)
 
 
 _local = threading.local()
