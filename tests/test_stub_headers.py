@@ -218,3 +218,19 @@ def test_a_cuda_library_name_without_its_header_names_the_header_and_the_fix_add
     assert "declared in" in errors[0].message or "expected namespace name" in errors[0].message
     report = fix_source(bad.read_text(), bad.name)
     assert not [f.message for f in report.findings_after if f.code == "CL901"]
+
+
+def test_the_declaring_headers_are_kept_in_the_persistent_workspace(monkeypatch, tmp_path) -> None:
+    from cudalint.frontend import parse
+
+    monkeypatch.setenv("CUDALINT_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(parse, "_workspace", parse._Workspace())
+    parsed = parse._declarations.__wrapped__()
+    assert parsed == parse._parse_declarations()
+    kept = list((tmp_path / "cache").rglob("declarations.json"))
+    assert len(kept) == 1
+    monkeypatch.setattr(parse, "_parse_declarations", lambda: pytest.fail("parsed again"))
+    assert parse._declarations.__wrapped__() == parsed
+    declared, namespaces = parsed
+    assert declared["__half"] == {"cuda_fp16.h"} and declared["nvcuda::wmma::fragment"] == {"mma.h"}
+    assert "c10::cuda" in namespaces["at::cuda"]

@@ -11,6 +11,7 @@ import shutil
 import tempfile
 import time
 import itertools
+import json
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -123,7 +124,30 @@ def _declarations() -> tuple[dict[str, frozenset[str]], dict[str, frozenset[str]
     """Each qualified name the stub headers declare at namespace scope (`__half`, `cub::BlockReduce`, `cuda`,
     `C10_CUDA_CHECK`) with the headers that declare it, and each namespace with the namespaces its names are
     also looked up in (`at::cuda` -> `c10::cuda`: a using-directive; `thrust::cuda` -> `thrust::system::cuda`:
-    an alias): one parse of every stub header, only when a message needs it (0.4 s)."""
+    an alias). Made when a message first needs it: read from the persistent workspace, else one parse of every
+    stub header (0.4 s), then kept there."""
+    path = _workspace.cache_file("declarations.json")
+    try:
+        with open(path or "", encoding="utf-8") as handle:
+            declared, namespaces = json.load(handle)
+        return ({name: frozenset(headers) for name, headers in declared.items()},
+                {name: frozenset(targets) for name, targets in namespaces.items()})
+    except (OSError, ValueError):
+        pass
+    declared, namespaces = _parse_declarations()
+    if path is not None:
+        staged = f"{path}.{os.getpid()}"
+        try:
+            with open(staged, "w", encoding="utf-8") as handle:
+                json.dump([{n: sorted(h) for n, h in declared.items()}, {n: sorted(t) for n, t in namespaces.items()}],
+                          handle)
+            os.replace(staged, path)  # readers in other processes see a whole file or none
+        except OSError:
+            pass  # a read-only cache: parsed again by the next process
+    return declared, namespaces
+
+
+def _parse_declarations() -> tuple[dict[str, frozenset[str]], dict[str, frozenset[str]]]:
     include = _workspace.include_dir()
     real = {path: _real_header(path, text) for path, text in _stub_files()}
     main = os.path.join(_VIRTUAL_MAIN_DIR, "__cudalint_declarations__.cu")
@@ -150,8 +174,9 @@ def _declarations() -> tuple[dict[str, frozenset[str]], dict[str, frozenset[str]
                 namespaces.setdefault(name, set())
                 walk(cursor, name + "::" if cursor.spelling else qualifier)
             elif kind in (ci.CursorKind.USING_DIRECTIVE, ci.CursorKind.NAMESPACE_ALIAS):
-                target = next((c.referenced for c in cursor.get_children() if c.kind == ci.CursorKind.NAMESPACE_REF),
-                              None)
+                # `using namespace c10::cuda;` refers to c10, then to cuda: the last is the namespace
+                named = [c.referenced for c in cursor.get_children() if c.kind == ci.CursorKind.NAMESPACE_REF]
+                target = named[-1] if named else None
                 if target is not None:
                     looked_in = qualifier[:-2] if kind == ci.CursorKind.USING_DIRECTIVE else name
                     namespaces.setdefault(looked_in, set()).add(_qualified(target))
@@ -272,6 +297,13 @@ class _Workspace:
         with self._lock:
             self._prepare()
             return self._include
+
+    def cache_file(self, name: str) -> str | None:
+        """Where a file derived from the stub headers alone is kept: in the persistent workspace (named by their
+        digest), else nowhere."""
+        with self._lock:
+            self._prepare()
+            return os.path.join(self._directory, name) if self._persistent and self._directory else None
 
     def prelude(self, language: str, headers: tuple[str, ...]) -> str | None:
         """The precompiled prelude of `headers`, or None: the unit then includes them as text. Built (or
