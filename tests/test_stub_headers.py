@@ -234,3 +234,19 @@ def test_the_declaring_headers_are_kept_in_the_persistent_workspace(monkeypatch,
     declared, namespaces = parsed
     assert declared["__half"] == {"cuda_fp16.h"} and declared["nvcuda::wmma::fragment"] == {"mma.h"}
     assert "c10::cuda" in namespaces["at::cuda"]
+
+
+def test_a_name_no_header_declares_names_no_header() -> None:
+    """Only a name a header really declares gets one: a misspelling, a name of the user's, or a std:: name the
+    stubs do not place in one real header is clang's message alone."""
+    source = """__global__ void k(float* y) {
+    y[0] = reduce(1.0f);
+    y[1] = std::no_such(1.0f);
+    y[2] = wmma_tile(y);
+    y[3] = CUDART_INF_F;
+}
+"""
+    messages = [f.message for f in cudalint.lint_source(source, filename="k.cu") if f.code == "CL901"]
+    assert len(messages) == 4, messages
+    assert not [m for m in messages[:3] if "declared in" in m], messages
+    assert "it is declared in <math_constants.h>" in messages[3]
