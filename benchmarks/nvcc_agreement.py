@@ -5,9 +5,12 @@ host compiler (no GPU, no linking), and the result is compared, file by file, wi
 
     # here (no torch): the corpus's plain .cu files and the valid fixtures
     python benchmarks/nvcc_agreement.py corpus/cu tests/fixtures/valid --jobs 2
-    # the GPU machine (torch installed, so its include directories are found by importing it):
-    python3 benchmarks/nvcc_agreement.py --labels ../shared/data/realkernels/labels.jsonl --cause ok \\
-        --jobs 16 --results $OUT/nvcc_agreement.jsonl --json $OUT/nvcc_agreement.json
+    # the development set: the units and cudalint's verdicts here (libclang), the compilers on the GPU
+    # machine (torch installed, no libclang), continued over several calls through --results
+    python benchmarks/nvcc_agreement.py --labels ../shared/data/realkernels/labels.jsonl --cause ok --cause B \\
+        --prepare-only prepared.json
+    python3 benchmarks/nvcc_agreement.py --prepared prepared.json --jobs 16 --results $OUT/rows.jsonl \\
+        --json $OUT/agreement.json
 
 A `.cu` file is compiled as nvcc compiles a file (cuda_runtime.h implied) with `nvcc -c`; a `.py` file's
 `load_inline` calls give `cuda.cu` (`<torch/types.h>`, `<cuda.h>`, `<cuda_runtime.h>` prepended, compiled
@@ -159,16 +162,14 @@ def compile_unit(unit: Unit, tools: Toolchain, directory: str) -> dict:
             "command": command}
 
 
-def compile_file(path: str, tools: Toolchain) -> dict:
-    """nvcc's verdict on one solution: `fails` when any unit fails, `skipped` when any unit cannot be tried."""
-    with open(path, encoding="utf-8", errors="replace") as handle:
-        text = handle.read()
-    units, reason = solution_units(path, text)
-    if reason is not None:
-        return {"status": "skipped", "reason": reason, "units": []}
+def compile_file(prepared: dict, tools: Toolchain) -> dict:
+    """nvcc's verdict on one prepared solution: `fails` when any unit fails, `skipped` when any unit cannot be
+    tried."""
+    if prepared["reason"] is not None:
+        return {"status": "skipped", "reason": prepared["reason"], "units": []}
     directory = tempfile.mkdtemp(prefix="nvcc-agreement-")
     try:
-        results = [compile_unit(unit, tools, directory) for unit in units]
+        results = [compile_unit(Unit(**unit), tools, directory) for unit in prepared["units"]]
     finally:
         shutil.rmtree(directory, ignore_errors=True)
     statuses = {r["status"] for r in results}
@@ -176,6 +177,24 @@ def compile_file(path: str, tools: Toolchain) -> dict:
     reason = next((r.get("reason", r["status"]) for r in results if r["status"] in ("skipped", "timeout")), None)
     return {"status": status, "reason": reason if status == "skipped" else None, "units": results,
             "seconds": round(sum(r.get("seconds", 0.0) for r in results), 2)}
+
+
+def prepare(files: list[str], labels: dict[str, dict], arch: str, jobs: int) -> dict:
+    """What the compilers need and cudalint's verdicts, for `files`: the part that needs cudalint (and libclang),
+    made once here and read on a machine that has torch and nvcc but no libclang (`--prepared`)."""
+    from cudalint.frontend.parse import stub_header_names
+
+    started = time.monotonic()
+    verdicts = cudalint_verdicts(files, arch, jobs) if files else {}
+    entries = {}
+    for path in files:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            units, reason = solution_units(path, handle.read())
+        entries[path] = {"units": [vars(unit) for unit in units], "reason": reason, "cudalint": verdicts[path]}
+        if path in labels:
+            entries[path]["harness"] = {k: labels[path].get(k) for k in ("compiled", "correct", "cause", "subcause")}
+    return {"arch": arch, "library_headers": sorted(stub_header_names()), "files": entries,
+            "seconds": round(time.monotonic() - started, 1)}
 
 
 def cudalint_verdicts(paths: list[str], arch: str, jobs: int) -> dict[str, dict]:
@@ -206,9 +225,11 @@ def agreement(cudalint_fails: bool, nvcc_status: str) -> str | None:
 def select_files(paths: list[str], labels: str | None, kernels: str | None, causes: list[str], limit: int | None,
                  ) -> tuple[list[str], dict[str, dict]]:
     """The files to check (the given paths, else the labelled ones of the chosen causes) and their labels."""
-    from cudalint.engine import expand_paths
+    found: list[str] = []
+    if paths:
+        from cudalint.engine import expand_paths
 
-    found: list[str] = list(expand_paths(paths)) if paths else []
+        found = list(expand_paths(paths))
     labelled: dict[str, dict] = {}
     if labels:
         root = kernels or os.path.join(os.path.dirname(labels), "kernels")
@@ -222,7 +243,7 @@ def select_files(paths: list[str], labels: str | None, kernels: str | None, caus
     return (found[:limit] if limit else found), labelled
 
 
-def default_toolchain(args: argparse.Namespace) -> Toolchain:
+def default_toolchain(args: argparse.Namespace, library_headers: list[str]) -> Toolchain:
     torch_include = list(args.torch_include)
     nvcc_flags = list(TORCH_NVCC_FLAGS)
     if not torch_include:
@@ -237,15 +258,15 @@ def default_toolchain(args: argparse.Namespace) -> Toolchain:
                 torch_include = cpp_extension.include_paths(cuda=True)
             nvcc_flags = list(cpp_extension.COMMON_NVCC_FLAGS)
     cuda_home = args.cuda_home or os.environ.get("CUDA_HOME") or "/usr/local/cuda"
-    from cudalint.frontend.parse import stub_header_names
-
     return Toolchain(args.nvcc, args.cxx, args.arch, torch_include, nvcc_flags, sysconfig.get_paths()["include"],
-                     os.path.join(cuda_home, "include"), args.timeout, stub_header_names())
+                     os.path.join(cuda_home, "include"), args.timeout, frozenset(library_headers))
 
 
-def run(files: list[str], labels: dict[str, dict], tools: Toolchain, jobs: int, results_path: str | None,
+def run(prepared: dict, tools: Toolchain, jobs: int, results_path: str | None,
         progress=None) -> dict:
-    """Check every file; the rows (one per file) and the timing. Rows already in `results_path` are kept."""
+    """Compile every prepared file and compare; the rows (one per file) and the timing. Rows already in
+    `results_path` are kept."""
+    files = list(prepared["files"])
     rows: dict[str, dict] = {}
     if results_path and os.path.exists(results_path):
         with open(results_path, encoding="utf-8") as handle:
@@ -255,20 +276,18 @@ def run(files: list[str], labels: dict[str, dict], tools: Toolchain, jobs: int, 
                     rows[row["path"]] = row
     pending = [p for p in files if p not in rows]
     started = time.monotonic()
-    verdicts = cudalint_verdicts(pending, tools.arch, jobs) if pending else {}
-    lint_seconds = time.monotonic() - started
     sink = open(results_path, "a", encoding="utf-8") if results_path else None
     try:
         with ThreadPoolExecutor(max_workers=jobs) as pool:
-            futures = {pool.submit(compile_file, path, tools): path for path in pending}
+            futures = {pool.submit(compile_file, prepared["files"][path], tools): path for path in pending}
             for future in as_completed(futures):
                 path = futures[future]
                 nvcc = future.result()
-                lint = verdicts[path]
+                lint = prepared["files"][path]["cudalint"]
                 row = {"path": path, "cudalint": lint, "nvcc": nvcc,
                        "agreement": agreement(lint["fails"], nvcc["status"])}
-                if path in labels:
-                    row["harness"] = {k: labels[path].get(k) for k in ("compiled", "correct", "cause", "subcause")}
+                if "harness" in prepared["files"][path]:
+                    row["harness"] = prepared["files"][path]["harness"]
                 rows[path] = row
                 if sink:
                     sink.write(json.dumps(row) + "\n")
@@ -280,7 +299,7 @@ def run(files: list[str], labels: dict[str, dict], tools: Toolchain, jobs: int, 
             sink.close()
     ordered = [rows[p] for p in files if p in rows]
     return {"rows": ordered, "table": table(ordered), "seconds": {
-        "wall": round(time.monotonic() - started, 1), "cudalint": round(lint_seconds, 1),
+        "wall": round(time.monotonic() - started, 1), "cudalint": prepared["seconds"],
         "compile_sum": round(sum(r["nvcc"].get("seconds", 0.0) for r in ordered), 1)},
         "toolchain": {"nvcc": tools.nvcc, "cxx": tools.cxx, "arch": tools.arch, "torch_include": tools.torch_include,
                       "nvcc_flags": tools.nvcc_flags}}
@@ -344,17 +363,32 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per compiler run")
     parser.add_argument("--results", help="a JSON-lines file: one row per file as it is done; continued when rerun")
     parser.add_argument("--json", help="write the summary and every row to this file")
+    parser.add_argument("--prepare-only", metavar="FILE",
+                        help="write the units and cudalint's verdicts to FILE and stop (for a machine without libclang)")
+    parser.add_argument("--prepared", metavar="FILE", help="read the units and verdicts --prepare-only wrote")
     args = parser.parse_args(argv)
-    if not args.paths and not args.labels:
-        parser.error("give files or directories, or --labels")
-    files, labels = select_files(args.paths, args.labels, args.kernels, args.cause, args.limit)
-    tools = default_toolchain(args)
+    if not args.paths and not args.labels and not args.prepared:
+        parser.error("give files or directories, --labels, or --prepared")
+    if args.prepared:
+        with open(args.prepared, encoding="utf-8") as handle:
+            prepared = json.load(handle)
+        if args.limit:
+            prepared["files"] = dict(list(prepared["files"].items())[:args.limit])
+    else:
+        files, labels = select_files(args.paths, args.labels, args.kernels, args.cause, args.limit)
+        prepared = prepare(files, labels, args.arch, max(1, args.jobs))
+    if args.prepare_only:
+        with open(args.prepare_only, "w", encoding="utf-8") as handle:
+            json.dump(prepared, handle)
+        print(f"{len(prepared['files'])} files prepared in {prepared['seconds']} s: {args.prepare_only}")
+        return 0
+    tools = default_toolchain(args, prepared["library_headers"])
 
     def progress(done: int, total: int, row: dict) -> None:
         print(f"[{done}/{total}] {row['agreement'] or 'skipped'}: {row['path']} ({row['nvcc'].get('seconds', 0)} s)",
               file=sys.stderr, flush=True)
 
-    summary = run(files, labels, tools, max(1, args.jobs), args.results, progress)
+    summary = run(prepared, tools, max(1, args.jobs), args.results, progress)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as handle:
             json.dump(summary, handle, indent=1)

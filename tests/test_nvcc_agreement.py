@@ -65,19 +65,36 @@ def test_nvcc_and_cudalint_verdicts_are_compared_and_kept_across_runs(agreement,
     bad.write_text(BAD)
     args = agreement.argparse.Namespace(torch_include=[], nvcc=shutil.which("nvcc"), cxx="g++", arch="sm_90",
                                         cuda_home=None, timeout=120.0)
-    tools = agreement.default_toolchain(args)
+    prepared = agreement.prepare([str(good), str(bad)], {}, "sm_90", 1)
+    tools = agreement.default_toolchain(args, prepared["library_headers"])
     results = tmp_path / "rows.jsonl"
-    summary = agreement.run([str(good), str(bad)], {}, tools, 2, str(results))
+    summary = agreement.run(prepared, tools, 2, str(results))
     assert [row["agreement"] for row in summary["rows"]] == ["both build", "both fail"]
     assert summary["table"]["both build"] == 1 and summary["table"]["both fail"] == 1
     failing = summary["rows"][1]
     assert [f["code"] for f in failing["cudalint"]["findings"]] == ["CL901"]
     assert any("undeclared_value" in line for line in failing["nvcc"]["units"][0]["errors"])
-    assert len(results.read_text().splitlines()) == 2
-    # a second run with the same results file compiles nothing: a compiler that cannot run changes no row
-    tools.nvcc = str(tmp_path / "no-such-nvcc")
-    again = agreement.run([str(good), str(bad)], {}, tools, 2, str(results))
-    assert again["rows"] == summary["rows"]
     # rows are written as files finish, in any order
     assert sorted(json.loads(line)["path"] for line in results.read_text().splitlines()) == sorted([str(bad), str(good)])
+    # a second run with the same results file compiles nothing: a compiler that cannot run changes no row
+    tools.nvcc = str(tmp_path / "no-such-nvcc")
+    again = agreement.run(prepared, tools, 2, str(results))
+    assert again["rows"] == summary["rows"]
     assert "| 2 | 1 | 1 | 0 | 0 | 0 | 0 |" in agreement.render(again)
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
+def test_the_compile_side_runs_from_the_prepared_file_without_cudalint(tmp_path) -> None:
+    """The GPU machine has torch and nvcc but no libclang: --prepared must not import cudalint."""
+    import subprocess
+
+    bad = tmp_path / "bad.cu"
+    bad.write_text(BAD)
+    prepared = tmp_path / "prepared.json"
+    subprocess.run([sys.executable, SCRIPT, str(bad), "--prepare-only", str(prepared)], check=True,
+                   capture_output=True)
+    blocked = f"import sys, runpy; sys.modules['cudalint'] = None; sys.argv = sys.argv[1:]; " \
+              f"runpy.run_path({SCRIPT!r}, run_name='__main__')"
+    done = subprocess.run([sys.executable, "-c", blocked, SCRIPT, "--prepared", str(prepared), "--jobs", "1"],
+                          capture_output=True, text=True, check=True)
+    assert "| 1 | 0 | 1 | 0 | 0 | 0 | 0 |" in done.stdout
