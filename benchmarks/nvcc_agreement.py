@@ -222,6 +222,11 @@ def agreement(cudalint_fails: bool, nvcc_status: str) -> str | None:
     return "cudalint-only fail" if cudalint_fails else "nvcc-only fail"
 
 
+def of_causes(label: dict, causes: list[str]) -> bool:
+    """Whether a labelled kernel is of one of `causes` (a cause, `B`, or a subcause, `B1`); all do when none."""
+    return not causes or any(label["cause"] == c or (label.get("subcause") or "").startswith(c) for c in causes)
+
+
 def select_files(paths: list[str], labels: str | None, kernels: str | None, causes: list[str], limit: int | None,
                  ) -> tuple[list[str], dict[str, dict]]:
     """The files to check (the given paths, else the labelled ones of the chosen causes) and their labels."""
@@ -236,7 +241,7 @@ def select_files(paths: list[str], labels: str | None, kernels: str | None, caus
         with open(labels, encoding="utf-8") as handle:
             rows = [json.loads(line) for line in handle if line.strip()]
         for row in rows:
-            if causes and not any(row["cause"] == c or row.get("subcause", "").startswith(c) for c in causes):
+            if not of_causes(row, causes):
                 continue
             labelled[os.path.join(root, row["path"])] = row
         found = [p for p in found if p in labelled] if paths else list(labelled)
@@ -372,8 +377,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.prepared:
         with open(args.prepared, encoding="utf-8") as handle:
             prepared = json.load(handle)
-        if args.limit:
-            prepared["files"] = dict(list(prepared["files"].items())[:args.limit])
+        chosen = [(p, e) for p, e in prepared["files"].items() if not args.cause or of_causes(e.get("harness") or
+                                                                                               {"cause": None}, args.cause)]
+        prepared["files"] = dict(chosen[:args.limit] if args.limit else chosen)
     else:
         files, labels = select_files(args.paths, args.labels, args.kernels, args.cause, args.limit)
         prepared = prepare(files, labels, args.arch, max(1, args.jobs))
