@@ -227,7 +227,7 @@ def test_the_declaring_headers_are_kept_in_the_persistent_workspace(monkeypatch,
     monkeypatch.setattr(parse, "_workspace", parse._Workspace())
     parsed = parse._declarations.__wrapped__()
     assert parsed == parse._parse_declarations()
-    kept = list((tmp_path / "cache").rglob("declarations.json"))
+    kept = list((tmp_path / "cache").rglob("declarations-*.json"))
     assert len(kept) == 1
     monkeypatch.setattr(parse, "_parse_declarations", lambda: pytest.fail("parsed again"))
     assert parse._declarations.__wrapped__() == parsed

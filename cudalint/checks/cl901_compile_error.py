@@ -56,13 +56,16 @@ def _missing_header(message: str, lines: list[str], line: int, column: int) -> s
     match = _UNKNOWN_NAME.search(message)
     if match is None and not _NOT_A_NAMESPACE.search(message):
         return None
-    name = match.group("name") if match is not None else None
     written = _name_at(lines, line, column)
-    first = written.index(name) if name in written else 0 if match is None else None
-    candidates = [] if first is None else ["::".join(written[:end]) for end in range(len(written), first, -1)]
-    if match is not None:
-        namespace = match.group("namespace")
+    candidates = []
+    if match is None:  # `expected namespace name`: the name written there is the unknown one
+        first = 0
+    else:
+        name, namespace = match.group("name"), match.group("namespace")
+        first = written.index(name) if name in written else None
         candidates.append(f"{namespace}::{name}" if namespace else name)
+    if first is not None:
+        candidates[:0] = ["::".join(written[:end]) for end in range(len(written), first, -1)]
     if first == 0 and written:
         # `wmma::fragment` after a failed `using namespace nvcuda;`: the one namespace of that name
         enclosing = namespaces_named(written[0])

@@ -114,6 +114,8 @@ _NAMED_KINDS = frozenset({
     ci.CursorKind.FUNCTION_DECL, ci.CursorKind.FUNCTION_TEMPLATE, ci.CursorKind.VAR_DECL, ci.CursorKind.TYPEDEF_DECL,
     ci.CursorKind.TYPE_ALIAS_DECL, ci.CursorKind.TYPE_ALIAS_TEMPLATE_DECL, ci.CursorKind.USING_DECLARATION,
     ci.CursorKind.MACRO_DEFINITION})
+# in the name of the file the index is kept in: a change to what the index holds must change it
+_DECLARATIONS_FORMAT = 1
 _DEFINED_KINDS = frozenset({ci.CursorKind.STRUCT_DECL, ci.CursorKind.CLASS_DECL, ci.CursorKind.UNION_DECL,
                             ci.CursorKind.CLASS_TEMPLATE, ci.CursorKind.CLASS_TEMPLATE_PARTIAL_SPECIALIZATION,
                             ci.CursorKind.ENUM_DECL})
@@ -123,10 +125,10 @@ _DEFINED_KINDS = frozenset({ci.CursorKind.STRUCT_DECL, ci.CursorKind.CLASS_DECL,
 def _declarations() -> tuple[dict[str, frozenset[str]], dict[str, frozenset[str]]]:
     """Each qualified name the stub headers declare at namespace scope (`__half`, `cub::BlockReduce`, `cuda`,
     `C10_CUDA_CHECK`) with the headers that declare it, and each namespace with the namespaces its names are
-    also looked up in (`at::cuda` -> `c10::cuda`: a using-directive; `thrust::cuda` -> `thrust::system::cuda`:
-    an alias). Made when a message first needs it: read from the persistent workspace, else one parse of every
-    stub header (0.4 s), then kept there."""
-    path = _workspace.cache_file("declarations.json")
+    also looked up in (`at::cuda` -> `c10::cuda`, `torch` -> `at`: using-directives; a namespace alias). Made
+    when a message first needs it: read from the persistent workspace, else one parse of every stub header
+    (0.4 s), then kept there."""
+    path = _workspace.cache_file(f"declarations-{_DECLARATIONS_FORMAT}.json")
     try:
         with open(path or "", encoding="utf-8") as handle:
             declared, namespaces = json.load(handle)
@@ -152,10 +154,13 @@ def _parse_declarations() -> tuple[dict[str, frozenset[str]], dict[str, frozense
     real = {path: _real_header(path, text) for path, text in _stub_files()}
     main = os.path.join(_VIRTUAL_MAIN_DIR, "__cudalint_declarations__.cu")
     text = "".join(f"#include <{path}>\n" for path, header in sorted(real.items()) if header)
-    tu = ci.Index.create().parse(
-        main, args=_LANGUAGE_ARGS["cuda"] + _search_args(include),
-        unsaved_files=[(main, text), *_in_memory_headers(include)],
-        options=ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD | ci.TranslationUnit.PARSE_SKIP_FUNCTION_BODIES)
+    try:
+        tu = ci.Index.create().parse(
+            main, args=_LANGUAGE_ARGS["cuda"] + _search_args(include),
+            unsaved_files=[(main, text), *_in_memory_headers(include)],
+            options=ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD | ci.TranslationUnit.PARSE_SKIP_FUNCTION_BODIES)
+    except ci.TranslationUnitLoadError:
+        return {}, {}  # messages then name no header
     prefix = (include or VIRTUAL_INCLUDE_DIR) + os.sep
     found: dict[str, set[str]] = {}
     namespaces: dict[str, set[str]] = {}
