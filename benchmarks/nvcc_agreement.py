@@ -346,8 +346,8 @@ def render(summary: dict) -> str:
         lines.append("")
         lines += [f"skipped: {count} ({reason})" for reason, count in sorted(reasons.items())]
     seconds = summary["seconds"]
-    lines += ["", f"time: {seconds['wall']} s wall, cudalint {seconds['cudalint']} s, compilers {seconds['compile_sum']} s "
-              f"in all ({len(summary['rows'])} files)"]
+    lines += ["", f"time: {seconds['wall']} s wall, cudalint {seconds['cudalint']} s, "
+              f"compilers {seconds['compile_sum']} s in all ({len(summary['rows'])} files)"]
     return "\n".join(lines)
 
 
@@ -369,7 +369,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--results", help="a JSON-lines file: one row per file as it is done; continued when rerun")
     parser.add_argument("--json", help="write the summary and every row to this file")
     parser.add_argument("--prepare-only", metavar="FILE",
-                        help="write the units and cudalint's verdicts to FILE and stop (for a machine without libclang)")
+                        help="write the units and cudalint's verdicts to FILE and stop (for a machine without "
+                             "libclang)")
     parser.add_argument("--prepared", metavar="FILE", help="read the units and verdicts --prepare-only wrote")
     args = parser.parse_args(argv)
     if not args.paths and not args.labels and not args.prepared:
@@ -377,8 +378,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.prepared:
         with open(args.prepared, encoding="utf-8") as handle:
             prepared = json.load(handle)
-        chosen = [(p, e) for p, e in prepared["files"].items() if not args.cause or of_causes(e.get("harness") or
-                                                                                               {"cause": None}, args.cause)]
+        chosen = [(p, e) for p, e in prepared["files"].items()
+                  if not args.cause or of_causes(e.get("harness") or {"cause": None}, args.cause)]
         prepared["files"] = dict(chosen[:args.limit] if args.limit else chosen)
     else:
         files, labels = select_files(args.paths, args.labels, args.kernels, args.cause, args.limit)

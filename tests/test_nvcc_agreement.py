@@ -75,7 +75,8 @@ def test_nvcc_and_cudalint_verdicts_are_compared_and_kept_across_runs(agreement,
     assert [f["code"] for f in failing["cudalint"]["findings"]] == ["CL901"]
     assert any("undeclared_value" in line for line in failing["nvcc"]["units"][0]["errors"])
     # rows are written as files finish, in any order
-    assert sorted(json.loads(line)["path"] for line in results.read_text().splitlines()) == sorted([str(bad), str(good)])
+    written = sorted(json.loads(line)["path"] for line in results.read_text().splitlines())
+    assert written == sorted([str(bad), str(good)])
     # a second run with the same results file compiles nothing: a compiler that cannot run changes no row
     tools.nvcc = str(tmp_path / "no-such-nvcc")
     again = agreement.run(prepared, tools, 2, str(results))
