@@ -1,6 +1,7 @@
 """CL901 must never fire on valid code because of cudalint's own stub headers: every valid fixture
 (the plain-CUDA ones compile with nvcc 13 for sm_90) lints with no compile error and no unknown header."""
 
+import re
 from pathlib import Path
 
 import pytest
@@ -193,3 +194,59 @@ ext = load_inline(name="k", cpp_sources="torch::Tensor run(torch::Tensor y);", c
     assert not [f for f in report.findings_after if f.code == "CL901"]
     message = next(f.message for f in report.findings_before if f.code == "CL901")
     assert "load_inline puts only <torch/types.h> before CUDA sources" in message
+
+
+# The CUDA libraries' headers: nvcc 13 puts only cuda_runtime.h before a .cu file, and it includes none of them.
+# Each bad fixture of CL901 uses one library without its header; its good twin adds the header.
+LIBRARY_FIXTURES = sorted((Path(__file__).parent / "fixtures" / "rules" / "CL901").glob("bad_*.cu"))
+
+
+def _added_includes(bad: Path) -> set[str]:
+    good = bad.with_name(bad.name.replace("bad_", "good_", 1).replace("_without_", "_with_", 1))
+    added = set(good.read_text().splitlines()) - set(bad.read_text().splitlines())
+    return {line[len("#include <"):-1] for line in added if line.startswith("#include <")}
+
+
+@pytest.mark.parametrize("bad", LIBRARY_FIXTURES, ids=lambda p: p.stem)
+def test_a_cuda_library_name_without_its_header_names_the_header_and_the_fix_adds_it(bad: Path) -> None:
+    from cudalint.fixes import fix_source
+
+    errors = [f for f in cudalint.lint_source(bad.read_text(), filename=bad.name) if f.code == "CL901"]
+    named = {match.group(1) for f in errors for match in [re.search(r"it is declared in <([^>]+)>, which this source "
+                                                                    r"does not include", f.message)] if match}
+    assert named and named <= _added_includes(bad), [f.message for f in errors]
+    assert "declared in" in errors[0].message or "expected namespace name" in errors[0].message
+    report = fix_source(bad.read_text(), bad.name)
+    assert not [f.message for f in report.findings_after if f.code == "CL901"]
+
+
+def test_the_declaring_headers_are_kept_in_the_persistent_workspace(monkeypatch, tmp_path) -> None:
+    from cudalint.frontend import parse
+
+    monkeypatch.setenv("CUDALINT_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(parse, "_workspace", parse._Workspace())
+    parsed = parse._declarations.__wrapped__()
+    assert parsed == parse._parse_declarations()
+    kept = list((tmp_path / "cache").rglob("declarations-*.json"))
+    assert len(kept) == 1
+    monkeypatch.setattr(parse, "_parse_declarations", lambda: pytest.fail("parsed again"))
+    assert parse._declarations.__wrapped__() == parsed
+    declared, namespaces = parsed
+    assert declared["__half"] == {"cuda_fp16.h"} and declared["nvcuda::wmma::fragment"] == {"mma.h"}
+    assert "c10::cuda" in namespaces["at::cuda"]
+
+
+def test_a_name_no_header_declares_names_no_header() -> None:
+    """Only a name a header really declares gets one: a misspelling, a name of the user's, or a std:: name the
+    stubs do not place in one real header is clang's message alone."""
+    source = """__global__ void k(float* y) {
+    y[0] = reduce(1.0f);
+    y[1] = std::no_such(1.0f);
+    y[2] = wmma_tile(y);
+    y[3] = CUDART_INF_F;
+}
+"""
+    messages = [f.message for f in cudalint.lint_source(source, filename="k.cu") if f.code == "CL901"]
+    assert len(messages) == 4, messages
+    assert not [m for m in messages[:3] if "declared in" in m], messages
+    assert "it is declared in <math_constants.h>" in messages[3]

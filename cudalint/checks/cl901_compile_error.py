@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
 from cudalint.findings import Edit, Finding, Fix
-from cudalint.frontend.parse import header_declaring
+from cudalint.frontend.parse import header_declaring, namespaces_named
 from cudalint.model.ir import Span
 
 # Errors that an unknown header (parsed as empty) causes by itself; not reported when one is present.
@@ -20,8 +20,11 @@ _LOOKUP_ERRORS = re.compile(
 
 
 _UNKNOWN_NAME = re.compile(
-    r"(?:use of undeclared identifier|unknown type name|no (?:member|type|template) named) '(?P<name>\w+)'"
-    r"(?: in namespace '(?P<namespace>[\w:]+)')?")
+    r"(?:use of undeclared identifier|unknown type name|no (?:member|type|template) named|unknown template name) "
+    r"'(?P<name>\w+)'(?: in namespace '(?P<namespace>[\w:]+)')?")
+# `namespace cg = cooperative_groups;`, `using namespace nvcuda;` without the header: the name is at the position
+_NOT_A_NAMESPACE = re.compile(r"expected namespace name")
+_QUALIFIED_NAME = re.compile(r"\w+(?:\s*::\s*\w+)*")
 
 
 @rule("CL901", "compile-error", "error", "the CUDA source does not compile: clang reports an error")
@@ -33,7 +36,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         if lowered.unknown_headers and _LOOKUP_ERRORS.search(diagnostic.message):
             continue
         span = Span(diagnostic.line, diagnostic.column, diagnostic.line, diagnostic.column + 1)
-        header = _missing_header(diagnostic.message)
+        header = _missing_header(diagnostic.message, ctx.facts.unit.lines, diagnostic.line, diagnostic.column)
         if header is None:
             yield ctx.finding(span, diagnostic.message)
             continue
@@ -46,13 +49,38 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
                                  f"include{why}; add `#include <{header}>`"), fix=fix)
 
 
-def _missing_header(message: str) -> str | None:
-    """The header to include for a name the message says is unknown, when only that header declares it
-    (a CUDA-side torch API: streams, guards, CUDA error checks)."""
+def _missing_header(message: str, lines: list[str], line: int, column: int) -> str | None:
+    """The header to include for a name the message says is unknown, when one header declares it: the name as
+    the source spells it at the error, from its longest qualified form (`cuda::barrier`, `nvcuda::wmma`) down to
+    the unknown name itself, then as the message qualifies it (`at::cuda`)."""
     match = _UNKNOWN_NAME.search(message)
-    if match is None:
+    if match is None and not _NOT_A_NAMESPACE.search(message):
         return None
-    namespace = match.group("namespace")
-    if namespace is not None and namespace not in ("c10::cuda", "at::cuda", "c10", "at", "torch"):
-        return None
-    return header_declaring(match.group("name"))
+    written = _name_at(lines, line, column)
+    candidates = []
+    if match is None:  # `expected namespace name`: the name written there is the unknown one
+        first = 0
+    else:
+        name, namespace = match.group("name"), match.group("namespace")
+        first = written.index(name) if name in written else None
+        candidates.append(f"{namespace}::{name}" if namespace else name)
+    if first is not None:
+        candidates[:0] = ["::".join(written[:end]) for end in range(len(written), first, -1)]
+    if first == 0 and written:
+        # `wmma::fragment` after a failed `using namespace nvcuda;`: the one namespace of that name
+        enclosing = namespaces_named(written[0])
+        if len(enclosing) == 1:
+            candidates += ["::".join([enclosing[0], *written[1:end]]) for end in range(len(written), 0, -1)]
+    return next((header for header in map(header_declaring, candidates) if header is not None), None)
+
+
+def _name_at(lines: list[str], line: int, column: int) -> list[str]:
+    """The parts of the qualified name written at the 1-based (line, byte column) of the unit."""
+    if not 0 < line <= len(lines):
+        return []
+    text = lines[line - 1]
+    offset = len(text.encode("utf-8")[:max(column - 1, 0)].decode("utf-8", errors="ignore"))
+    for found in _QUALIFIED_NAME.finditer(text):
+        if found.start() <= offset < found.end():
+            return [part.strip() for part in found.group().split("::")]
+    return []

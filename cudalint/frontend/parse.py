@@ -10,6 +10,7 @@ import re
 import shutil
 import tempfile
 import itertools
+import json
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Sequence
@@ -101,35 +102,151 @@ def _stub_texts() -> dict[str, str]:
 
 
 @cache
-def _stub_names() -> frozenset[str]:
+def stub_header_names() -> frozenset[str]:
+    """The names the stub headers are included by (`cuda_fp16.h`, `cub/cub.cuh`)."""
     return frozenset(_stub_texts())
 
 
 # a stub header that stands for one real header says so in its first comment (`what <c10/cuda/CUDAStream.h>
-# declares`); the names it declares are the ones a unit gets only by including that header
+# declares`); the stub headers under __cudalint/ without one hold what other headers share
 _DECLARES_FOR = re.compile(r"cudalint stub: what <([^>]+)> declares")
-# declarations at namespace scope: the stubs indent class members, so members (`device()`) are not taken
-_DECLARED = re.compile(r"^#define\s+(\w+)|^(?:class|struct)\s+(\w+)|^[A-Za-z_][\w:<>*& ,]*?\b(\w+)\s*\(", re.MULTILINE)
+# what a translation unit declares at namespace scope, by kind; records and enums count where they are defined
+# (a forward declaration of __nv_bfloat16 in cuda_fp16.h does not make it usable)
+_NAMED_KINDS = frozenset({
+    ci.CursorKind.FUNCTION_DECL, ci.CursorKind.FUNCTION_TEMPLATE, ci.CursorKind.VAR_DECL, ci.CursorKind.TYPEDEF_DECL,
+    ci.CursorKind.TYPE_ALIAS_DECL, ci.CursorKind.TYPE_ALIAS_TEMPLATE_DECL, ci.CursorKind.USING_DECLARATION,
+    ci.CursorKind.MACRO_DEFINITION})
+# in the name of the file the index is kept in: a change to what the index holds must change it
+_DECLARATIONS_FORMAT = 1
+_DEFINED_KINDS = frozenset({ci.CursorKind.STRUCT_DECL, ci.CursorKind.CLASS_DECL, ci.CursorKind.UNION_DECL,
+                            ci.CursorKind.CLASS_TEMPLATE, ci.CursorKind.CLASS_TEMPLATE_PARTIAL_SPECIALIZATION,
+                            ci.CursorKind.ENUM_DECL})
 
 
 @cache
-def _declaring_headers() -> dict[str, str]:
-    found: dict[str, str] = {}
-    for _, text in _stub_files():
-        header = _DECLARES_FOR.search(text)
-        if header is None:
-            continue
-        for match in _DECLARED.finditer(text):
-            name = next(g for g in match.groups() if g)
-            if not name.startswith("__"):
-                found.setdefault(name, header.group(1))
-    return found
+def _declarations() -> tuple[dict[str, frozenset[str]], dict[str, frozenset[str]]]:
+    """Each qualified name the stub headers declare at namespace scope (`__half`, `cub::BlockReduce`, `cuda`,
+    `C10_CUDA_CHECK`) with the headers that declare it, and each namespace with the namespaces its names are
+    also looked up in (`at::cuda` -> `c10::cuda`, `torch` -> `at`: using-directives; a namespace alias). Made
+    when a message first needs it: read from the persistent workspace, else one parse of every stub header
+    (0.4 s), then kept there."""
+    path = _workspace.cache_file(f"declarations-{_DECLARATIONS_FORMAT}.json")
+    try:
+        with open(path or "", encoding="utf-8") as handle:
+            declared, namespaces = json.load(handle)
+        return ({name: frozenset(headers) for name, headers in declared.items()},
+                {name: frozenset(targets) for name, targets in namespaces.items()})
+    except (OSError, ValueError):
+        pass
+    declared, namespaces = _parse_declarations()
+    if path is not None:
+        staged = f"{path}.{os.getpid()}"
+        try:
+            with open(staged, "w", encoding="utf-8") as handle:
+                json.dump([{n: sorted(h) for n, h in declared.items()}, {n: sorted(t) for n, t in namespaces.items()}],
+                          handle)
+            os.replace(staged, path)  # readers in other processes see a whole file or none
+        except OSError:
+            pass  # a read-only cache: parsed again by the next process
+    return declared, namespaces
+
+
+def _parse_declarations() -> tuple[dict[str, frozenset[str]], dict[str, frozenset[str]]]:
+    include = _workspace.include_dir()
+    real = {path: _real_header(path, text) for path, text in _stub_files()}
+    main = os.path.join(_VIRTUAL_MAIN_DIR, "__cudalint_declarations__.cu")
+    text = "".join(f"#include <{path}>\n" for path, header in sorted(real.items()) if header)
+    try:
+        tu = ci.Index.create().parse(
+            main, args=_LANGUAGE_ARGS["cuda"] + _search_args(include),
+            unsaved_files=[(main, text), *_in_memory_headers(include)],
+            options=ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD | ci.TranslationUnit.PARSE_SKIP_FUNCTION_BODIES)
+    except ci.TranslationUnitLoadError:
+        return {}, {}  # messages then name no header
+    prefix = (include or VIRTUAL_INCLUDE_DIR) + os.sep
+    found: dict[str, set[str]] = {}
+    namespaces: dict[str, set[str]] = {}
+
+    def record(cursor: ci.Cursor, name: str) -> None:
+        file = cursor.location.file
+        header = real.get(file.name[len(prefix):]) if file is not None and file.name.startswith(prefix) else None
+        if header is not None and cursor.spelling and not cursor.spelling.startswith("__CUDALINT"):
+            found.setdefault(name, set()).add(header)
+
+    def walk(scope: ci.Cursor, qualifier: str) -> None:
+        for cursor in scope.get_children():
+            kind, name = cursor.kind, qualifier + cursor.spelling
+            if kind == ci.CursorKind.NAMESPACE:
+                record(cursor, name)
+                namespaces.setdefault(name, set())
+                walk(cursor, name + "::" if cursor.spelling else qualifier)
+            elif kind in (ci.CursorKind.USING_DIRECTIVE, ci.CursorKind.NAMESPACE_ALIAS):
+                # `using namespace c10::cuda;` refers to c10, then to cuda: the last is the namespace
+                named = [c.referenced for c in cursor.get_children() if c.kind == ci.CursorKind.NAMESPACE_REF]
+                target = named[-1] if named else None
+                if target is not None:
+                    looked_in = qualifier[:-2] if kind == ci.CursorKind.USING_DIRECTIVE else name
+                    namespaces.setdefault(looked_in, set()).add(_qualified(target))
+                if kind == ci.CursorKind.NAMESPACE_ALIAS:
+                    record(cursor, name)
+            elif kind == ci.CursorKind.LINKAGE_SPEC:
+                walk(cursor, qualifier)
+            elif kind in _NAMED_KINDS or kind in _DEFINED_KINDS and cursor.is_definition():
+                record(cursor, name)
+                if kind == ci.CursorKind.ENUM_DECL:
+                    # an unscoped enum's values are names of the enclosing scope
+                    inner = name + "::" if cursor.is_scoped_enum() else qualifier
+                    for value in cursor.get_children():
+                        record(value, inner + value.spelling)
+
+    walk(tu.cursor, "")
+    return ({name: frozenset(headers) for name, headers in found.items()},
+            {name: frozenset(targets) for name, targets in namespaces.items()})
+
+
+def _qualified(cursor: ci.Cursor) -> str:
+    parts = []
+    while cursor is not None and cursor.kind != ci.CursorKind.TRANSLATION_UNIT:
+        parts.append(cursor.spelling)
+        cursor = cursor.semantic_parent
+    return "::".join(reversed(parts))
+
+
+def _real_header(path: str, text: str) -> str | None:
+    """The real header whose declarations the stub header `path` holds; None for shared parts."""
+    marker = _DECLARES_FOR.search(text[:400])
+    if marker is not None:
+        return marker.group(1)
+    return None if path.startswith("__cudalint/") else path
 
 
 def header_declaring(name: str) -> str | None:
-    """The real header that declares `name`, when only that header (not torch/types.h or
-    torch/extension.h) does: `getCurrentCUDAStream` -> `c10/cuda/CUDAStream.h`."""
-    return _declaring_headers().get(name)
+    """The real header a unit must include to use the qualified `name` (`__half` -> `cuda_fp16.h`,
+    `at::cuda::getCurrentCUDAStream` -> `c10/cuda/CUDAStream.h`): the one header that declares it, or of
+    several, the one that all the others include (`cooperative_groups` -> `cooperative_groups.h`)."""
+    headers = _headers_of(name, 0)
+    roots = [h for h in headers if all(h in _closure((other,)) for other in headers)]
+    return roots[0] if len(roots) == 1 else None
+
+
+def _headers_of(name: str, depth: int) -> frozenset[str]:
+    """The headers declaring `name`, else the name as the namespaces its qualifier reads declare it."""
+    declared, namespaces = _declarations()
+    if name in declared or depth > 4:
+        return declared.get(name, frozenset())
+    qualifier = name.rpartition("::")[0]
+    while qualifier:
+        for target in sorted(namespaces.get(qualifier, ())):
+            found = _headers_of(target + name[len(qualifier):], depth + 1)
+            if found:
+                return found
+        qualifier = qualifier.rpartition("::")[0]
+    return frozenset()
+
+
+def namespaces_named(name: str) -> list[str]:
+    """The namespaces the stub headers declare whose last part is `name` (`wmma` -> `nvcuda::wmma`)."""
+    return sorted(n for n in _declarations()[1] if n.rsplit("::", 1)[-1] == name)
 
 
 _local = threading.local()
@@ -187,6 +304,13 @@ class _Workspace:
         with self._lock:
             self._prepare()
             return self._include
+
+    def cache_file(self, name: str) -> str | None:
+        """Where a file derived from the stub headers alone is kept: in the persistent workspace (named by their
+        digest), else nowhere."""
+        with self._lock:
+            self._prepare()
+            return os.path.join(self._directory, name) if self._persistent and self._directory else None
 
     def prelude(self, language: str, headers: tuple[str, ...]) -> str | None:
         """The precompiled prelude of `headers`, or None: the unit then includes them as text. Built (or
@@ -485,7 +609,7 @@ def prelude_headers(unit: CudaUnit, search: Sequence[str] = ()) -> tuple[str, ..
     comments before it, stopping at the first other line or header): the unit then sees the same declarations in
     the same order, and its own `#include` lines find the headers already included."""
     base = _build_prelude(unit)
-    known = _stub_names()
+    known = stub_header_names()
     run: list[str] = []
     for name in _leading_includes(unit.text):
         if name not in known:
@@ -558,7 +682,7 @@ def main_file_name(language: str) -> str:
 
 
 def _unknown_headers(text: str, search: Sequence[str]) -> list[tuple[str, int]]:
-    known = _stub_names()
+    known = stub_header_names()
     unknown = []
     for match, line in with_lines(_INCLUDE.finditer(text), text):
         name = match.group(1).strip()

@@ -4,6 +4,8 @@
 #include <cuda_runtime.h>
 #ifndef __CUDALINT_COOPERATIVE_GROUPS_H
 #define __CUDALINT_COOPERATIVE_GROUPS_H
+/* as the real one does since CUDA 13 (through libcu++) */
+#include <cuda_fp8.h>
 namespace cooperative_groups {
 class thread_group {
  public:

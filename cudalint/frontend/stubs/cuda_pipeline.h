@@ -5,6 +5,7 @@
 #ifndef __CUDALINT_CUDA_PIPELINE_H
 #define __CUDALINT_CUDA_PIPELINE_H
 #include <cuda_pipeline_primitives.h>
+#include <cuda_awbarrier.h>
 namespace nvcuda {
 namespace experimental {
 class pipeline {

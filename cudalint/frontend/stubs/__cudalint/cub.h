@@ -1,10 +1,16 @@
 #pragma once
-/* cudalint stub: CUB (block/warp collectives, a few device-wide algorithms), declarations only.
+/* cudalint stub: what <cub/cub.cuh> declares (block/warp collectives, a few device-wide algorithms), declarations only;
+ * every cub/ stub header includes it.
  * TempStorage types are trivially constructible so they can be __shared__ like the real ones. */
 #pragma clang system_header
 #ifndef __CUDALINT_CUB_H
 #define __CUDALINT_CUB_H
 #include <cuda_runtime.h>
+/* what <cub/cub.cuh> brings in CUDA 13 */
+#include <cuda_fp8.h>
+#include <cooperative_groups.h>
+#include <cooperative_groups/memcpy_async.h>
+#include <cuda_pipeline.h>
 #define CUB_NAMESPACE_BEGIN namespace cub {
 #define CUB_NAMESPACE_END }
 #define CUB_PTX_ARCH 900

@@ -8,6 +8,7 @@
 #include <cuda_runtime.h>
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
+#include <cuda_fp8.h> /* c10/util/complex.h's <cuda/std/complex> brings it since CUDA 13 */
 #include <__cudalint/std_lib.h>
 #include <cublas_v2.h>
 

@@ -1,0 +1,3 @@
+__global__ void k(float* y, int n) {
+    y[0] = __fdividef(y[1], 2.0f);
+}

@@ -1,0 +1,3 @@
+__global__ void k(float* y, int n) {
+    memcpy(y, y + 1, 4);
+}

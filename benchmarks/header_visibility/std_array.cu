@@ -1,0 +1,3 @@
+__global__ void k(float* y, int n) {
+    std::array<float, 4> a{}; y[0] = a[0];
+}

@@ -1,0 +1,3 @@
+__global__ void k(float* y, int n) {
+    typename std::enable_if<true, int>::type z = 0; y[0] = z;
+}

@@ -1,0 +1,3 @@
+__global__ void k(float* y, int n) {
+    static_assert(std::is_same<float, float>::value, "");
+}
