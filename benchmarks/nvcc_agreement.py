@@ -139,7 +139,9 @@ def compile_unit(unit: Unit, tools: Toolchain, directory: str) -> dict:
         arch = [] if any(f.startswith(("-arch", "--gpu-architecture", "-gencode")) for f in unit.extra_flags) else [
             f"-arch={tools.arch}"]
         torch_flags = tools.nvcc_flags if unit.extension else []
-        command = [tools.nvcc, "-c", source, "-o", source + ".o", "-std=c++17", *arch, *defines, *includes,
+        # torch's CUDA flags carry Python's headers too (<torch/extension.h> in a CUDA unit reaches Python.h)
+        python = ["-isystem", tools.python_include] if unit.extension else []
+        command = [tools.nvcc, "-c", source, "-o", source + ".o", "-std=c++17", *arch, *defines, *includes, *python,
                    *torch_flags, "--compiler-options", "-fPIC", *unit.extra_flags]
     else:
         command = [tools.cxx, "-fsyntax-only", "-std=c++17", "-fPIC", source, *defines, *includes,
