@@ -111,9 +111,15 @@ def _passes_pointer(loop: ir.For) -> bool:
 
 
 def _read_after(function: ir.Function, loop: ir.For, ref: str) -> bool:
+    """Whether the register's value after the loop is used: its first mention after the loop (in source
+    order) is not a plain assignment that overwrites it (`m = sh[0];` recomputes and drops the fold)."""
     end = (loop.span.end_line, loop.span.end_column)
-    return any(isinstance(node, ir.Name) and node.ref == ref and (node.span.line, node.span.column) > end
-               for node in function.body.walk())
+    overwrites = {id(strip(node.lhs)) for node in function.of_type(ir.Binary)
+                  if node.op == "=" and isinstance(strip(node.lhs), ir.Name) and strip(node.lhs).ref == ref
+                  and not any(isinstance(n, ir.Name) and n.ref == ref for n in node.rhs.walk())}
+    later = sorted((node for node in function.body.walk() if isinstance(node, ir.Name) and node.ref == ref
+                    and (node.span.line, node.span.column) > end), key=lambda n: (n.span.line, n.span.column))
+    return bool(later) and id(later[0]) not in overwrites
 
 
 def _message(access: Access, register: ir.Name) -> str:
@@ -121,5 +127,5 @@ def _message(access: Access, register: ir.Name) -> str:
     return (f"`{register.name}` folds `{short_text(access.node.text)}` in a loop whose stride halves or doubles, "
             f"but no iteration stores into `{array}`: each thread combines only the elements at its own offsets, "
             f"never the other threads' partial results, so thread 0 ends with log2(n) + 1 of the n values; store "
-            f"the partial back (`{array}[tid] = {register.name};`) before each step's barrier, or reduce with warp "
-            f"shuffles")
+            f"`{register.name}` back into the thread's own element of `{array}` in each step, before the barrier, "
+            f"or reduce with warp shuffles")

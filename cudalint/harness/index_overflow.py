@@ -21,12 +21,11 @@ from dataclasses import dataclass
 from math import prod
 
 from cudalint.analysis.guards import AXES, GuardAnalysis, definitions, strip
-from cudalint.harness.shapes import HostRun, ShapedLaunch, ShapeEnv, TensorArgument, kernel_env_at_reference, \
-    reached_launches_at_reference
+from cudalint.harness.shapes import HostRun, ShapedLaunch, ShapeEnv, TensorArgument, is_signed_int32, \
+    kernel_env_at_reference, reached_launches_at_reference
 from cudalint.model import ir
 
 INT32_MAX = 2**31 - 1
-_SIGNED_INT32 = {"int", "const int", "int32_t", "const int32_t", "signed int", "signed", "const signed int"}
 _ARITHMETIC = {"+", "-", "*", "<<"}
 _BUILTINS = {"threadIdx": "tid", "blockIdx": "bid", "blockDim": "bdim", "gridDim": "gdim"}
 
@@ -69,7 +68,9 @@ def _handles_2g_elements(launch) -> bool:
 
 def _int32_index_expressions(program, kernel: ir.Function) -> list[ir.Expr]:
     """The outermost signed 32-bit arithmetic of the kernel's global-memory subscripts and of the locals
-    those subscripts read (through any number of locals)."""
+    those subscripts read (through any number of locals), and the arithmetic stored into such a local
+    when it is signed 32-bit (`int i = blockIdx.x * blockDim.x + threadIdx.x` is unsigned arithmetic
+    converted to int)."""
     analysis = GuardAnalysis.of(program)
     roots: list[ir.Expr] = []
     for access in analysis.accesses(kernel):
@@ -77,6 +78,7 @@ def _int32_index_expressions(program, kernel: ir.Function) -> list[ir.Expr]:
             roots += access.parts
     seen: set[str] = set()
     stack = list(roots)
+    stored: list[ir.Expr] = []  # arithmetic of any type stored into a signed 32-bit local
     while stack:
         for node in stack.pop().walk():
             if isinstance(node, ir.Name) and node.ref and node.ref not in seen and node.decl_kind == "var":
@@ -84,10 +86,13 @@ def _int32_index_expressions(program, kernel: ir.Function) -> list[ir.Expr]:
                 values = definitions(kernel, node.ref)
                 roots += values
                 stack += values
+                if is_signed_int32(node.type):
+                    stored += [v for v in values if isinstance(v, ir.Binary) and v.op in _ARITHMETIC]
     found: list[ir.Expr] = []
     ids: set[int] = set()
-    for root in roots:
-        for node in _outermost_int32(root):
+    stored_ids = {id(v) for v in stored}
+    for root in stored + roots:
+        for node in [root] if id(root) in stored_ids else _outermost_int32(root):
             if id(node) not in ids:
                 ids.add(id(node))
                 found.append(node)
@@ -96,7 +101,7 @@ def _int32_index_expressions(program, kernel: ir.Function) -> list[ir.Expr]:
 
 def _outermost_int32(expr: ir.Expr) -> list[ir.Expr]:
     expr = strip(expr)
-    if isinstance(expr, ir.Binary) and expr.op in _ARITHMETIC and " ".join(expr.type.split()) in _SIGNED_INT32:
+    if isinstance(expr, ir.Binary) and expr.op in _ARITHMETIC and is_signed_int32(expr.type):
         return [expr]
     return [inner for child in expr.children() if isinstance(child, ir.Expr) for inner in _outermost_int32(child)]
 

@@ -26,6 +26,7 @@ from cudalint.model import ir
 from cudalint.model.constants import ConstantEnv
 from cudalint.model.program import LaunchSite
 
+_SIGNED_INT32 = {"int", "const int", "int32_t", "const int32_t", "signed int", "signed", "const signed int"}
 _PASS_THROUGH = {"contiguous", "cuda", "float", "clone", "detach"}  # methods that keep the shape
 
 
@@ -132,9 +133,14 @@ def kernel_env_at_reference(program, shaped: ShapedLaunch) -> tuple[ir.Function,
     scalars = {}
     for param, arg in zip(kernel.params, link.args):
         value = shaped.at_reference.env.value(strip(arg))
-        if param.ref and isinstance(value, int) and not isinstance(value, bool):
+        if param.ref and isinstance(value, int) and not isinstance(value, bool) \
+                and not (is_signed_int32(param.type) and not -2**31 <= value < 2**31):  # converted: wrapped
             scalars[param.ref] = value
     return kernel, ShapeEnv(kernel, program.env(kernel).outer, {}, scalars)
+
+
+def is_signed_int32(type_: str) -> bool:
+    return " ".join(type_.split()) in _SIGNED_INT32
 
 
 def launches_at_reference(ctx) -> list[ShapedLaunch]:
