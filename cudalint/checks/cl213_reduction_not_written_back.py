@@ -36,8 +36,8 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
                 continue
             inside = {id(node) for node in loop.body.walk()}
             loop_accesses = [a for a in accesses if id(a.node) in inside]
-            if any(a.is_write and a.space == "shared" for a in loop_accesses) or _passes_pointer(loop):
-                continue  # the loop stores partials (or hands the array to code that may)
+            if _stores_beyond_global(loop, loop_accesses) or _passes_pointer(loop):
+                continue  # the loop stores partials (or may: a store not followed, a call given a pointer)
             for access in loop_accesses:
                 if access.space != "shared" or access.root.shared is None:
                     continue
@@ -101,6 +101,20 @@ def _folded_into(function: ir.Function, loop: ir.For, access: Access, counter: s
         if node.op != "=" or any(isinstance(n, ir.Name) and n.ref == target.ref for n in node.rhs.walk()):
             return target
     return None
+
+
+def _stores_beyond_global(loop: ir.For, loop_accesses: list[Access]) -> bool:
+    """Whether the loop stores anywhere but global memory: shared memory, or through a pointer whose
+    target is not followed."""
+    to_global = {id(a.node) for a in loop_accesses if a.is_write and a.space in ("param", "global")}
+    if any(a.is_write and id(a.node) not in to_global for a in loop_accesses):
+        return True
+    for node in loop.body.walk():
+        target = strip(node.lhs) if isinstance(node, ir.Binary) and node.is_assignment else \
+            strip(node.operand) if isinstance(node, ir.Unary) and node.op in ("++", "--", "post++", "post--") else None
+        if isinstance(target, (ir.Index, ir.Unary)) and id(target) not in to_global:
+            return True
+    return False
 
 
 def _passes_pointer(loop: ir.For) -> bool:

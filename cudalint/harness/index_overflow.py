@@ -164,6 +164,8 @@ def _witness(kernel: ir.Function, env: ShapeEnv, expr: ir.Expr, grid, block):
         return None
     for axis in reversed(AXES):
         for key in ("bid." + axis, "tid." + axis):
+            if extents[key] == 1:
+                continue
             low, high = 0, extents[key] - 1  # reached at low
             builtins[key] = high
             if run(True).highest is not None:
