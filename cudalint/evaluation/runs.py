@@ -58,7 +58,7 @@ CAUSES = {
 ENVIRONMENT_CAUSES = frozenset({"C", "D"})  # the evaluation machine failed, not the code
 
 _MEMORY = {"CL201", "CL202", "CL203", "CL204", "CL205", "CL206", "CL207", "CL208", "CL209", "CL210", "CL211",
-           "CL212"}
+           "CL212", "CL214"}
 _BUILD = {"CL400", "CL401", "CL901"}
 # which rules' findings can explain each failure: a rule's bug would make the harness fail that way
 EXPLAINS: dict[str, frozenset[str]] = {cause: frozenset(rules) for cause, rules in {
@@ -71,7 +71,7 @@ EXPLAINS: dict[str, frozenset[str]] = {cause: frozenset(rules) for cause, rules 
     "G4": {"CL401", "CL407", "CL422", "CL423", "CL431"},
     "H": {"CL405", "CL407", "CL422", "CL430"},
     # a launch that cannot run, unchecked, leaves the output unwritten: wrong values (CL302)
-    "I": _MEMORY | {"CL101", "CL102", "CL103", "CL104", "CL105", "CL106", "CL302", "CL402", "CL403", "CL405",
+    "I": _MEMORY | {"CL213", "CL101", "CL102", "CL103", "CL104", "CL105", "CL106", "CL302", "CL402", "CL403", "CL405",
                     "CL406", "CL407", "CL415", "CL420", "CL421", "CL422"},
     "J": {"CL102", "CL104"},
 }.items()}

@@ -19,11 +19,14 @@ import dataclasses
 from math import prod
 
 from cudalint import pyast
+from cudalint.analysis.guards import strip
+from cudalint.analysis.launch_link import LaunchLinks
 from cudalint.harness.forward import record_unit, reference_of, state_of
 from cudalint.model import ir
 from cudalint.model.constants import ConstantEnv
 from cudalint.model.program import LaunchSite
 
+_SIGNED_INT32 = {"int", "const int", "int32_t", "const int32_t", "signed int", "signed", "const signed int"}
 _PASS_THROUGH = {"contiguous", "cuda", "float", "clone", "detach"}  # methods that keep the shape
 
 
@@ -120,6 +123,26 @@ class ShapedLaunch:
     shapes: str  # "x: 16 x 4095", for messages
 
 
+def kernel_env_at_reference(program, shaped: ShapedLaunch) -> tuple[ir.Function, ShapeEnv] | None:
+    """The kernel a reached launch runs, with the values its scalar parameters get there (the launch's
+    arguments in the host's state at the reference's shapes); None when the kernel is not in the unit."""
+    link = LaunchLinks.of(program).of_node(shaped.site.node)
+    kernel = link.kernel if link is not None else None
+    if kernel is None or kernel.body is None:
+        return None
+    scalars = {}
+    for param, arg in zip(kernel.params, link.args):
+        value = shaped.at_reference.env.value(strip(arg))
+        if param.ref and isinstance(value, int) and not isinstance(value, bool) \
+                and not (is_signed_int32(param.type) and not -2**31 <= value < 2**31):  # converted: wrapped
+            scalars[param.ref] = value
+    return kernel, ShapeEnv(kernel, program.env(kernel).outer, {}, scalars)
+
+
+def is_signed_int32(type_: str) -> bool:
+    return " ".join(type_.split()) in _SIGNED_INT32
+
+
 def launches_at_reference(ctx) -> list[ShapedLaunch]:
     """The launches of this unit whose configuration the reference's input shapes decide further."""
     return [shaped for shaped in reached_launches_at_reference(ctx)
@@ -191,6 +214,9 @@ class HostRun:
         self.points = {id(node) for node in points}
         self.states: dict[int, dict] = {}
         self.steps = 0
+        # > 0 while running code that may not run: a branch of an unknown condition, the body of a loop
+        # not run to its end, the children of a statement not followed
+        self.guessing = 0
         self._run(function.body, {ref: v for ref, v in env.arguments.items() if isinstance(v, (int, float))})
 
     def _value(self, expr: ir.Expr | None, state: dict):
@@ -236,8 +262,10 @@ class HostRun:
             if condition is not None:
                 return self._run(statement.then if condition else statement.otherwise, state)
             then_state, other_state = dict(state), dict(state)
+            self.guessing += 1
             then_returns = self._run(statement.then, then_state)
             other_returns = self._run(statement.otherwise, other_state)
+            self.guessing -= 1
             survivors = [s for s, returns in ((then_state, then_returns), (other_state, other_returns)) if not returns]
             state.update(_merge(survivors) if survivors else {})
             return then_returns and other_returns
@@ -253,9 +281,11 @@ class HostRun:
         # a switch (cases not followed) or another statement: what it writes is not known; its launches
         # see that
         self._forget(statement, state)
+        self.guessing += 1
         for child in statement.children():
             if isinstance(child, ir.Stmt):
                 self._run(child, dict(state))
+        self.guessing -= 1
         return False
 
     def _loop(self, loop: ir.For | ir.While, state: dict) -> None:
@@ -274,7 +304,9 @@ class HostRun:
                 self._effects(loop.step, state)
         # not run to its end: what it writes is not known; its launches see that
         self._forget(loop, state)
+        self.guessing += 1
         self._run(loop.body, dict(state))
+        self.guessing -= 1
 
     def _effects(self, expr: ir.Node, state: dict) -> None:
         """The writes and launches of an expression, in order; a lambda's body runs where it is written."""

@@ -19,9 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from cudalint.analysis.guards import AXES, Access, GuardAnalysis, strip
-from cudalint.analysis.launch_link import LaunchLinks
 from cudalint.analysis.symbolic import Atom, Poly
-from cudalint.harness.shapes import ShapedLaunch, ShapeEnv, reached_launches_at_reference
+from cudalint.harness.shapes import ShapedLaunch, ShapeEnv, kernel_env_at_reference, reached_launches_at_reference
 from cudalint.model import ir
 
 
@@ -40,7 +39,6 @@ def short_launches(ctx) -> list[ShortLaunch]:
     """The launches reached at the reference's shapes whose threads stop short of a store's guard."""
     program = ctx.program
     shaped_launches = reached_launches_at_reference(ctx)
-    links = {id(link.site.node): link for link in LaunchLinks.of(program).links}
     analysis = GuardAnalysis.of(program)
     reached: dict[tuple[int, str], int] = {}
     for shaped in shaped_launches:
@@ -48,20 +46,14 @@ def short_launches(ctx) -> list[ShortLaunch]:
         reached[key] = reached.get(key, 0) + 1
     found = []
     for shaped in shaped_launches:
-        link = links.get(id(shaped.site.node))
-        kernel = link.kernel if link is not None else None
+        at_reference = kernel_env_at_reference(program, shaped)
         launch = shaped.at_reference
-        if kernel is None or kernel.body is None or launch.grid is None or launch.block is None \
+        if at_reference is None or launch.grid is None or launch.block is None \
                 or None in launch.grid or None in launch.block \
                 or reached[(id(shaped.site.caller), shaped.site.kernel_name)] != 1 \
                 or analysis.guards(shaped.site.caller).loops(shaped.site.node):
             continue  # launches that may share the work between them
-        scalars = {}
-        for param, arg in zip(kernel.params, link.args):
-            value = launch.env.value(strip(arg))
-            if param.ref and isinstance(value, int) and not isinstance(value, bool):
-                scalars[param.ref] = value
-        env = ShapeEnv(kernel, ctx.program.env(kernel).outer, {}, scalars)
+        kernel, env = at_reference
         short = _short_store(program, kernel, env, launch.grid, launch.block)
         if short is not None:
             found.append(ShortLaunch(shaped, *short))
