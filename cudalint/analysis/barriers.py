@@ -32,7 +32,7 @@ from cudalint.analysis.cfg import (BLOCK_LEVEL, GRID, WARP, CfgNode, FunctionCFG
                                   immediate_dominators)
 from cudalint.analysis.conflicts import (
     CONFLICT, NONE, UNKNOWN, BlockShape, Constraint, LinearContext, Lin, Linearizer, Verdict, block_bounds,
-    block_var, decide, distinct, eq, ge, less, linear_thread_id, thread_bounds, thread_var,
+    block_var, by_value_param_member, decide, distinct, eq, ge, less, linear_thread_id, thread_bounds, thread_var,
 )
 from cudalint.analysis.uniformity import Uniformity, value_dependent_refs
 from cudalint.findings import short_text
@@ -1188,6 +1188,9 @@ def _global_pointer(kernel: KernelSync, expr: ir.Expr, scope: Scope, depth: int)
         return None
     if isinstance(expr, ir.Unary) and expr.op == "&":
         return _global_address(kernel, expr.operand, scope, depth + 1)
+    if isinstance(expr, (ir.Member, ir.Index)) and "*" in expr.type and by_value_param_member(expr, scope):
+        # a pointer held in a struct the kernel takes by value (`args.out`, `q.p[4]`): one buffer per path
+        return _GlobalAddress(" ".join(expr.text.split()), [])
     return None
 
 
