@@ -1194,8 +1194,23 @@ def _global_pointer(kernel: KernelSync, expr: ir.Expr, scope: Scope, depth: int)
     return None
 
 
+def rng_state(call: ir.Call) -> ir.Expr | None:
+    """The generator state a cuRAND device call advances (`curand_uniform(&s)`, `curand_init(seed, seq, off,
+    &s)`), for the generators whose state is one thread's (XORWOW, Philox, MRG32k3a, Sobol): each call is a
+    read-modify-write of the state. MTGP32 states are shared by a block on purpose and are not included."""
+    name = call.callee.rsplit("::", 1)[-1]
+    if not call.args or "mtgp32" in name or not (name.startswith("curand") or name.startswith("skipahead")):
+        return None
+    state = call.args[-1] if name == "curand_init" or name.startswith("skipahead") else call.args[0]
+    type_ = state.type.replace(" ", "")
+    if "*" not in type_ or "curandState" not in type_ or "Mtgp32" in type_:
+        return None
+    return state
+
+
 def _stores(node: CfgNode):
-    """(store expression, target lvalue, value or None, compound) for the assignments a node makes."""
+    """(store expression, target lvalue, value or None, compound) for the assignments a node makes, and for
+    the cuRAND calls that advance a generator state (the target is the state)."""
     def is_atomic(expr: ir.Expr) -> bool:
         return isinstance(expr, ir.Call) and expr.callee.startswith("atomic")  # the fix, not the race
 
@@ -1204,6 +1219,8 @@ def _stores(node: CfgNode):
             yield expr, expr.lhs, expr.rhs, expr.op != "="
         elif isinstance(expr, ir.Unary) and expr.op in ("++", "--", "post++", "post--"):
             yield expr, expr.operand, None, True
+        elif isinstance(expr, ir.Call) and (state := rng_state(expr)) is not None:
+            yield expr, ir.Unary(state.span, f"*{state.text}", op="*", operand=state), None, True
 
 
 def _mentions_block_or_memory(expr: ir.Expr) -> bool:

@@ -11,9 +11,11 @@ from collections.abc import Iterator
 
 from cudalint.analysis.barriers import WRITE, sync_analysis, value_dependent_expr
 from cudalint.analysis.global_rmw import rmw_races
+from cudalint.checks.cl106_global_rmw_race import shared_generator_message
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
 from cudalint.findings import Finding, short_text
+from cudalint.model import ir
 
 
 @rule("CL105", "global-write-race", "warning",
@@ -32,7 +34,9 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
             if race.within_block and race.across_blocks:
                 who = "threads of every block"
             target = short_text(race.target.text, 50)
-            if race.read_modify_write:
+            if isinstance(race.store, ir.Call):
+                message = shared_generator_message(race.store, who)
+            elif race.read_modify_write:
                 message = (f"`{short_text(race.store.text)}`: {who} read-modify-write the same global address "
                            f"`{target}` without an atomic, so updates are lost; use atomicAdd (atomicMax, ...) or "
                            f"reduce within the block first and let one thread per block add atomically")
@@ -41,11 +45,15 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
                            f"address `{target}` and the last one wins; reduce the values (shared memory, warp "
                            f"shuffles, atomics) or give each writer its own slot")
             yield ctx.finding(span, message)
-        # a shared store that several threads of a block run with different values: a barrier cannot help
+        # a shared store that several threads of a block run with different values: a barrier cannot help.
+        # A value copied straight from memory is left out: two writers may copy the same source element
+        # (a tile loaded by more rows of threads than it has)
         for race in analysis.races(function):
             access = race.second
             if race.first is not access or access.mode != WRITE or access.value is None \
-                    or not value_dependent_expr(analysis, access.value, access.node.scope):
+                    or not value_dependent_expr(analysis, access.value, access.node.scope) \
+                    or any(isinstance(n, ir.Index) or isinstance(n, ir.Unary) and n.op == "*"
+                           for n in access.value.walk()):
                 continue
             statement = access.node.expr if access.node.expr is not None else access.expr
             yield ctx.finding(access.expr.span, (
