@@ -629,7 +629,8 @@ class KernelSync:
         only threads of different blocks count."""
         index1, index_constraints1, guards1, exact1 = self._lowered(a, "1", renamed, start, across_blocks)
         index2, index_constraints2, guards2, exact2 = self._lowered(b, "2", renamed, start, across_blocks)
-        if not (self._index_exact(a, "1", renamed, across_blocks) and self._index_exact(b, "2", renamed, across_blocks)):
+        if not (self._index_exact(a, "1", renamed, across_blocks)
+                and self._index_exact(b, "2", renamed, across_blocks)):
             return Verdict(UNKNOWN, exact=False)  # an index the constraints do not capture: never a conflict
         if (a.index.symbolic_base or b.index.symbolic_base) and a.index.base != b.index.base:
             # two regions of one buffer split at a run-time size: they are meant not to overlap
