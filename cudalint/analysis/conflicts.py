@@ -943,8 +943,8 @@ def by_value_param_member(expr: ir.Expr, scope, depth: int = 0) -> bool:
     if isinstance(expr, ir.Member) and expr.base is not None and "->" not in expr.text:
         base = expr.base
         if isinstance(base, ir.Name):
-            return base.decl_kind == "param" and scope.parent is None and "*" not in base.type \
-                and scope.binding(base.ref) is None
+            return base.decl_kind == "param" and scope.parent is None and scope.function.is_kernel \
+                and "*" not in base.type
         return by_value_param_member(base, scope, depth + 1)
     if isinstance(expr, ir.Index) and isinstance(scope.env.value(expr.index), int):
         return by_value_param_member(expr.base, scope, depth + 1)
