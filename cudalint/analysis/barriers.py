@@ -1195,16 +1195,18 @@ def _global_pointer(kernel: KernelSync, expr: ir.Expr, scope: Scope, depth: int)
     return None
 
 
+_MTGP32_BLOCK_THREADS = 256  # the threads of one block that cuRAND lets share one MTGP32 state
+
+
 def rng_state(call: ir.Call) -> ir.Expr | None:
     """The generator state a cuRAND device call advances (`curand_uniform(&s)`, `curand_init(seed, seq, off,
-    &s)`), for the generators whose state is one thread's (XORWOW, Philox, MRG32k3a, Sobol): each call is a
-    read-modify-write of the state. MTGP32 states are shared by a block on purpose and are not included."""
+    &s)`): each call is a read-modify-write of the state."""
     name = call.callee.rsplit("::", 1)[-1]
-    if not call.args or "mtgp32" in name or not (name.startswith("curand") or name.startswith("skipahead")):
+    if not call.args or not (name.startswith("curand") or name.startswith("skipahead")):
         return None
     state = call.args[-1] if name == "curand_init" or name.startswith("skipahead") else call.args[0]
     type_ = state.type.replace(" ", "")
-    if "*" not in type_ or "curandState" not in type_ or "Mtgp32" in type_:
+    if "*" not in type_ or "curandState" not in type_:
         return None
     return state
 
@@ -1257,6 +1259,10 @@ def _global_store_races(analysis: SyncAnalysis, function: ir.Function) -> list[G
             rmw = compound or (value is not None and _reads_same(kernel, value, address, node.scope))
             within = _same_address(kernel, node, address, same_block=True)
             across = False if single_block else _same_address(kernel, node, address, same_block=False)
+            if isinstance(store, ir.Call) and "Mtgp32" in target.operand.type:
+                # an MTGP32 state is shared by the threads of one block on purpose, up to cuRAND's limit
+                threads = _product(list(kernel.shape.block))
+                within = within is True and threads is not None and threads > _MTGP32_BLOCK_THREADS
             if within is not True and across is not True:
                 continue
             if not rmw:

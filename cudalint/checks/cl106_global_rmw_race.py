@@ -40,6 +40,10 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
 
 def shared_generator_message(call: ir.Call, who: str) -> str:
     """The message for a cuRAND call that many threads make on one generator state."""
+    if any("Mtgp32" in arg.type for arg in call.args):
+        remedy = ("an MTGP32 state serves at most 256 threads of one block: give each block its own state "
+                  "(`&states[blockIdx.x]`) and launch at most 256 threads per block")
+    else:
+        remedy = "give each thread its own state (`curand_init(seed, i, 0, &states[i])`, then `&states[i]`)"
     return (f"`{short_text(call.text)}`: {who} advance the same cuRAND state: each call reads and writes the "
-            f"state, so the calls interleave, threads draw the same numbers and the state is corrupted; give "
-            f"each thread its own state (`curand_init(seed, i, 0, &states[i])`, then `&states[i]`)")
+            f"state, so the calls interleave, threads draw the same numbers and the state is corrupted; {remedy}")
