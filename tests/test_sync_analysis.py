@@ -375,3 +375,62 @@ void launch(float* out) { k<<<1, 64>>>(out); }
     analysis, kernel = kernel_of(source)
     races = analysis.races(kernel)
     assert [(r.first.mode, r.second.field) for r in races] == [("write", "a")]
+
+
+# ------------------------------------------------------------------------------------ global-memory pairs
+
+
+def _global_races(source: str) -> list[tuple[int, int, bool, bool]]:
+    """(line of the first access, line of the second, across blocks, warp only) of each global race."""
+    analysis, kernel = kernel_of(source)
+    return [(r.first.expr.span.line, r.second.expr.span.line, r.across_blocks, r.warp_only)
+            for r in analysis.global_races(kernel)]
+
+
+_NEIGHBOUR = """
+__global__ void k(float* x, float* y) {
+    int i = blockIdx.x * 128 + threadIdx.x;
+    x[i] = y[i];
+    SYNC
+    y[i] = x[i + 1];
+}
+void launch(float* x, float* y) { k<<<64, 128>>>(x, y); }
+"""
+
+
+def test_global_pairs_within_a_block_need_a_block_barrier() -> None:
+    # thread t reads x[i + 1], which thread t + 1 stores (and, for t = 127, thread 0 of the next block)
+    assert _global_races(_NEIGHBOUR.replace("SYNC", "")) == [(4, 6, False, False), (4, 6, True, False)]
+
+
+def test_a_block_barrier_leaves_the_pair_between_blocks() -> None:
+    # thread 127 of block b reads x[128 * (b + 1)], which thread 0 of block b + 1 stores
+    assert _global_races(_NEIGHBOUR.replace("SYNC", "__syncthreads();")) == [(4, 6, True, False)]
+
+
+def test_global_pairs_skip_atomics_and_one_uniform_value() -> None:
+    source = """
+__global__ void k(int* count, int* flag, int* out) {
+    atomicAdd(&count[0], 1);
+    out[threadIdx.x] = count[0];
+    flag[0] = 1;
+    if (threadIdx.x == 0) flag[0] = 1;
+}
+void launch(int* count, int* flag, int* out) { k<<<1, 256>>>(count, flag, out); }
+"""
+    assert _global_races(source) == []
+
+
+def test_global_pairs_stay_silent_in_code_that_takes_a_lock() -> None:
+    source = """
+__global__ void k(int* lock, float* x) {
+    if (threadIdx.x == 0) {
+        while (atomicCAS(lock, 0, 1) != 0) {}
+        x[0] = x[1] + 1.0f;
+        x[1] = x[0];
+        atomicExch(lock, 0);
+    }
+}
+void launch(int* lock, float* x) { k<<<64, 32>>>(lock, x); }
+"""
+    assert _global_races(source) == []

@@ -1,4 +1,4 @@
-"""Barrier intervals: the shared-memory accesses that can run between two barriers, and the races among them.
+"""Barrier intervals: the memory accesses that can run between two barriers, and the races among them.
 
 For each kernel (with its `__device__` callees inlined, see `cfg.py`):
 - every shared-memory access (read, write, read-modify-write, atomic, and the warp-collective wmma
@@ -12,7 +12,12 @@ For each kernel (with its `__device__` callees inlined, see `cfg.py`):
   barrier-free path between them (they get separate copies per access in the conflict test), and the
   conflict test of `conflicts.py`.
 
-`sync_analysis(program)` caches all of it per program; rules read `races(kernel)`.
+The same pairs are formed for global memory (buffers reached from a kernel's pointer parameters and
+`__device__` variables): within a block, in the intervals between block barriers; across blocks, in the
+intervals between grid barriers, with the block indices of the two accesses free to differ.
+
+`sync_analysis(program)` caches all of it per program; rules read `races(kernel)` (shared memory) and
+`global_races(kernel)`.
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ from cudalint.analysis.cfg import (BLOCK_LEVEL, GRID, WARP, CfgNode, FunctionCFG
                                   immediate_dominators)
 from cudalint.analysis.conflicts import (
     CONFLICT, NONE, UNKNOWN, BlockShape, Constraint, LinearContext, Lin, Linearizer, Verdict, block_bounds,
-    block_var, decide, distinct, eq, ge, less, linear_thread_id, thread_bounds, thread_var,
+    block_var, by_value_param_member, decide, distinct, eq, ge, less, linear_thread_id, thread_bounds, thread_var,
 )
 from cudalint.analysis.uniformity import Uniformity, value_dependent_refs
 from cudalint.findings import short_text
@@ -57,8 +62,16 @@ class FlatIndex:
 
 
 @dataclass(eq=False)
-class SharedAccess:
-    array: SharedArray
+class GlobalBuffer:
+    """Global memory reached from one kernel pointer parameter (`pointer`), or one `__device__` variable."""
+
+    decl: ir.VarDecl
+    pointer: bool
+
+
+@dataclass(eq=False)
+class MemoryAccess:
+    array: SharedArray | GlobalBuffer
     field: str  # a struct member ("" for the whole element)
     mode: str  # READ, WRITE, UPDATE, ATOMIC
     expr: ir.Expr  # the access as written (span for messages)
@@ -67,6 +80,7 @@ class SharedAccess:
     guards: tuple[Guard, ...]
     collective: bool = False  # a warp-wide operation (wmma): every lane may touch every element
     volatile: bool = False
+    value: ir.Expr | None = None  # what a plain store (`=`) stores
 
     @property
     def writes(self) -> bool:
@@ -84,11 +98,12 @@ class SharedAccess:
 
 @dataclass
 class Race:
-    """Two accesses of one shared array that two threads may make in one barrier interval."""
+    """Two accesses of one array that two threads may make in one barrier interval."""
 
-    first: SharedAccess  # the access that runs first
-    second: SharedAccess  # the one that runs second (the anchor of the finding)
+    first: MemoryAccess  # the access that runs first
+    second: MemoryAccess  # the one that runs second (the anchor of the finding)
     warp_only: bool  # only threads of one warp can collide: warp-synchronous code without __syncwarp
+    across_blocks: bool = False  # the two threads are in different blocks
 
 
 # ----------------------------------------------------------------------------------- pointer resolution
@@ -130,17 +145,19 @@ def _product(dims: list) -> int | None:
 
 
 class _Accesses:
-    """Collects the shared accesses of every node of one kernel's graph."""
+    """Collects the accesses of every node of one kernel's graph to the arrays of `by_ref` (declaration ref
+    -> array): the unit's shared arrays by default."""
 
-    def __init__(self, program: Program, cfg: FunctionCFG) -> None:
+    def __init__(self, program: Program, cfg: FunctionCFG,
+                 by_ref: dict[str, SharedArray | GlobalBuffer] | None = None) -> None:
         self.program = program
         self.cfg = cfg
-        self.by_ref = program.shared_by_ref
-        self.found: list[SharedAccess] = []
+        self.by_ref = program.shared_by_ref if by_ref is None else by_ref
+        self.found: list[MemoryAccess] = []
 
-    def collect(self) -> list[SharedAccess]:
+    def collect(self) -> list[MemoryAccess]:
         if not self.by_ref:
-            return self.found  # every access this finds resolves to one of the unit's shared arrays
+            return self.found  # every access this finds resolves to one of the arrays
         reachable = self.cfg.reachable
         for node in self.cfg.nodes:
             if node not in reachable:
@@ -170,7 +187,8 @@ class _Accesses:
         if isinstance(expr, ir.Name):
             if expr.ref in self.by_ref:
                 array = self.by_ref[expr.ref]
-                return _Loc(array, [], [], list(array.decl.dims), False, volatile=array.decl.volatile), scope
+                pointer = isinstance(array, GlobalBuffer) and array.pointer
+                return _Loc(array, [], [], list(array.decl.dims), pointer, volatile=array.decl.volatile), scope
             bound = scope.binding(expr.ref)
             if bound is not None:
                 loc, _ = self.resolve(bound[0], bound[1], depth + 1)
@@ -248,14 +266,14 @@ class _Accesses:
     # ---------------------------------------------------------------------------------------- visits
 
     def _record(self, loc: _Loc, mode: str, expr: ir.Expr, node: CfgNode, guards: tuple, collective=False,
-                region=None) -> None:
+                region=None, value: ir.Expr | None = None) -> None:
         base_terms = loc.terms[:loc.base]
         index = FlatIndex(list(loc.terms), list(loc.ranges), list(region or []), loc.exact,
                           tuple(f"{k}*{' '.join(e.text.split())}" for e, k, _ in base_terms),
                           any(sc.env.value(e) is None and not sc.facts.is_dependent(e) for e, _, sc in base_terms))
         all_guards = node.guards + tuple(Guard(c, p, node.scope, "ternary") for c, p in guards)
-        self.found.append(SharedAccess(loc.array, loc.field, mode, expr, node, index, all_guards, collective,
-                                       loc.volatile))
+        self.found.append(MemoryAccess(loc.array, loc.field, mode, expr, node, index, all_guards, collective,
+                                       loc.volatile, value))
 
     def _element(self, expr: ir.Expr, scope: Scope) -> _Loc | None:
         loc, _ = self.resolve(expr, scope)
@@ -268,7 +286,8 @@ class _Accesses:
             return
         scope = node.scope
         if isinstance(expr, ir.Binary) and expr.is_assignment:
-            self._lvalue(expr.lhs, WRITE if expr.op == "=" else UPDATE, node, guards)
+            self._lvalue(expr.lhs, WRITE if expr.op == "=" else UPDATE, node, guards,
+                         expr.rhs if expr.op == "=" else None)
             self._visit(expr.rhs, node, guards)
             return
         if isinstance(expr, ir.Unary) and expr.op in ("++", "--", "post++", "post--"):
@@ -299,10 +318,10 @@ class _Accesses:
             if isinstance(child, ir.Expr):
                 self._visit(child, node, guards)
 
-    def _lvalue(self, expr: ir.Expr, mode: str, node: CfgNode, guards: tuple) -> None:
+    def _lvalue(self, expr: ir.Expr, mode: str, node: CfgNode, guards: tuple, value: ir.Expr | None = None) -> None:
         loc = self._element(expr, node.scope)
         if loc is not None:
-            self._record(loc, mode, expr, node, guards)
+            self._record(loc, mode, expr, node, guards, value=value)
             self._address_parts(expr, node, guards)
         else:
             self._address_parts(expr, node, guards)
@@ -383,7 +402,7 @@ def _fragment_shape(fragment: ir.Expr) -> tuple[int, int]:
 # -------------------------------------------------------------------------------------- kernel analysis
 
 
-def _modes_conflict(a: SharedAccess, b: SharedAccess) -> bool:
+def _modes_conflict(a: MemoryAccess, b: MemoryAccess) -> bool:
     if not (a.writes or b.writes):
         return False
     if a.field and b.field and not (a.field.startswith(b.field + ".") or b.field.startswith(a.field + ".")) \
@@ -403,7 +422,7 @@ class KernelSync:
         self.cfg = analysis.cfg(function)
         self.shape = analysis.block_shape(function)
         self.accesses = _Accesses(analysis.program, self.cfg).collect()
-        self.by_node: dict[CfgNode, list[SharedAccess]] = {}
+        self.by_node: dict[CfgNode, list[MemoryAccess]] = {}
         for access in self.accesses:
             self.by_node.setdefault(access.node, []).append(access)
         self.context = LinearContext(self.shape, analysis.induction, analysis.loop_counters,
@@ -413,6 +432,39 @@ class KernelSync:
         self._lowerings: dict[tuple, tuple] = {}
         self._path_guards: dict[CfgNode, dict[CfgNode, tuple[Guard, ...]]] = {}
         self._exact_indices: dict[tuple, bool] = {}
+
+    @cached_property
+    def global_buffers(self) -> dict[str, GlobalBuffer]:
+        """The global memory a kernel reaches by name: its pointer parameters and the unit's `__device__`
+        variables (a device function analyzed on its own has no such roots: its callers are unknown)."""
+        if not self.function.is_kernel:
+            return {}
+        found: dict[str, GlobalBuffer] = {ref: GlobalBuffer(decl, False)
+                                          for ref, decl in self.analysis.device_globals.items()}
+        for param in self.function.params:
+            if param.ref and param.type.count("*") == 1 and "(" not in param.type:
+                pointee = param.type[:param.type.rindex("*")].strip()
+                decl = ir.VarDecl(param.span, name=param.name, ref=param.ref, type=param.type,
+                                  volatile="volatile" in pointee, element_type=pointee)
+                found[param.ref] = GlobalBuffer(decl, True)
+        return found
+
+    @cached_property
+    def global_accesses(self) -> list[MemoryAccess]:
+        return _Accesses(self.analysis.program, self.cfg, self.global_buffers).collect()
+
+    @cached_property
+    def global_by_node(self) -> dict[CfgNode, list[MemoryAccess]]:
+        found: dict[CfgNode, list[MemoryAccess]] = {}
+        for access in self.global_accesses:
+            found.setdefault(access.node, []).append(access)
+        return found
+
+    @cached_property
+    def grid_epoch_starts(self) -> list[CfgNode]:
+        """The entry and the grid barriers: the intervals in which threads of different blocks run unordered."""
+        reachable = self.cfg.reachable
+        return [self.cfg.entry] + [n for n in self.cfg.barrier_nodes((GRID,)) if n in reachable]
 
     @cached_property
     def epoch_starts(self) -> list[CfgNode]:
@@ -499,22 +551,28 @@ class KernelSync:
         self._path_guards[start] = found
         return found
 
-    def candidate_pairs(self) -> list[tuple[SharedAccess, SharedAccess, list[CfgNode]]]:
+    def candidate_pairs(self, by_node: dict[CfgNode, list[MemoryAccess]] | None = None,
+                        across_blocks: bool = False) -> list[tuple[MemoryAccess, MemoryAccess, list[CfgNode]]]:
         """Pairs of accesses of one array, at least one writing, that can run in one barrier interval, with
-        the starts of the intervals they share. Accesses that all touch element f(threadIdx), for one
-        injective f, are never paired with each other (a thread only meets itself there)."""
-        found: dict[tuple[int, int], tuple[SharedAccess, SharedAccess, list[CfgNode]]] = {}
-        for start in self.epoch_starts:
-            region = self.cfg.reach(start)
-            groups: dict[int, list[SharedAccess]] = {}
+        the starts of the intervals they share: the accesses of `by_node` (the shared ones by default), in
+        the intervals between block barriers, or between grid barriers when `across_blocks`. Within a
+        block, accesses that all touch element f(threadIdx), for one injective f, are never paired with
+        each other (a thread only meets itself there)."""
+        by_node = self.by_node if by_node is None else by_node
+        starts, stop = (self.grid_epoch_starts, (GRID,)) if across_blocks else (self.epoch_starts, BLOCK_LEVEL)
+        found: dict[tuple[int, int], tuple[MemoryAccess, MemoryAccess, list[CfgNode]]] = {}
+        for start in starts:
+            region = self.cfg.reach(start, stop)
+            groups: dict[int, list[MemoryAccess]] = {}
             for node in region:
-                for access in self.by_node.get(node, ()):
+                for access in by_node.get(node, ()):
                     groups.setdefault(access.key, []).append(access)
             for group in groups.values():
                 group.sort(key=lambda a: (a.node.index, a.expr.span.line, a.expr.span.column))
-                buckets: dict[object, list[SharedAccess]] = {}
+                buckets: dict[object, list[MemoryAccess]] = {}
                 for access in group:
-                    buckets.setdefault(self._own_element_key(access) or id(access), []).append(access)
+                    own = None if across_blocks else self._own_element_key(access)
+                    buckets.setdefault(own or id(access), []).append(access)
                 lists = list(buckets.items())
                 for i, (key_a, bucket_a) in enumerate(lists):
                     for key_b, bucket_b in lists[i:]:
@@ -532,7 +590,7 @@ class KernelSync:
                                 found[pair][2].append(start)
         return list(found.values())
 
-    def _own_element_key(self, access: SharedAccess) -> tuple | None:
+    def _own_element_key(self, access: MemoryAccess) -> tuple | None:
         """A key shared by accesses that touch the same injective function of threadIdx; None otherwise."""
         if access.collective:
             return None
@@ -541,7 +599,7 @@ class KernelSync:
             return None
         return (tuple(sorted(index.coeffs.items())), index.const, access.field)
 
-    def renamed_between(self, a: SharedAccess, b: SharedAccess) -> frozenset[str]:
+    def renamed_between(self, a: MemoryAccess, b: MemoryAccess) -> frozenset[str]:
         """Variables assigned on a barrier-free path from one access to the other (either way)."""
         reach = self.cfg.reach
         ra, rb = reach(a.node), reach(b.node)
@@ -551,7 +609,7 @@ class KernelSync:
                 out |= assigned
         return frozenset(out)
 
-    def same_warp_interval(self, a: SharedAccess, b: SharedAccess) -> bool:
+    def same_warp_interval(self, a: MemoryAccess, b: MemoryAccess) -> bool:
         """Whether the pair can also run with no __syncwarp (or tile sync) between them."""
         stop = BLOCK_LEVEL + (WARP,)
         reach = self.cfg.reach
@@ -562,15 +620,17 @@ class KernelSync:
 
     # ------------------------------------------------------------------------------- conflict test
 
-    def test(self, a: SharedAccess, b: SharedAccess, renamed: frozenset[str] = frozenset(),
-             cross_warp: bool = False, start: CfgNode | None = None) -> Verdict:
+    def test(self, a: MemoryAccess, b: MemoryAccess, renamed: frozenset[str] = frozenset(),
+             cross_warp: bool = False, start: CfgNode | None = None, across_blocks: bool = False) -> Verdict:
         """May two different threads make accesses `a` and `b` to one element (in one interval)?
 
         `renamed`: variables that may change between the two accesses; `start`: the interval's first node
-        (its path conditions apply); `cross_warp`: only threads of different warps count."""
-        index1, index_constraints1, guards1, exact1 = self._lowered(a, "1", renamed, start)
-        index2, index_constraints2, guards2, exact2 = self._lowered(b, "2", renamed, start)
-        if not (self._index_exact(a, "1", renamed) and self._index_exact(b, "2", renamed)):
+        (its path conditions apply); `cross_warp`: only threads of different warps count; `across_blocks`:
+        only threads of different blocks count."""
+        index1, index_constraints1, guards1, exact1 = self._lowered(a, "1", renamed, start, across_blocks)
+        index2, index_constraints2, guards2, exact2 = self._lowered(b, "2", renamed, start, across_blocks)
+        if not (self._index_exact(a, "1", renamed, across_blocks)
+                and self._index_exact(b, "2", renamed, across_blocks)):
             return Verdict(UNKNOWN, exact=False)  # an index the constraints do not capture: never a conflict
         if (a.index.symbolic_base or b.index.symbolic_base) and a.index.base != b.index.base:
             # two regions of one buffer split at a run-time size: they are meant not to overlap
@@ -579,8 +639,16 @@ class KernelSync:
         base.append(eq(index1 - index2))
         base += index_constraints1 + index_constraints2
         alternatives = []
+        if across_blocks:
+            blocks = [axis for axis in "xyz" if self.shape.grid_extent(axis) != 1]
+            if not blocks:
+                return Verdict(NONE)  # a grid of one block
+            base += block_bounds(self.shape, "1") + block_bounds(self.shape, "2")
+            alternatives.append(distinct([block_var("1", x) for x in blocks], [block_var("2", x) for x in blocks]))
+        else:
+            base += block_bounds(self.shape, "")  # the one block both threads are in
         active = [axis for axis in "xyz" if self.shape.block_extent(axis) != 1]
-        if not (a.collective or b.collective):
+        if not (a.collective or b.collective or across_blocks):
             alternatives.append(distinct([thread_var("1", x) for x in active], [thread_var("2", x) for x in active]))
         if a.collective and b.collective:
             cross_warp = True  # one warp's collective operations are ordered among themselves
@@ -599,29 +667,35 @@ class KernelSync:
             base += constraints
         return decide(base, alternatives, exact1 and exact2)
 
-    def _index_exact(self, access: SharedAccess, inst: str, renamed: frozenset[str]) -> bool:
-        return self._exact_indices.get((id(access), inst, renamed), False)
+    def _index_exact(self, access: MemoryAccess, inst: str, renamed: frozenset[str], across_blocks: bool) -> bool:
+        return self._exact_indices.get((id(access), inst, renamed, across_blocks), False)
 
-    def _lowering_key(self, access: SharedAccess, inst: str, renamed: frozenset[str],
-                      start: CfgNode | None) -> tuple[tuple, tuple[Guard, ...]]:
+    def _lowering_key(self, access: MemoryAccess, inst: str, renamed: frozenset[str], start: CfgNode | None,
+                      across_blocks: bool = False) -> tuple[tuple, tuple[Guard, ...]]:
         """What lowering `access` in the interval from `start` depends on, and the interval's path guards
         that its own guards do not state. Intervals whose path guards are the same branches share a key."""
         paths = self.path_guards(start) if start is not None else {}
         own = {(id(g.cond), g.positive) for g in access.guards}
         extra = tuple(g for g in paths.get(access.node, ()) if (id(g.cond), g.positive) not in own)
-        return (id(access), inst, renamed, tuple((id(g.cond), g.positive, id(g.node)) for g in extra)), extra
+        return (id(access), inst, renamed, across_blocks,
+                tuple((id(g.cond), g.positive, id(g.node)) for g in extra)), extra
 
-    def _lowered(self, access: SharedAccess, inst: str, renamed: frozenset[str], start: CfgNode | None):
+    def _lowered(self, access: MemoryAccess, inst: str, renamed: frozenset[str], start: CfgNode | None,
+                 across_blocks: bool = False):
         """An access lowered for instance `inst`: (index, its side constraints, [(guard alternatives, their
-        side constraints)], exact). Cached: names of solver variables depend only on these inputs."""
-        key, extra = self._lowering_key(access, inst, renamed, start)
+        side constraints)], exact). Cached: names of solver variables depend only on these inputs.
+
+        Loaded integers in a shared-memory index stand for any value (some input makes two threads meet);
+        in a global one they do not: a scatter through a permutation is the normal, race-free case."""
+        key, extra = self._lowering_key(access, inst, renamed, start, across_blocks)
         found = self._lowerings.get(key)
         if found is not None:
             return found
-        lin = Linearizer(self.context, inst, renamed, data_values=True)
+        lin = Linearizer(self.context, inst, renamed, global_mode=across_blocks,
+                         data_values=not isinstance(access.array, GlobalBuffer))
         index = self._index(access, lin)
         index_constraints = list(lin.constraints)
-        self._exact_indices[(id(access), inst, renamed)] = lin.exact and access.index.exact
+        self._exact_indices[(id(access), inst, renamed, across_blocks)] = lin.exact and access.index.exact
         guards = []
         for guard in access.guards + extra:
             lin.constraints = []
@@ -638,7 +712,7 @@ class KernelSync:
         thread = linear_thread_id(self.shape, lin.inst)
         return None if thread is None else lin.divmod(thread, 32)[0]
 
-    def single_warp(self, access: SharedAccess) -> bool:
+    def single_warp(self, access: MemoryAccess) -> bool:
         """Whether the guards of `access` let the threads of one warp at most run it (`if (tid < 32)`)."""
         l1 = Linearizer(self.context, "1", shared_iterations=True)
         l2 = Linearizer(self.context, "2", shared_iterations=True)
@@ -655,7 +729,7 @@ class KernelSync:
                     alternatives.append(options)
         return decide(base + l1.constraints + l2.constraints, alternatives, True).result == NONE
 
-    def _index(self, access: SharedAccess, lin: Linearizer) -> Lin:
+    def _index(self, access: MemoryAccess, lin: Linearizer) -> Lin:
         lin.at = access.node
         total = _linear_sum(lin, access.index.terms)
         for expr, bound, scope in access.index.ranges:
@@ -674,7 +748,7 @@ class KernelSync:
                 lin.exact = False
         return total
 
-    def _thread_index(self, access: SharedAccess) -> Lin | None:
+    def _thread_index(self, access: MemoryAccess) -> Lin | None:
         """The access's index when it is an exact function of threadIdx alone (`s[tid]`, `s[ty][tx]`)."""
         cache = self.__dict__.setdefault("_thread_indices", {})
         if id(access) not in cache:
@@ -708,7 +782,7 @@ class KernelSync:
             span += coeff * ((extent or 1) - 1)
         return True
 
-    def _same_element_only(self, a: SharedAccess, b: SharedAccess) -> bool:
+    def _same_element_only(self, a: MemoryAccess, b: MemoryAccess) -> bool:
         """Both accesses touch element f(threadIdx) for one injective f: no two threads meet."""
         if a.collective or b.collective:
             return False
@@ -719,27 +793,65 @@ class KernelSync:
 
     @cached_property
     def races(self) -> list[Race]:
-        """Races between threads of one block, at least one per access that can race (the first pair found
-        for it, with the earlier access of the pair)."""
+        """Shared-memory races between threads of one block, at least one per access that can race (the
+        first pair found for it, with the earlier access of the pair)."""
+        return self._races(self.candidate_pairs())
+
+    @cached_property
+    def global_races(self) -> list[Race]:
+        """Global-memory races between two accesses (one a plain write) of two threads: of one block with no
+        block barrier between them, or of two blocks with no grid barrier between them. A store that many
+        threads run (`out[0] = v`, `out[k] += v`) is not paired with itself: CL105 and CL106 decide those.
+        Atomics are never a side (a plain read of an atomically updated counter is how tickets are read),
+        and two plain stores of one block-uniform value (`flag[0] = 1`) do not race."""
+        if self._orders_itself:
+            return []
+        found = []
+        for across in (False, True):
+            pairs = [(a, b, starts) for a, b, starts in self.candidate_pairs(self.global_by_node, across)
+                     if a is not b and ATOMIC not in (a.mode, b.mode) and not self._same_value(a, b, across)]
+            found += self._races(pairs, across)
+        return found
+
+    @cached_property
+    def _orders_itself(self) -> bool:
+        """Code that takes a lock (atomicCAS/atomicExch) or spins on flags (volatile, __threadfence) orders
+        its global accesses by means the intervals do not see."""
+        for function in self.analysis.reachable(self.function):
+            if any(n.callee in ("atomicCAS", "atomicExch", "__threadfence") for n in function.of_type(ir.Call)):
+                return True
+        return any(access.volatile for access in self.global_accesses)
+
+    def _same_value(self, a: MemoryAccess, b: MemoryAccess, across_blocks: bool) -> bool:
+        """Both plain stores of one value that is the same in every thread (and block)."""
+        if a.value is None or b.value is None or " ".join(a.value.text.split()) != " ".join(b.value.text.split()):
+            return False
+        return not any(value_dependent_expr(self.analysis, access.value, access.node.scope)
+                       or (across_blocks and _mentions_block_or_memory(access.value)) for access in (a, b))
+
+    def _races(self, pairs: list[tuple[MemoryAccess, MemoryAccess, list[CfgNode]]],
+               across_blocks: bool = False) -> list[Race]:
         races = []
         anchored: set[int] = set()  # accesses already known to race: rules report one finding per access
-        for count, (a, b, starts) in enumerate(self.candidate_pairs()):
+        for count, (a, b, starts) in enumerate(pairs):
             if count >= _MAX_PAIRS:
                 break  # a pathological kernel: keep lint time bounded (only findings are lost)
-            if self._same_element_only(a, b):
+            if not across_blocks and self._same_element_only(a, b):
                 continue
             if id(self._order(a, b)[1]) in anchored:
                 continue
             renamed = self.renamed_between(a, b)
-            same_warp = self.same_warp_interval(a, b)
+            same_warp = not across_blocks and self.same_warp_interval(a, b)
             tested: set[tuple] = set()
-            for start in starts:
-                lowerings = (self._lowering_key(a, "1", renamed, start)[0],
-                             self._lowering_key(b, "2", renamed, start)[0])
+            # across blocks, only the accesses' own guards apply: the path guards are those of block intervals
+            for start in ([None] if across_blocks else starts):
+                lowerings = (self._lowering_key(a, "1", renamed, start, across_blocks)[0],
+                             self._lowering_key(b, "2", renamed, start, across_blocks)[0])
                 if lowerings in tested:
                     continue  # the constraints of an interval already tested, so its verdict: no conflict
                 tested.add(lowerings)
-                verdict = self.test(a, b, renamed, cross_warp=not same_warp, start=start)
+                verdict = self.test(a, b, renamed, cross_warp=not same_warp and not across_blocks, start=start,
+                                    across_blocks=across_blocks)
                 if verdict.result != CONFLICT:
                     continue
                 warp_only = False
@@ -747,7 +859,7 @@ class KernelSync:
                         a.volatile or b.volatile or (self.single_warp(a) and self.single_warp(b))):
                     warp_only = self.test(a, b, renamed, cross_warp=True, start=start).result == NONE
                 first, second = self._order(a, b)
-                races.append(Race(first, second, warp_only))
+                races.append(Race(first, second, warp_only, across_blocks))
                 anchored.add(id(second))
                 break
         return races
@@ -787,7 +899,7 @@ class KernelSync:
                 return candidate
         return None
 
-    def _order(self, a: SharedAccess, b: SharedAccess) -> tuple[SharedAccess, SharedAccess]:
+    def _order(self, a: MemoryAccess, b: MemoryAccess) -> tuple[MemoryAccess, MemoryAccess]:
         if a is b:
             return a, b
         reach = self.cfg.reach
@@ -1077,11 +1189,31 @@ def _global_pointer(kernel: KernelSync, expr: ir.Expr, scope: Scope, depth: int)
         return None
     if isinstance(expr, ir.Unary) and expr.op == "&":
         return _global_address(kernel, expr.operand, scope, depth + 1)
+    if isinstance(expr, (ir.Member, ir.Index)) and "*" in expr.type and by_value_param_member(expr, scope):
+        # a pointer held in a struct the kernel takes by value (`args.out`, `q.p[4]`): one buffer per path
+        return _GlobalAddress(" ".join(expr.text.split()), [])
     return None
 
 
+_MTGP32_BLOCK_THREADS = 256  # the threads of one block that cuRAND lets share one MTGP32 state
+
+
+def rng_state(call: ir.Call) -> ir.Expr | None:
+    """The generator state a cuRAND device call advances (`curand_uniform(&s)`, `curand_init(seed, seq, off,
+    &s)`): each call is a read-modify-write of the state."""
+    name = call.callee.rsplit("::", 1)[-1]
+    if not call.args or not (name.startswith("curand") or name.startswith("skipahead")):
+        return None
+    state = call.args[-1] if name == "curand_init" or name.startswith("skipahead") else call.args[0]
+    type_ = state.type.replace(" ", "")
+    if "*" not in type_ or "curandState" not in type_:
+        return None
+    return state
+
+
 def _stores(node: CfgNode):
-    """(store expression, target lvalue, value or None, compound) for the assignments a node makes."""
+    """(store expression, target lvalue, value or None, compound) for the assignments a node makes, and for
+    the cuRAND calls that advance a generator state (the target is the state)."""
     def is_atomic(expr: ir.Expr) -> bool:
         return isinstance(expr, ir.Call) and expr.callee.startswith("atomic")  # the fix, not the race
 
@@ -1090,6 +1222,8 @@ def _stores(node: CfgNode):
             yield expr, expr.lhs, expr.rhs, expr.op != "="
         elif isinstance(expr, ir.Unary) and expr.op in ("++", "--", "post++", "post--"):
             yield expr, expr.operand, None, True
+        elif isinstance(expr, ir.Call) and (state := rng_state(expr)) is not None:
+            yield expr, ir.Unary(state.span, f"*{state.text}", op="*", operand=state), None, True
 
 
 def _mentions_block_or_memory(expr: ir.Expr) -> bool:
@@ -1125,6 +1259,10 @@ def _global_store_races(analysis: SyncAnalysis, function: ir.Function) -> list[G
             rmw = compound or (value is not None and _reads_same(kernel, value, address, node.scope))
             within = _same_address(kernel, node, address, same_block=True)
             across = False if single_block else _same_address(kernel, node, address, same_block=False)
+            if isinstance(store, ir.Call) and "Mtgp32" in target.operand.type:
+                # an MTGP32 state is shared by the threads of one block on purpose, up to cuRAND's limit
+                threads = _product(list(kernel.shape.block))
+                within = within is True and threads is not None and threads > _MTGP32_BLOCK_THREADS
             if within is not True and across is not True:
                 continue
             if not rmw:
@@ -1500,6 +1638,10 @@ class SyncAnalysis:
     def races(self, function: ir.Function) -> list[Race]:
         """Shared-memory races between threads of a block (CL101, and CL103 when warp-only)."""
         return self.kernel(function).races
+
+    def global_races(self, function: ir.Function) -> list[Race]:
+        """Global-memory races between two accesses, within a block or across blocks (CL107)."""
+        return self.kernel(function).global_races
 
     def divergent_barriers(self, function: ir.Function) -> list[DivergentBarrier]:
         """Block barriers that some threads of the block may not reach (CL102)."""

@@ -593,6 +593,9 @@ class Linearizer:
             builtin = self._builtin(expr.base.name, expr.field)
             if builtin is not None:
                 return builtin
+        if isinstance(expr, ir.Member) and by_value_param_member(expr, scope):
+            # a field of a struct the kernel takes by value (`args.n`): one value in every thread, as a parameter
+            return Lin.var(self.context.short(f"v:{scope.key}|{' '.join(expr.text.split())}"))
         if isinstance(expr, ir.Name):
             return self._name(expr, scope)
         if isinstance(expr, ir.Cast):
@@ -930,6 +933,22 @@ class Linearizer:
 
 
 _ANY = object()  # a condition that any set of threads may satisfy (it tests loaded data)
+
+
+def by_value_param_member(expr: ir.Expr, scope, depth: int = 0) -> bool:
+    """Whether `expr` is a member (or a constant subscript of a member array) of a struct parameter the
+    kernel takes by value: the same value in every thread of the grid (`args.n`, `args.out`, `q.p[4]`)."""
+    if depth > 10:
+        return False
+    if isinstance(expr, ir.Member) and expr.base is not None and "->" not in expr.text:
+        base = expr.base
+        if isinstance(base, ir.Name):
+            return base.decl_kind == "param" and scope.parent is None and scope.function.is_kernel \
+                and "*" not in base.type
+        return by_value_param_member(base, scope, depth + 1)
+    if isinstance(expr, ir.Index) and isinstance(scope.env.value(expr.index), int):
+        return by_value_param_member(expr.base, scope, depth + 1)
+    return False
 
 
 _DATA_TYPES = ("float", "double", "half", "bfloat", "bool")

@@ -9,6 +9,11 @@ struct curandStateXORWOW { unsigned int d, v[5]; int boxmuller_flag; int boxmull
 struct curandStatePhilox4_32_10 { uint4 ctr; uint4 output; uint2 key; unsigned int STATE; int boxmuller_flag; int boxmuller_flag_double; float boxmuller_extra; double boxmuller_extra_double; };
 struct curandStateMRG32k3a { unsigned int s1[3]; unsigned int s2[3]; int boxmuller_flag; int boxmuller_flag_double; float boxmuller_extra; double boxmuller_extra_double; };
 struct curandStateSobol32 { unsigned int i, x, c; unsigned int direction_vectors[32]; };
+/* curand_mtgp32_kernel.h, which the real header includes: one state serves the threads of one block */
+struct mtgp32_kernel_params;
+typedef struct mtgp32_kernel_params mtgp32_kernel_params_t;
+struct curandStateMtgp32 { unsigned int s[1024]; int offset; int pIdx; mtgp32_kernel_params_t* k; };
+typedef struct curandStateMtgp32 curandStateMtgp32_t;
 typedef struct curandStateXORWOW curandStateXORWOW_t;
 typedef struct curandStateXORWOW curandState_t;
 typedef struct curandStateXORWOW curandState;
