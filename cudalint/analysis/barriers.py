@@ -568,6 +568,8 @@ class KernelSync:
                 for access in by_node.get(node, ()):
                     groups.setdefault(access.key, []).append(access)
             for group in groups.values():
+                if not any(access.writes for access in group):
+                    continue  # reads only: no pair conflicts (and the element keys cost a linearization each)
                 group.sort(key=lambda a: (a.node.index, a.expr.span.line, a.expr.span.column))
                 buckets: dict[object, list[MemoryAccess]] = {}
                 for access in group:

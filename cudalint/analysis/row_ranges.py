@@ -55,8 +55,11 @@ class _Counter:
 
 
 def row_range_overruns(program: Program, function: ir.Function) -> list[RangeOverrun]:
+    loops = function.of_type(ir.For)
+    if not loops:
+        return []  # a row range is one some loop runs over
     symbolizer = Symbolizer(program.env(function))
-    counters = {id(loop): _read_counter(loop, symbolizer) for loop in function.of_type(ir.For)}
+    counters = {id(loop): _read_counter(loop, symbolizer) for loop in loops}
     rows = _row_ranges(function, symbolizer, [c for c in counters.values() if c is not None])
     if not rows:
         return []
@@ -81,11 +84,18 @@ def _row_ranges(function: ir.Function, symbolizer: Symbolizer, counters: list[_C
     """Pairs of loads `P[x]`, `P[x + 1]` from one array (by its spelling) that some loop runs over: from
     `P[x]` (plus a lane offset) up to `P[x + 1]`, or from 0 up to `P[x + 1] - P[x]`. Adjacent elements
     compared or subtracted (segment boundaries, gaps) are no row."""
+    # only arrays whose loads bound some loop's start or limit can hold a row's ends
+    bounding = {_spelling(expr.base) for c in counters for poly in (c.start, c.last) if poly is not None
+                for atom in poly.atoms() if isinstance(expr := symbolizer.opaque_exprs.get(atom), ir.Index)}
+    if not bounding:
+        return []
     by_array: dict[str, list[tuple[ir.Index, Poly]]] = {}
     for node in function.of_type(ir.Index):
         if isinstance(strip(node.base), ir.Index):  # a row of a 2-D array, not an offset array
             continue
-        by_array.setdefault(_spelling(node.base), []).append((node, symbolizer.poly(node.index)))
+        spelling = _spelling(node.base)
+        if spelling in bounding:
+            by_array.setdefault(spelling, []).append((node, symbolizer.poly(node.index)))
     rows: list[RowRange] = []
     seen: set[tuple[Poly, Poly]] = set()
     for loads in by_array.values():
