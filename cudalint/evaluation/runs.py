@@ -72,7 +72,7 @@ EXPLAINS: dict[str, frozenset[str]] = {cause: frozenset(rules) for cause, rules 
     "H": {"CL405", "CL407", "CL422", "CL430"},
     # a launch that cannot run, unchecked, leaves the output unwritten: wrong values (CL302)
     "I": _MEMORY | {"CL213", "CL101", "CL102", "CL103", "CL104", "CL105", "CL106", "CL302", "CL402", "CL403", "CL405",
-                    "CL406", "CL407", "CL415", "CL420", "CL421", "CL422"},
+                    "CL406", "CL407", "CL415", "CL420", "CL421", "CL422", "CL425"},
     "J": {"CL102", "CL104"},
 }.items()}
 

@@ -1603,3 +1603,37 @@ def first_difference(reference: InitDraws, solution: InitDraws) -> int | None:
         if not same_draw(ref, sol):
             return index
     return None
+
+
+# ------------------------------------------------------------------------------------ constructed layers
+
+
+@dataclass
+class LayerCall:
+    """A torch.nn layer the constructor stored on the model: its class name and constructor arguments,
+    as evaluated (a value the interpreter could not compute is `UNKNOWN`)."""
+
+    kind: str
+    args: list
+    kwargs: dict
+
+
+def model_layers(module: ast.Module, args: list, class_name: str = "Model") -> tuple[dict[str, LayerCall],
+                                                                                      dict[str, object]] | None:
+    """The torch.nn layers `class_name(*args)` stores on `self` (attribute -> LayerCall) and its other
+    plain attributes (numbers, tuples); None when the constructor cannot be followed to its end."""
+    interpreter = _Interpreter(module)
+    cls = interpreter.classes.get(class_name)
+    if cls is None:
+        return None
+    try:
+        instance = interpreter.construct(cls, list(args), {}, None)
+    except (_Stop, RecursionError, ArithmeticError, LookupError, TypeError, ValueError, AttributeError):
+        return None
+    layers, plain = {}, {}
+    for name, value in instance.attrs.items():
+        if isinstance(value, _Object) and value.kind is not None:
+            layers[name] = LayerCall(value.kind, value.attrs.get("_args", []), value.attrs.get("_kwargs", {}))
+        elif _plain(value):
+            plain[name] = value
+    return layers, plain
