@@ -8,6 +8,7 @@ an access the operator cannot name).
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -216,7 +217,8 @@ def _tree_fold_into_register(lines: list[str]) -> Iterator[Mutation]:
         if not loop:
             continue
         counter, end = loop.group(1), _block_end(lines, number)
-        stores = [n for n in range(number, end + 1) if any(name in shared for name in _SHARED_STORE.findall(lines[n - 1]))]
+        stores = [n for n in range(number, end + 1)
+                  if any(name in shared for name in _SHARED_STORE.findall(lines[n - 1]))]
         if len(stores) != 1:
             continue
         store = lines[stores[0] - 1]
@@ -250,6 +252,10 @@ def _tree_fold_into_register(lines: list[str]) -> Iterator[Mutation]:
         yield Mutation("tree-fold-into-register", stores[0], f"{prefix}{folded};", "CL213", anchored=True)
 
 
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
 _INDEX_COPY = re.compile(r"^\s*int\s+(\w+)\s*=\s*(\w+)\s*;")
 
 
@@ -262,24 +268,27 @@ def _store_through_decomposed_copy(lines: list[str]) -> Iterator[Mutation]:
         if not copy or number not in device:
             continue
         copied, flat = copy.group(1), copy.group(2)
-        steps = [n for n in range(number + 1, len(lines) + 1)
-                 if n in device and re.match(rf"^\s*{copied}\s*/=\s*\w+\s*;", lines[n - 1])]
-        coordinates = {m.group(1) for text in lines[number:] if (m := re.match(rf"^\s*int\s+(\w+)\s*=\s*{copied}\s*%", text))}
-        if not steps or not coordinates:
+        indent = _indent(line)
+        # the lines of the copy's block after its declaration
+        scope = list(itertools.takewhile(
+            lambda n: n in device and (not lines[n - 1].strip() or _indent(lines[n - 1]) >= indent),
+            range(number + 1, len(lines) + 1)))
+        steps = [n for n in scope if re.match(rf"^\s*{copied}\s*/=\s*\w+\s*;", lines[n - 1])]
+        if not steps:
             continue
-        indent = len(line) - len(line.lstrip())
-        for later in range(steps[-1] + 1, len(lines) + 1):
+        # the digits taken off before the last step; one taken after it is the same for the whole group
+        coordinates = {m.group(1) for text in lines[number : steps[-1]]
+                       if (m := re.match(rf"^\s*int\s+(\w+)\s*=\s*{copied}\s*%", text))}
+        if not coordinates:
+            continue
+        for later in (n for n in scope if n > steps[-1] and lines[n - 1].strip()):
             text = lines[later - 1]
-            if not text.strip():
-                continue
-            if later not in device or len(text) - len(text.lstrip()) < indent:
-                break  # the copy's scope ends
             store = re.search(rf"\b\w+\s*\[\s*{flat}\s*\](?=\s*\+?=(?!=))", text)
             if store is None:
                 continue
             # one unconditional store whose value the dropped coordinates reach (else each row stores one value)
             between = "\n".join(lines[steps[-1] : later])
-            if len(text) - len(text.lstrip()) == indent and not text.lstrip().startswith("if") \
+            if _indent(text) == indent and not text.lstrip().startswith("if") \
                     and any(re.search(rf"\b{c}\b", between) for c in coordinates):
                 target = store.group(0)
                 yield Mutation("store-through-decomposed-copy", later,
