@@ -1,5 +1,6 @@
 """The mutation generator plants one labelled bug per mutant, only where the label is a real bug."""
 
+import cudalint
 from cudalint.evaluation.corpus import CorpusCase
 from cudalint.evaluation.mutations import mutants
 
@@ -59,3 +60,92 @@ def test_grid_stride_kernels_get_no_floor_div_mutant() -> None:
 
 def test_buggy_cases_are_not_mutated() -> None:
     assert mutants(CorpusCase("k.cu", CLEAN, {(7, "CL201")})) == []
+
+
+def findings(mutant: CorpusCase) -> set[tuple[int, str]]:
+    return {(f.line, f.code) for f in cudalint.lint_source(mutant.text, filename="k.cu")}
+
+
+TREE_STORED = """#include <cuda_runtime.h>
+__global__ void row_max(const float* x, float* out, int cols) {
+    __shared__ float partial[256];
+    int tid = threadIdx.x;
+    float m = -INFINITY;
+    for (int c = tid; c < cols; c += blockDim.x) m = fmaxf(m, x[blockIdx.x * cols + c]);
+    partial[tid] = m;
+    __syncthreads();
+    for (int stride = blockDim.x / 2; stride > 0; stride >>= 1) {
+        if (tid < stride) {
+            m = fmaxf(m, partial[tid + stride]);
+            partial[tid] = m;
+        }
+        __syncthreads();
+    }
+    if (tid == 0) out[blockIdx.x] = m;
+}
+"""
+
+
+def test_tree_fold_drops_the_partial_store_of_a_register_read_after_the_loop() -> None:
+    mutant, = by_operator(CorpusCase("k.cu", TREE_STORED, set()))["tree-fold-into-register"]
+    assert mutant.expected == {(None, "CL213")} and mutant.text.splitlines()[11] == ""
+    assert (11, "CL213") in findings(mutant)
+    # the block's max read from partial[0] after the loop: the register's fold is dropped there, no CL213
+    from_shared = TREE_STORED.replace("out[blockIdx.x] = m;", "out[blockIdx.x] = partial[0];")
+    assert "tree-fold-into-register" not in by_operator(CorpusCase("k.cu", from_shared, set()))
+
+
+def test_tree_fold_turns_the_shared_step_into_a_register_fold() -> None:
+    centred = CLEAN.replace("if (i < n) s[tid] = x[i];", "float v = i < n ? x[i] : 0.0f;\n    s[tid] = v;") \
+        .replace("    if (tid == 0) out[blockIdx.x] = __shfl_down_sync(0xffffffff, s[0], 0);",
+                 "    if (i < n) out[i] = v - s[0] / blockDim.x;")
+    mutant, = by_operator(CorpusCase("k.cu", centred, set()))["tree-fold-into-register"]
+    assert mutant.expected == {(11, "CL213")}
+    assert mutant.text.splitlines()[10] == "        if (tid < k) v += s[tid + k];"
+    assert (11, "CL213") in findings(mutant)
+    assert "tree-fold-into-register" not in by_operator(CorpusCase("k.cu", CLEAN, set()))
+
+
+DECOMPOSED_COPY = """#include <cuda_runtime.h>
+__global__ void pool_rows(const float* in, float* out, int C, int W) {
+    int idx = blockIdx.x * blockDim.x + threadIdx.x;
+    int t = idx;
+    int w = t % W;
+    t /= W;
+    float v = in[t * W + w] * 0.5f;
+    out[idx] = v;
+}
+"""
+
+
+def test_store_through_decomposed_copy_stores_at_the_divided_copy() -> None:
+    mutant, = by_operator(CorpusCase("k.cu", DECOMPOSED_COPY, set()))["store-through-decomposed-copy"]
+    assert mutant.expected == {(8, "CL209")} and mutant.text.splitlines()[7] == "    out[t] = v;"
+    assert (8, "CL209") in findings(mutant)
+    # a value the dropped coordinate does not reach is the same for the whole row: no mutant
+    uniform = DECOMPOSED_COPY.replace("in[t * W + w]", "in[t]")
+    assert "store-through-decomposed-copy" not in by_operator(CorpusCase("k.cu", uniform, set()))
+
+
+IN_PLACE = """#include <cuda_runtime.h>
+__global__ void relu_inplace(float* x, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] = fmaxf(x[i], 0.0f);
+}
+void launch(float* x, int n) {
+    relu_inplace<<<(n + 255) / 256, 256>>>(x, n);
+}
+"""
+
+
+def test_in_place_mirror_read_reads_the_element_another_thread_writes() -> None:
+    mutant, = by_operator(CorpusCase("k.cu", IN_PLACE, set()))["in-place-mirror-read"]
+    assert mutant.expected == {(4, "CL107")}
+    assert mutant.text.splitlines()[3] == "    if (i < n) x[i] = fmaxf(x[n - 1 - i], 0.0f);"
+    assert (4, "CL107") in findings(mutant)
+    # out of place, or with no bound on the line to keep the mirrored index in range: no mutant
+    out_of_place = IN_PLACE.replace("void relu_inplace(float* x", "void relu_inplace(const float* x, float* y") \
+        .replace("x[i] =", "y[i] =")
+    unbounded = IN_PLACE.replace("if (i < n) ", "")
+    for text in (out_of_place, unbounded):
+        assert "in-place-mirror-read" not in by_operator(CorpusCase("k.cu", text, set()))

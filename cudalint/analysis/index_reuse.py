@@ -70,6 +70,7 @@ class ReusedIndex:
     dropped: tuple[str, ...]  # names of the coordinates taken off before it (`w`, `h`), for messages
     read_modify_write: bool
     looped: bool  # some step runs in a loop over the digits (its divisors are not one list of texts)
+    copy_of: str | None  # the flat index the variable was declared as a copy of (`int t = idx;`), if any
 
     @property
     def divisors(self) -> tuple[str, ...] | None:
@@ -144,8 +145,9 @@ class _FunctionReuse:
             return None  # every thread of the group stores the same value
         if not self._many_writers(store, variable, last):
             return None
+        source = self._copied_from(variable)
         return ReusedIndex(access, store, variable, last, self._dropped_names(variable, last), read_modify_write,
-                           looped)
+                           looped, source.name if source is not None else None)
 
     # ------------------------------------------------------------------------------------ the address
 
@@ -263,24 +265,39 @@ class _FunctionReuse:
                 continue
             reads: list[ir.Name] = []
             if not self._reads_only(condition.expr, {variable.ref: variable}, reads):
+                source = self._copied_from(variable)
+                if source is not None and self._bounds(condition, source.ref):
+                    continue  # `idx < total` of the flat index that `int t = idx;` copies: its own bound
                 return False  # another per-thread value decides who stores (`if (w == 0)`)
             if all(_position(name) > _position(last) for name in reads):
                 continue  # a condition on the decomposed value itself: the same for the whole group
-            if all(_position(name) < _position(first) for name in reads) and self._bounds_variable(condition,
-                                                                                                  variable):
+            if all(_position(name) < _position(first) for name in reads) and self._bounds(condition,
+                                                                                         variable.ref):
                 continue  # `idx < total` before the decomposition: the flat index's own bound
             return False
         return True
 
-    def _bounds_variable(self, condition, variable: Decomposed) -> bool:
+    def _copied_from(self, variable: Decomposed) -> ir.Name | None:
+        """The never-written local that the variable is declared as a copy of (`int t = idx;`)."""
+        for decl in self.function.of_type(ir.VarDecl):
+            if decl.ref == variable.ref and decl.init is not None:
+                source = strip(decl.init)
+                if isinstance(source, ir.Name) and self.env.definition(source.ref) is not None:
+                    return source
+        return None
+
+    def _bounds(self, condition, ref: str) -> bool:
+        """Whether every comparison of `condition` bounds the local `ref` by a uniform value (`idx < total`;
+        `idx == 0` picks one writer)."""
         comparisons = comparisons_of(condition, self.env)
         if not comparisons:
             return False
         for comparison in comparisons:
             sides = (strip(comparison.lhs), strip(comparison.rhs))
-            own = [s for s in sides if isinstance(s, ir.Name) and s.ref == variable.ref]
-            other = [s for s in sides if not (isinstance(s, ir.Name) and s.ref == variable.ref)]
-            if len(own) != 1 or self.dependence.is_dependent(other[0]):
+            own = [s for s in sides if isinstance(s, ir.Name) and s.ref == ref]
+            other = [s for s in sides if not (isinstance(s, ir.Name) and s.ref == ref)]
+            if len(own) != 1 or comparison.op not in ("<", "<=", ">", ">=") \
+                    or self.dependence.is_dependent(other[0]):
                 return False
         return True
 

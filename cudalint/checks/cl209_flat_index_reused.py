@@ -48,6 +48,7 @@ def _message(ctx: RuleContext, reuse: ReusedIndex) -> str:
         return (f"{store}: {step} {how}: {state}, and they all update that one element without an atomic: "
                 f"updates are lost; use atomicAdd, or reduce first and let one thread store")
     dropped = f" (they differ in {', '.join(f'`{d}`' for d in reuse.dropped)})" if reuse.dropped else ""
+    repair = f"store at `{reuse.copy_of}`, the flat index it copies" if reuse.copy_of else \
+        f"decompose a copy (`int t = {name}; t /= ...`) and store at the flat index"
     return (f"{store} stores at `{name}` as if it were the flat index, but {step} {how}: {state}{dropped}, "
-            f"which store different values to one element (the last one wins), and {unwritten}; decompose a "
-            f"copy (`int t = {name}; t /= ...`) and store at the flat index")
+            f"which store different values to one element (the last one wins), and {unwritten}; {repair}")

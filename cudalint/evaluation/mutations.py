@@ -8,6 +8,7 @@ an access the operator cannot name).
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -179,6 +180,156 @@ def _row_loop_inclusive(lines: list[str]) -> Iterator[Mutation]:
                            anchored=False)
 
 
+_TREE_LOOP = re.compile(r"^\s*for\s*\(.*;\s*(\w+)\s*(?:>>=\s*1|/=\s*2|\*=\s*2|<<=\s*1)\s*\)")
+# the tree step `s[tid] += s[tid + k]` or `s[tid] = fmaxf(s[tid], s[tid + k])`, optionally under its `if`
+_TREE_STEP = re.compile(r"^(\s*(?:if\s*\([^;]*\)\s*)?)(\w+)\s*\[\s*(\w+)\s*\]\s*(\+=|=)\s*(.*?)\s*;\s*(//.*)?$")
+_SHARED_STORE = re.compile(r"\b(\w+)\s*\[[^\]]*\]\s*(?:[-+*/|&^]|<<|>>)?=(?!=)")
+
+
+def _block_end(lines: list[str], start: int) -> int:
+    """The last line (1-based) of the statement that begins on line `start`: its braces' match, or the
+    next line for a braceless body."""
+    depth = 0
+    for number in range(start, len(lines) + 1):
+        depth += lines[number - 1].count("{") - lines[number - 1].count("}")
+        if depth <= 0 and (number > start or "{" in lines[start - 1] or lines[start - 1].rstrip().endswith(";")):
+            return number
+    return len(lines)
+
+
+def _read_after(lines: list[str], after: int, name: str) -> bool:
+    """Whether `name`'s first mention after line `after`, in the same function, reads it (one that
+    assigns it without reading it drops the value)."""
+    for line in lines[after:]:
+        if re.match(r"^\S", line):
+            return False  # the function's closing brace, or the next top-level definition
+        if re.search(rf"\b{name}\b", line):
+            return not re.search(rf"(?<![\w.])\b{name}\s*=(?!=)(?!.*\b{name}\b)", line)
+    return False
+
+
+def _tree_fold_into_register(lines: list[str]) -> Iterator[Mutation]:
+    # a tree loop made to fold into the thread's register without storing its partial: the loop then
+    # stores no partial at all, and the register, read after the loop, holds log2(n) + 1 of the values
+    shared = set(_SHARED_NAME.findall("\n".join(lines)))
+    for number, line in enumerate(lines, 1):
+        loop = _TREE_LOOP.match(line)
+        if not loop:
+            continue
+        counter, end = loop.group(1), _block_end(lines, number)
+        stores = [n for n in range(number, end + 1)
+                  if any(name in shared for name in _SHARED_STORE.findall(lines[n - 1]))]
+        if len(stores) != 1:
+            continue
+        store = lines[stores[0] - 1]
+        step = _TREE_STEP.match(store)
+        if not step or step.group(2) not in shared:
+            continue
+        prefix, array, tid, op, value = step.group(1), step.group(2), step.group(3), step.group(4), step.group(5)
+        other = rf"{array}\s*\[\s*{tid}\s*\+\s*{counter}\s*\]"
+        body = lines[number - 1 : end]
+        if re.fullmatch(r"\w+", value) and not prefix.strip():
+            # `s[tid] = m;` storing the register the loop folds `s[tid + k]` into: drop the store
+            register = value
+            folds = any(re.search(rf"\b{register}\s*(?:\+=|=.*\b{register}\b)", text) for text in body)
+            if folds and any(re.search(other, text) for text in body) and _read_after(lines, end, register):
+                # the finding is on the read of `s[tid + k]`, a line the operator leaves as it is
+                yield Mutation("tree-fold-into-register", stores[0], "", "CL213", anchored=False)
+            continue
+        # `s[tid] += s[tid + k]`: fold into the register the thread stored into `s[tid]` before the loop
+        registers = [m.group(1) for m in (re.match(rf"^\s*{array}\s*\[\s*{tid}\s*\]\s*=\s*(\w+)\s*;", earlier)
+                                          for earlier in lines[: number - 1]) if m]
+        if not registers or not _read_after(lines, end, registers[-1]):
+            continue
+        register = registers[-1]
+        if op == "+=" and re.fullmatch(other, value):
+            folded = f"{register} += {value}"
+        else:
+            call = re.fullmatch(rf"(fmaxf|fminf|max|min)\(\s*{array}\s*\[\s*{tid}\s*\]\s*,\s*({other})\s*\)", value)
+            if op != "=" or not call:
+                continue
+            folded = f"{register} = {call.group(1)}({register}, {call.group(2)})"
+        yield Mutation("tree-fold-into-register", stores[0], f"{prefix}{folded};", "CL213", anchored=True)
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+_INDEX_COPY = re.compile(r"^\s*int\s+(\w+)\s*=\s*(\w+)\s*;")
+
+
+def _store_through_decomposed_copy(lines: list[str]) -> Iterator[Mutation]:
+    # `int t = idx; ... t /= W; ... out[idx] = v` made to store at `out[t]`: the store's index is the flat
+    # index divided in place, the same for every thread of one output row
+    device = _device_code_lines(lines)
+    for number, line in enumerate(lines, 1):
+        copy = _INDEX_COPY.match(line)
+        if not copy or number not in device:
+            continue
+        copied, flat = copy.group(1), copy.group(2)
+        indent = _indent(line)
+        # the lines of the copy's block after its declaration
+        scope = list(itertools.takewhile(
+            lambda n: n in device and (not lines[n - 1].strip() or _indent(lines[n - 1]) >= indent),
+            range(number + 1, len(lines) + 1)))
+        steps = [n for n in scope if re.match(rf"^\s*{copied}\s*/=\s*\w+\s*;", lines[n - 1])]
+        if not steps:
+            continue
+        # the digits taken off before the last step; one taken after it is the same for the whole group
+        coordinates = {m.group(1) for text in lines[number : steps[-1]]
+                       if (m := re.match(rf"^\s*int\s+(\w+)\s*=\s*{copied}\s*%", text))}
+        if not coordinates:
+            continue
+        for later in (n for n in scope if n > steps[-1] and lines[n - 1].strip()):
+            text = lines[later - 1]
+            store = re.search(rf"\b\w+\s*\[\s*{flat}\s*\](?=\s*\+?=(?!=))", text)
+            if store is None:
+                continue
+            # one unconditional store whose value the dropped coordinates reach (else each row stores one value)
+            between = "\n".join(lines[steps[-1] : later])
+            if _indent(text) == indent and not text.lstrip().startswith("if") \
+                    and any(re.search(rf"\b{c}\b", between) for c in coordinates):
+                target = store.group(0)
+                yield Mutation("store-through-decomposed-copy", later,
+                               text.replace(target, re.sub(rf"\[\s*{flat}\s*\]", f"[{copied}]", target), 1),
+                               "CL209", anchored=True)
+            break
+
+
+_IN_PLACE_UPDATE = re.compile(r"\b(\w+)\s*\[\s*(\w+)\s*\]\s*=(?!=)(.*);")
+
+
+def _global_pointers(lines: list[str]) -> set[str]:
+    """The kernels' pointer parameters and the locals that point into them (`float* r = S + row * n`)."""
+    text = "\n".join(lines)
+    names = {re.findall(r"\w+", parameter)[-1] for match in _KERNEL_SIGNATURE.finditer(text)
+             for parameter in match.group(1).split(",") if "*" in parameter and re.search(r"\w", parameter)}
+    derived = {m.group(1) for m in re.finditer(r"\*\s*(?:__restrict__\s+)?(\w+)\s*=\s*(\w+)\s*[+;]", text)
+               if m.group(2) in names}
+    return names | derived
+
+
+def _in_place_mirror_read(lines: list[str]) -> Iterator[Mutation]:
+    # an in-place update `x[i] = f(x[i])` made to read the mirrored element `x[n - 1 - i]` (an in-place
+    # reverse): the thread n - 1 - i writes that element in the same launch, with nothing ordering the two.
+    # Only under the bound `i < n` on the same line, so the mirrored index stays in range
+    pointers = _global_pointers(lines) - set(_SHARED_NAME.findall("\n".join(lines)))
+    device = _device_code_lines(lines)
+    for number, line in enumerate(lines, 1):
+        match = _IN_PLACE_UPDATE.search(line)
+        if not match or number not in device or match.group(1) not in pointers or "atomic" in line:
+            continue
+        array, index, value = match.group(1), match.group(2), match.group(3)
+        read = re.search(rf"\b{array}\s*\[\s*{index}\s*\]", value)
+        bound = re.search(rf"\b{index}\s*<\s*(\w+)\s*[;)]", line[: match.start()])
+        if read is None or bound is None:
+            continue
+        start = match.start(3) + read.start()
+        mirrored = f"{line[:start]}{array}[{bound.group(1)} - 1 - {index}]{line[start + len(read.group(0)):]}"
+        yield Mutation("in-place-mirror-read", number, mirrored, "CL107", anchored=True)
+
+
 OPERATORS: dict[str, Callable[[list[str]], Iterator[Mutation]]] = {
     "drop-barrier": _drop_barrier,
     "barrier-in-thread-branch": _barrier_in_branch,
@@ -189,6 +340,9 @@ OPERATORS: dict[str, Callable[[list[str]], Iterator[Mutation]]] = {
     "legacy-warp-intrinsic": _legacy_warp_intrinsic,
     "drop-atomic": _drop_atomic,
     "row-loop-inclusive": _row_loop_inclusive,
+    "tree-fold-into-register": _tree_fold_into_register,
+    "store-through-decomposed-copy": _store_through_decomposed_copy,
+    "in-place-mirror-read": _in_place_mirror_read,
 }
 
 
