@@ -3,24 +3,20 @@ a tiny .cu that builds and one that does not are judged as nvcc judges them, the
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import os
 import shutil
 import sys
 
 import pytest
 
-SCRIPT = os.path.join(os.path.dirname(__file__), os.pardir, "benchmarks", "nvcc_agreement.py")
+from benchmark_scripts import load_script, script_path
+
+SCRIPT = script_path("nvcc_agreement")
 
 
 @pytest.fixture(scope="module")
 def agreement():
-    spec = importlib.util.spec_from_file_location("nvcc_agreement", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up while they are made
-    spec.loader.exec_module(module)
-    return module
+    return load_script("nvcc_agreement")
 
 
 SOLUTION = '''from torch.utils.cpp_extension import load_inline

@@ -4,23 +4,19 @@ libclang) are cudalint's current ones, and the script reads ncu's reports and ju
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
-import sys
 
 import pytest
 
-SCRIPT = os.path.join(os.path.dirname(__file__), os.pardir, "benchmarks", "perf_ground_truth.py")
+from benchmark_scripts import load_script, script_path
+
+SCRIPT = script_path("perf_ground_truth")
 
 
 @pytest.fixture(scope="module")
 def truth():
-    spec = importlib.util.spec_from_file_location("perf_ground_truth", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up while they are made
-    spec.loader.exec_module(module)
-    return module
+    return load_script("perf_ground_truth")
 
 
 @pytest.fixture(scope="module")
