@@ -32,7 +32,8 @@ from cudalint.analysis.cfg import (BLOCK_LEVEL, GRID, WARP, CfgNode, FunctionCFG
                                   immediate_dominators)
 from cudalint.analysis.conflicts import (
     CONFLICT, NONE, UNKNOWN, BlockShape, Constraint, LinearContext, Lin, Linearizer, Verdict, block_bounds,
-    block_var, by_value_param_member, decide, distinct, eq, ge, less, linear_thread_id, thread_bounds, thread_var,
+    block_var, by_value_param_member, decide, distinct, eq, ge, less, linear_thread_id, mentions, renamed_constraint,
+    renamed_lin, thread_bounds, thread_var, unify_products,
 )
 from cudalint.analysis.uniformity import Uniformity, value_dependent_refs
 from cudalint.findings import short_text
@@ -42,6 +43,7 @@ from cudalint.model.program import Program, SharedArray
 READ, WRITE, UPDATE, ATOMIC = "read", "write", "update", "atomic"
 
 _MAX_PAIRS = 5000  # pairs of accesses tested per kernel at most
+_MANY_STEPS = 3  # loop steps on a barrier-free path: from this many on, the count is not tracked
 _WMMA_LOAD = {"load_matrix_sync"}
 _WMMA_STORE = {"store_matrix_sync"}
 
@@ -629,17 +631,28 @@ class KernelSync:
         `renamed`: variables that may change between the two accesses; `start`: the interval's first node
         (its path conditions apply); `cross_warp`: only threads of different warps count; `across_blocks`:
         only threads of different blocks count."""
-        index1, index_constraints1, guards1, exact1 = self._lowered(a, "1", renamed, start, across_blocks)
-        index2, index_constraints2, guards2, exact2 = self._lowered(b, "2", renamed, start, across_blocks)
+        index1, index_constraints1, guards1, exact1, products1 = self._lowered(a, "1", renamed, start, across_blocks)
+        index2, index_constraints2, guards2, exact2, products2 = self._lowered(b, "2", renamed, start, across_blocks)
         if not (self._index_exact(a, "1", renamed, across_blocks)
                 and self._index_exact(b, "2", renamed, across_blocks)):
             return Verdict(UNKNOWN, exact=False)  # an index the constraints do not capture: never a conflict
         if (a.index.symbolic_base or b.index.symbolic_base) and a.index.base != b.index.base:
             # two regions of one buffer split at a run-time size: they are meant not to overlap
             return Verdict(UNKNOWN, exact=False)
+        # products of two unknowns (`row * seq`): the same factors in both instances, or made equal
+        same, unified = unify_products(products1, products2)
+        if same:
+            index2 = renamed_lin(index2, same)
+            index_constraints2 = [renamed_constraint(c, same) for c in index_constraints2]
+            guards2 = [([[renamed_constraint(c, same) for c in option] for option in options],
+                        [renamed_constraint(c, same) for c in constraints]) for options, constraints in guards2]
         base: list[Constraint] = thread_bounds(self.shape, "1") + thread_bounds(self.shape, "2")
         base.append(eq(index1 - index2))
-        base += index_constraints1 + index_constraints2
+        base += index_constraints1 + index_constraints2 + unified
+        if mentions(base + [c for options, constraints in guards1 + guards2
+                            for c in constraints + [c for option in options for c in option]],
+                    [*products1, *products2]):
+            return Verdict(UNKNOWN, exact=False)  # a product the constraints cannot drop: never a conflict
         alternatives = []
         if across_blocks:
             blocks = [axis for axis in "xyz" if self.shape.grid_extent(axis) != 1]
@@ -661,13 +674,16 @@ class KernelSync:
                 return Verdict("unknown", exact=False)
             base += l1.constraints + l2.constraints
             alternatives.append([[less(w1, w2)], [less(w2, w1)]])
+        # the products made equal restrict the system: only its conflicts are conclusive
+        unproven = Verdict(UNKNOWN, exact=False) if unified else Verdict(NONE)
         # without the guards first: most pairs of correct code are told apart by their indices alone
         if decide(base, alternatives, True).result == NONE:
-            return Verdict(NONE)
+            return unproven
         for options, constraints in guards1 + guards2:
             alternatives.append(options)
             base += constraints
-        return decide(base, alternatives, exact1 and exact2)
+        verdict = decide(base, alternatives, exact1 and exact2)
+        return unproven if verdict.result == NONE else verdict
 
     def _index_exact(self, access: MemoryAccess, inst: str, renamed: frozenset[str], across_blocks: bool) -> bool:
         return self._exact_indices.get((id(access), inst, renamed, across_blocks), False)
@@ -679,8 +695,10 @@ class KernelSync:
         paths = self.path_guards(start) if start is not None else {}
         own = {(id(g.cond), g.positive) for g in access.guards}
         extra = tuple(g for g in paths.get(access.node, ()) if (id(g.cond), g.positive) not in own)
-        return (id(access), inst, renamed, across_blocks,
-                tuple((id(g.cond), g.positive, id(g.node)) for g in extra)), extra
+        pinned = self._pinned_counters(start, [access.node] + [g.node or access.node for g in access.guards + extra],
+                                       renamed)
+        return (id(access), inst, renamed, across_blocks, tuple((id(g.cond), g.positive, id(g.node)) for g in extra),
+                (start.index, pinned) if pinned else ()), extra
 
     def _lowered(self, access: MemoryAccess, inst: str, renamed: frozenset[str], start: CfgNode | None,
                  across_blocks: bool = False):
@@ -693,8 +711,10 @@ class KernelSync:
         found = self._lowerings.get(key)
         if found is not None:
             return found
+        keys = key[-1][1] if key[-1] else ()
         lin = Linearizer(self.context, inst, renamed, global_mode=across_blocks,
-                         data_values=not isinstance(access.array, GlobalBuffer))
+                         data_values=not isinstance(access.array, GlobalBuffer), products=True,
+                         iterations=(lambda at: self._iterations_at(start, keys, at)) if keys else None)
         index = self._index(access, lin)
         index_constraints = list(lin.constraints)
         self._exact_indices[(id(access), inst, renamed, across_blocks)] = lin.exact and access.index.exact
@@ -705,8 +725,105 @@ class KernelSync:
             options = guard_alternatives(lin, guard)
             if options is not None or lin.constraints:
                 guards.append((options if options is not None else [[]], lin.constraints))
-        found = (index, index_constraints, guards, lin.exact and access.index.exact)
+        found = (index, index_constraints, guards, lin.exact and access.index.exact, lin.products)
         self._lowerings[key] = found
+        return found
+
+    def _pinned_counters(self, start: CfgNode | None, nodes: list[CfgNode], renamed: frozenset[str]
+                         ) -> tuple[str, ...]:
+        """The loop counters among `renamed` whose iteration, counted from the interval's start, is the same
+        on every barrier-free path from `start` to each of `nodes` (an access and the nodes its guards are
+        evaluated at): a write before a loop's back edge and a read after it are one iteration apart."""
+        if start is None or not renamed:
+            return ()
+        cache = self.__dict__.setdefault("_pinned_cache", {})
+        cache_key = (start.index, tuple(node.index for node in nodes), renamed)
+        if cache_key not in cache:
+            cache[cache_key] = tuple(sorted(key for key in renamed if self._stepped(key) is not None and all(
+                key in self._iterations_at(start, (key,), node) for node in nodes)))
+        return cache[cache_key]
+
+    def _iterations_at(self, start: CfgNode, keys: tuple[str, ...], at: CfgNode | None
+                       ) -> dict[str, tuple[str | None, int]]:
+        """The `iterations` of a Linearizer at node `at`, for the counters `keys` that are pinned there."""
+        found: dict[str, tuple[str | None, int]] = {}
+        for key in keys:
+            steps = self._counter_steps(start, key)
+            state = steps.get(at) if steps is not None and at is not None else None
+            if state is None:
+                continue
+            entered, count = state
+            if entered:
+                found[key] = (None, count)
+            elif start in self._counter_loop(key):
+                found[key] = (str(start.index), count)
+            # else: the interval starts outside the loop, where the counter may differ between threads
+        return found
+
+    def _stepped(self, key: str) -> tuple[set[CfgNode], set[CfgNode]] | None:
+        """The step nodes of the loop whose counter `key` is, and the other nodes assigning it (its init);
+        None when no loop step assigns it."""
+        cache = self.__dict__.setdefault("_stepped_cache", {})
+        if key not in cache:
+            steps = {n for n, assigned in self._def_nodes.items() if key in assigned and n.kind == "step"}
+            inits = {n for n, assigned in self._def_nodes.items() if key in assigned and n.kind != "step"}
+            cache[key] = (steps, inits) if steps else None
+        return cache[key]
+
+    def _counter_loop(self, key: str) -> set[CfgNode]:
+        """The nodes on a cycle through the counter's step that passes no init of it: its loop's body."""
+        cache = self.__dict__.setdefault("_counter_loops", {})
+        if key not in cache:
+            steps, inits = self._stepped(key)
+            graph = self.cfg.graph
+
+            def closure(edges) -> set[CfgNode]:
+                found, stack = set(), list(steps)
+                while stack:
+                    node = stack.pop()
+                    if node in found:
+                        continue
+                    found.add(node)
+                    stack.extend(n for n in edges[node] if n not in inits)
+                return found
+
+            cache[key] = closure(graph.succ) & closure(graph.pred)
+        return cache[key]
+
+    def _counter_steps(self, start: CfgNode, key: str) -> dict[CfgNode, tuple[bool, int] | None] | None:
+        """For the loop counter `key`, per node of the barrier-free region from `start`: (entered, steps)
+        when all paths from the start agree on it: whether they pass the counter's init, and how many of its
+        steps they pass after that (or after the start); None for a node where paths disagree. None when no
+        loop step assigns the variable."""
+        cache = self.__dict__.setdefault("_counter_steps_cache", {})
+        cache_key = (start.index, key)
+        if cache_key in cache:
+            return cache[cache_key]
+        stepped = self._stepped(key)
+        if stepped is None:
+            cache[cache_key] = None
+            return None
+        steps, inits = stepped
+        states: dict[CfgNode, set[tuple[bool, int]]] = {}
+        succ = self.cfg.graph.succ
+        stack = [(node, (False, 0)) for node in succ[start]]
+        while stack:
+            node, state = stack.pop()
+            seen = states.setdefault(node, set())
+            if state in seen:
+                continue
+            seen.add(state)
+            if node.kind == "barrier" and node.barrier in BLOCK_LEVEL:
+                continue
+            entered, count = state
+            if node in steps:
+                state = (entered, min(count + 1, _MANY_STEPS))
+            elif node in inits:
+                state = (True, 0)
+            stack.extend((next_node, state) for next_node in succ[node])
+        found = {node: next(iter(seen)) if len(seen) == 1 and max(seen)[1] < _MANY_STEPS else None
+                 for node, seen in states.items()}
+        cache[cache_key] = found
         return found
 
     def _warp(self, lin: Linearizer) -> Lin | None:

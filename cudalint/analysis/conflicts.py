@@ -18,7 +18,7 @@ thread-dependent condition); otherwise a feasible system gives UNKNOWN, which no
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from math import gcd
 
@@ -459,6 +459,51 @@ def distinct(a: list[str], b: list[str]) -> list[list[Constraint]]:
     return out
 
 
+# -------------------------------------------------------------------------------------------- products
+
+
+def renamed_constraint(constraint: Constraint, names: Mapping[str, str]) -> Constraint:
+    """The constraint with its variables renamed by `names` (terms that meet are added up)."""
+    coeffs, const, is_eq = constraint
+    out: dict[str, int] = {}
+    for v, a in coeffs.items():
+        v = names.get(v, v)
+        out[v] = out.get(v, 0) + a
+    return ({v: a for v, a in out.items() if a}, const, is_eq)
+
+
+def renamed_lin(lin: Lin, names: Mapping[str, str]) -> Lin:
+    coeffs, const, _ = renamed_constraint((lin.coeffs, lin.const, True), names)
+    return Lin(coeffs, const)
+
+
+def unify_products(first: Mapping[str, tuple[str, Lin, Lin]], second: Mapping[str, tuple[str, Lin, Lin]]
+                   ) -> tuple[dict[str, str], list[Constraint]]:
+    """For products the two instances take of one source expression with different factors (`row * seq`,
+    `row` thread-dependent): the renaming of the second's to the first's, and the constraints that make
+    their factors equal. Under those constraints the two products are equal, so the renamed system is a
+    restriction of the real one: a solution of it is a real solution, its infeasibility proves nothing."""
+    by_text: dict[str, list[tuple[str, Lin, Lin]]] = {}
+    for name, (text, left, right) in first.items():
+        by_text.setdefault(text, []).append((name, left, right))
+    names: dict[str, str] = {}
+    constraints: list[Constraint] = []
+    for name, (text, left, right) in second.items():
+        candidates = by_text.get(text, ())
+        if name in first or len(candidates) != 1:
+            continue
+        other, other_left, other_right = candidates[0]
+        names[name] = other
+        constraints += [eq(left - other_left), eq(right - other_right)]
+    return names, constraints
+
+
+def mentions(constraints: Iterable[Constraint], names: Iterable[str]) -> bool:
+    """Whether some constraint has a term in one of `names`."""
+    names = set(names)
+    return bool(names) and any(names.intersection(coeffs) for coeffs, _, _ in constraints)
+
+
 # ------------------------------------------------------------------------------------------------ verdicts
 
 CONFLICT, NONE, UNKNOWN = "conflict", "none", "unknown"
@@ -538,10 +583,23 @@ class Linearizer:
     accesses; they get per-instance copies. Side constraints (quotient/remainder ranges, induction
     counters >= 0) accumulate in `constraints`. `exact` turns False when something had to be
     over-approximated by an unconstrained variable.
+
+    `iterations(node)` pins renamed loop counters, as evaluated at `node`, to an iteration counted from the
+    start of the barrier interval: key -> (anchor, steps). With an anchor, the counter is
+    `init + step * (K + steps)`, K the iterations done before the interval began (one variable per anchor,
+    the same in both instances: both threads left the same barrier); without one, the loop was entered in
+    the interval and the counter is `init + step * steps`.
+
+    With `products`, a product of two non-constant values is a variable keyed by the linear forms of its
+    factors (the same factors give the same variable) instead of an inexact opaque value, recorded in
+    `products`: name -> (source text, left factor, right factor). Only a system in which no such variable
+    is left (they cancel, or `unify_products` made them meet) can be exact: the caller checks (`mentions`).
     """
 
     def __init__(self, context: LinearContext, inst: str, renamed: frozenset[str] = frozenset(),
-                 global_mode: bool = False, shared_iterations: bool = False, data_values: bool = False) -> None:
+                 global_mode: bool = False, shared_iterations: bool = False, data_values: bool = False,
+                 iterations: Callable[[object], Mapping[str, tuple[str | None, int]]] | None = None,
+                 products: bool = False) -> None:
         self.context = context
         # loaded integers stand for any value (shared-memory races: some input makes them collide); not for
         # global stores, where a scatter through a permutation is the normal, race-free case
@@ -550,6 +608,8 @@ class Linearizer:
         self.renamed = renamed
         self.global_mode = global_mode  # blockIdx differs between the two instances
         self.shared_iterations = shared_iterations  # both instances are in the same loop iteration
+        self.iterations = iterations
+        self.products: dict[str, tuple[str, Lin, Lin]] | None = {} if products else None
         self.constraints: list[Constraint] = []
         self.exact = True
         self.at = None  # the graph node where the expressions being lowered are evaluated
@@ -686,6 +746,14 @@ class Linearizer:
                     if coeff > 0 and "#" not in name and name.startswith("G.") and not self.global_mode:
                         scale = coeff
                 if scale is not None:
+                    iteration = self.iterations(self.at).get(key) if self.iterations is not None else None
+                    if iteration is not None:
+                        anchor, steps = iteration
+                        if anchor is None:
+                            return self.lin(init, scope) + Lin.of(scale * steps)
+                        counter = self.context.short(f"k:{key}@{anchor}")
+                        self.constraints.append(ge(Lin.var(counter)))
+                        return self.lin(init, scope) + Lin({counter: scale}, scale * steps)
                     counter = self.context.short(f"k:{key}" if self.shared_iterations else f"k:{key}#{self.inst}")
                     self.constraints.append(ge(Lin.var(counter)))
                     return self.lin(init, scope) + Lin.var(counter, scale)
@@ -735,6 +803,8 @@ class Linearizer:
                 return right.scale(left.const)
             if right.is_const:
                 return left.scale(right.const)
+            if self.products is not None:
+                return self._product(expr, scope, left, right)
             return self._opaque(expr, scope)
         if op == "<<":
             shift = _constant(expr.rhs, scope)
@@ -803,6 +873,13 @@ class Linearizer:
                 self.constraints.append(less_equal(bound, value) if name.endswith("min") else less_equal(value, bound))
             return bound
         return self._opaque(expr, scope)
+
+    def _product(self, expr: ir.Binary, scope, left: Lin, right: Lin) -> Lin:
+        """`left * right` as a variable that only these factors give (in either order): a function of them."""
+        factors = sorted(f"{sorted(f.coeffs.items())}{f.const}" for f in (left, right))
+        name = self.context.short(f"p:{'*'.join(factors)}")
+        self.products[name] = (f"{scope.key}|{' '.join(expr.text.split())}", left, right)
+        return Lin.var(name)
 
     def _opaque(self, expr: ir.Expr, scope) -> Lin:
         if self.data_values and _is_load(expr) and _data_only(expr, scope):
