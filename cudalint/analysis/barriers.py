@@ -695,8 +695,7 @@ class KernelSync:
         paths = self.path_guards(start) if start is not None else {}
         own = {(id(g.cond), g.positive) for g in access.guards}
         extra = tuple(g for g in paths.get(access.node, ()) if (id(g.cond), g.positive) not in own)
-        pinned = self._pinned_counters(start, [access.node] + [g.node or access.node for g in access.guards + extra],
-                                       renamed)
+        pinned = self._pinned_counters(start, access, extra, renamed)
         return (id(access), inst, renamed, across_blocks, tuple((id(g.cond), g.positive, id(g.node)) for g in extra),
                 (start.index, pinned) if pinned else ()), extra
 
@@ -714,7 +713,7 @@ class KernelSync:
         keys = key[-1][1] if key[-1] else ()
         lin = Linearizer(self.context, inst, renamed, global_mode=across_blocks,
                          data_values=not isinstance(access.array, GlobalBuffer), products=True,
-                         iterations=(lambda at: self._iterations_at(start, keys, at)) if keys else None)
+                         iterations=(lambda at: self._iterations_at(start, keys, at, access)) if keys else None)
         index = self._index(access, lin)
         index_constraints = list(lin.constraints)
         self._exact_indices[(id(access), inst, renamed, across_blocks)] = lin.exact and access.index.exact
@@ -729,27 +728,35 @@ class KernelSync:
         self._lowerings[key] = found
         return found
 
-    def _pinned_counters(self, start: CfgNode | None, nodes: list[CfgNode], renamed: frozenset[str]
-                         ) -> tuple[str, ...]:
+    def _pinned_counters(self, start: CfgNode | None, access: MemoryAccess, extra: tuple[Guard, ...],
+                         renamed: frozenset[str]) -> tuple[str, ...]:
         """The loop counters among `renamed` whose iteration, counted from the interval's start, is the same
-        on every barrier-free path from `start` to each of `nodes` (an access and the nodes its guards are
-        evaluated at): a write before a loop's back edge and a read after it are one iteration apart."""
+        on every barrier-free path from `start` to the access and to the nodes its guards are evaluated at
+        (the path guards `extra` among them): a write before a loop's back edge and a read after it are one
+        iteration apart."""
         if start is None or not renamed:
             return ()
+        nodes = [access.node] + [g.node for g in access.guards + extra if g.node is not None]
         cache = self.__dict__.setdefault("_pinned_cache", {})
         cache_key = (start.index, tuple(node.index for node in nodes), renamed)
         if cache_key not in cache:
             cache[cache_key] = tuple(sorted(key for key in renamed if self._stepped(key) is not None and all(
-                key in self._iterations_at(start, (key,), node) for node in nodes)))
+                key in self._iterations_at(start, (key,), node, access) for node in nodes)))
         return cache[cache_key]
 
-    def _iterations_at(self, start: CfgNode, keys: tuple[str, ...], at: CfgNode | None
+    def _iterations_at(self, start: CfgNode, keys: tuple[str, ...], at: CfgNode | None, access: MemoryAccess
                        ) -> dict[str, tuple[str | None, int]]:
-        """The `iterations` of a Linearizer at node `at`, for the counters `keys` that are pinned there."""
+        """The `iterations` of a Linearizer lowering `access` (and its guards) in the interval from `start`,
+        at node `at`, for the counters `keys` that are pinned there. A guard of the access evaluated before
+        the interval began is in the access's iteration (the conditions enclosing it); any other node
+        outside the interval pins nothing."""
         found: dict[str, tuple[str | None, int]] = {}
         for key in keys:
             steps = self._counter_steps(start, key)
-            state = steps.get(at) if steps is not None and at is not None else None
+            if steps is None or at is None:
+                continue
+            own_guard = at not in steps and any(g.node is at for g in access.guards)
+            state = steps.get(access.node if own_guard else at)
             if state is None:
                 continue
             entered, count = state
