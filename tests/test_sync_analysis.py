@@ -313,6 +313,69 @@ void launch(float* out) { k<<<1, 64>>>(out); }
     assert races and all(r.warp_only for r in races)
 
 
+SHIFTED_ROWS = """
+#include <cuda_runtime.h>
+__global__ void k(float* out) {
+    __shared__ float s[96 * 32];
+    int w = threadIdx.x / 32, l = threadIdx.x % 32;
+    s[threadIdx.x] = out[threadIdx.x];
+    __syncthreads();
+    for (int j = 0; j < 64; j += STEP) {
+        float v = s[(j + w + 1) * 32 + l];
+        __syncthreads();
+        s[(j + w) * 32 + l] = v;
+    }
+}
+void launch(float* out) { k<<<1, 256>>>(out); }
+"""
+
+
+@pytest.mark.parametrize("step, races", [
+    (8, []),  # iteration k writes rows j .. j + 7, iteration k + 1 reads from j + 9 on
+    (6, [(11, 9)]),  # warp 7 writes row j + 7, warp 0 of the next iteration reads row (j + 6) + 1
+])
+def test_write_before_the_back_edge_meets_the_next_iteration_only(step: int, races: list) -> None:
+    analysis, kernel = kernel_of(SHIFTED_ROWS.replace("STEP", str(step)))
+    assert [(r.first.expr.span.line, r.second.expr.span.line) for r in analysis.races(kernel)] == races
+
+
+PRODUCT = """
+#include <cuda_runtime.h>
+__global__ void k(float* out, int w) {
+    extern __shared__ float s[];
+    int r = threadIdx.x / 32, c = threadIdx.x % 32;
+    s[WRITE] = 1.0f;
+    out[threadIdx.x] = s[READ];
+}
+void launch(float* out, int w) { k<<<8, 256>>>(out, w); }
+"""
+
+
+@pytest.mark.parametrize("write, read, expected", [
+    # one product in both threads (block-uniform factors): it cancels, and the rest decides
+    ("blockIdx.x * w + threadIdx.x", "blockIdx.x * w + threadIdx.x + 1", CONFLICT),
+    ("blockIdx.x * w + threadIdx.x", "blockIdx.x * w + threadIdx.x", NONE),
+    # per-thread factors: two threads of one row meet
+    ("r * w + c", "r * w + (c + 1) % 32", CONFLICT),
+    # only rows that differ could meet (when w == 0): that needs the product itself, undecided
+    ("r * w + c", "r * w + c", UNKNOWN),
+    ("r * w + c", "c", UNKNOWN),
+])
+def test_products_of_two_unknowns_are_functions_of_their_factors(write: str, read: str, expected: str) -> None:
+    analysis, kernel = kernel_of(PRODUCT.replace("WRITE", write).replace("READ", read))
+    sync = analysis.kernel(kernel)
+    assert sync.test(access_on_line(sync, 6, "write"), access_on_line(sync, 7, "read")).result == expected
+
+
+def test_a_product_in_a_range_checked_subscript_stays_undecided() -> None:
+    # `0 <= r * w + c < 4096` constrains the product itself, which the constraints do not capture
+    source = PRODUCT.replace("extern __shared__ float s[];", "__shared__ float s[4096];") \
+        .replace("WRITE", "r * w + c").replace("READ", "r * w + (c + 1) % 32")
+    analysis, kernel = kernel_of(source)
+    sync = analysis.kernel(kernel)
+    assert sync.test(access_on_line(sync, 6, "write"), access_on_line(sync, 7, "read")).result == UNKNOWN
+
+
 def test_analysis_is_cached_per_program_and_fast() -> None:
     program = program_of(TILED.replace("TRAILING", "__syncthreads();"))
     assert sync_analysis(program) is sync_analysis(program)
