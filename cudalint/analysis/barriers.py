@@ -10,7 +10,9 @@ For each kernel (with its `__device__` callees inlined, see `cfg.py`):
   iteration k+1 share an epoch when no barrier separates them;
 - for each pair of accesses of one array in one epoch (at least one writing), the variables assigned on a
   barrier-free path between them (they get separate copies per access in the conflict test), and the
-  conflict test of `conflicts.py`.
+  conflict test of `conflicts.py`. A loop counter among them whose step count from the epoch's start is
+  the same on every path to an access is pinned there: the write before the back edge runs at counter
+  `c`, the read after it at `c + step`.
 
 The same pairs are formed for global memory (buffers reached from a kernel's pointer parameters and
 `__device__` variables): within a block, in the intervals between block barriers; across blocks, in the
