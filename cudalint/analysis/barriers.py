@@ -651,9 +651,9 @@ class KernelSync:
         base: list[Constraint] = thread_bounds(self.shape, "1") + thread_bounds(self.shape, "2")
         base.append(eq(index1 - index2))
         base += index_constraints1 + index_constraints2 + unified
-        if mentions(base + [c for options, constraints in guards1 + guards2
-                            for c in constraints + [c for option in options for c in option]],
-                    [*products1, *products2]):
+        if (products1 or products2) and mentions(
+                base + [c for options, constraints in guards1 + guards2
+                        for c in constraints + [c for option in options for c in option]], [*products1, *products2]):
             return Verdict(UNKNOWN, exact=False)  # a product the constraints cannot drop: never a conflict
         alternatives = []
         if across_blocks:
@@ -712,7 +712,7 @@ class KernelSync:
         found = self._lowerings.get(key)
         if found is not None:
             return found
-        keys = key[-1][1] if key[-1] else ()
+        keys = self._pinned_counters(start, access, extra, renamed)
         lin = Linearizer(self.context, inst, renamed, global_mode=across_blocks,
                          data_values=not isinstance(access.array, GlobalBuffer), products=True,
                          iterations=(lambda at: self._iterations_at(start, keys, at, access)) if keys else None)
