@@ -114,9 +114,12 @@ def run(data: str, variant: str, out: str, skip: set[str] = frozenset(), builds:
     return path
 
 
-def render(light_path: str, *exact_paths: str) -> str:
-    light = {r["path"]: r for r in json.load(open(light_path, encoding="utf-8"))["results"]}
-    exact = {r["path"]: r for path in exact_paths for r in json.load(open(path, encoding="utf-8"))["results"]}
+def render(*paths: str) -> str:
+    """The table of the lighter build against the build as written, from result files of either variant
+    (several files of one variant are merged: shards, or solutions measured in another session)."""
+    runs = [json.load(open(path, encoding="utf-8")) for path in paths]
+    light = {r["path"]: r for run in runs if run["variant"] == "light" for r in run["results"]}
+    exact = {r["path"]: r for run in runs if run["variant"] == "exact" for r in run["results"]}
     lines = ["| solution | harness | exact: build s | verdict | lighter: build s | headers used | verdict | same |",
              "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     same = 0
@@ -158,7 +161,7 @@ def main() -> int:
                         help="make the binding unit's precompiled header first (one solution alone), then measure")
     parser.add_argument("--shard", type=int, nargs=2, default=[0, 1], metavar=("I", "N"),
                         help="only every N-th solution from the I-th (to fit a device call's time limit)")
-    parser.add_argument("--render", nargs="+", metavar="JSON", help="LIGHT_JSON EXACT_JSON [EXACT_JSON...]")
+    parser.add_argument("--render", nargs="+", metavar="JSON", help="result files of both variants")
     args = parser.parse_args()
     skip = measured(args.not_in)
     if args.render:

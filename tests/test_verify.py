@@ -1005,7 +1005,7 @@ class _NinjaWriter:
     def _write_ninja_file_to_build_library(self, path, name, sources, extra_cflags, extra_cuda_cflags, extra_ldflags,
                                            extra_include_paths, with_cuda, is_standalone):
         self.calls += 1
-        Path(path, "build.ninja").write_text(
+        Path(path).write_text(
             f"cxx = g++\ncflags = -DTORCH_EXTENSION_NAME={name} -isystem {self.include} -fPIC -std=c++17 "
             f"{' '.join(extra_cflags)}\npost_cflags = \n")
 

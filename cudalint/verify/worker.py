@@ -430,7 +430,7 @@ class BindingHeader:
         if writer is None:
             return None
         with tempfile.TemporaryDirectory(prefix="cudalint-flags-") as scratch:
-            given = {"path": scratch, "name": "cudalint_binding", "sources": [os.path.join(scratch, "main.cpp")],
+            given = {"path": os.path.join(scratch, "build.ninja"), "name": "cudalint_binding", "sources": [os.path.join(scratch, "main.cpp")],
                      "extra_cflags": _as_list(arguments.get("extra_cflags")),
                      "extra_cuda_cflags": _as_list(arguments.get("extra_cuda_cflags")),
                      "extra_sycl_cflags": [], "extra_ldflags": _as_list(arguments.get("extra_ldflags")),
