@@ -6,10 +6,11 @@ Runs on the device machine (stdlib only; needs nvcc and compute-sanitizer on PAT
 1. `nvcc -arch=sm_90 -lineinfo` (in parallel);
 2. a plain run (two identical launches: launch errors, outputs left unwritten, outputs that differ
    between the two runs; then a third after a kernel filled every SM's shared memory with NaNs:
-   outputs that change read shared memory no thread stored; and, for a file with a clean twin, a fourth
-   run of the twin on the same inputs: outputs that differ are the bug's wrong values), then `compute-sanitizer --tool memcheck`,
-   `--tool racecheck` and `--tool synccheck`, each under a timeout, many processes at a time. No
-   initcheck: it tracks global memory only, and the drivers initialise every buffer they pass;
+   outputs that change read shared memory no thread stored; and, for a file with a clean twin, a
+   fourth run of the twin on the same inputs: outputs that differ are the bug's wrong values), then
+   `compute-sanitizer --tool memcheck`, `--tool racecheck` and `--tool synccheck`, each under a
+   timeout, many processes at a time. No initcheck: it tracks global memory only, and the drivers
+   initialise every buffer they pass;
 3. parse every report into records {tool, kind, kernel, locations [corpus file:line], count} and write
    `ground_truth.json`, a markdown table (`ground_truth_device.md`), and a tarball of the raw logs into the output folder.
 

@@ -254,3 +254,41 @@ def test_narrow_wide_index_needs_every_reference_input_past_the_int_range() -> N
     small = WIDE_INDEX.replace("40000, 65536", "4000, 6553")
     for text in (small_bias, small):
         assert "narrow-wide-index" not in by_operator(CorpusCase("k.py", text, set()))
+
+
+FIXED_TREE = """#include <cuda_runtime.h>
+#define THREADS 256
+__global__ void row_sum(const float* x, float* out, int cols) {
+    __shared__ float s[THREADS];
+    int tid = threadIdx.x;
+    float v = 0.0f;
+    for (int c = tid; c < cols; c += blockDim.x) v += x[blockIdx.x * cols + c];
+    s[tid] = v;
+    __syncthreads();
+    for (int k = THREADS / 2; k > 0; k >>= 1) {
+        if (tid < k) s[tid] += s[tid + k];
+        __syncthreads();
+    }
+    if (tid == 0) out[blockIdx.x] = s[0];
+}
+void launch(const float* x, float* out, int rows, int cols) {
+    row_sum<<<rows, THREADS>>>(x, out, cols);
+}
+"""
+
+
+def test_launch_half_block_runs_fewer_threads_than_the_tree_folds() -> None:
+    mutant, = by_operator(CorpusCase("k.cu", FIXED_TREE, set()))["launch-half-block"]
+    assert mutant.expected == {(None, "CL210")}
+    assert mutant.text.splitlines()[16] == "    row_sum<<<rows, THREADS / 2>>>(x, out, cols);"
+    assert (11, "CL210") in findings(mutant)
+
+
+def test_launch_half_block_only_where_the_upper_half_stays_unstored() -> None:
+    adaptive = FIXED_TREE.replace("int k = THREADS / 2;", "int k = blockDim.x / 2;")
+    grid_of_blocks = FIXED_TREE.replace("row_sum<<<rows, THREADS>>>", "row_sum<<<(rows * cols + THREADS - 1) / THREADS, THREADS>>>")
+    # the rest of the array filled with the identity (a repair the rule's page names)
+    filled = FIXED_TREE.replace("    s[tid] = v;", "    s[tid] = v;\n"
+                                "    for (int j = tid + blockDim.x; j < THREADS; j += blockDim.x) s[j] = 0.0f;")
+    for text in (adaptive, grid_of_blocks, filled):
+        assert "launch-half-block" not in by_operator(CorpusCase("k.cu", text, set()))

@@ -392,11 +392,67 @@ def _warp_partials_unguarded(lines: list[str]) -> Iterator[Mutation]:
                   for m in re.finditer(rf"\b{array}\s*\[\s*([^\]]+?)\s*\]\s*=(?!=)", text)]
         blocks = [_integer(m.group(2).strip(), lines) for text in lines for m in _LAUNCH.finditer(text)
                   if m.group(1) == kernel]
-        if width is None or width > 32 or not stores or not all(_is_warp_index(s, lines) for s in stores) \
-                or not blocks or None in blocks or max(-(-b // 32) for b in blocks) >= width:
+        # lanes 0..31 read: past the block's warps and inside the array they read partials no warp stored
+        if width is None or not stores or not all(_is_warp_index(s, lines) for s in stores) \
+                or not blocks or None in blocks or max(-(-b // 32) for b in blocks) >= min(width, 32):
             continue
         yield Mutation("warp-partials-unguarded", number,
                        line[: match.start()] + match.group("read") + ";" + line[match.end():], "CL210", anchored=True)
+
+
+# a tree that starts at a fixed width: `for (int s = BLOCK_SIZE / 2; s > 0; s >>= 1)`
+_FIXED_TREE = re.compile(r"^\s*for\s*\(\s*(?:(?:unsigned\s+)?int\s+)?(\w+)\s*=\s*([^;]+?)\s*/\s*2\s*;"
+                         r"[^;]*;\s*\1\s*(?:>>=\s*1|/=\s*2)\s*\)")
+
+
+def _kernel_body(lines: list[str], kernel: str) -> list[str]:
+    """The lines of `__global__` function `kernel`, signature to closing brace."""
+    device = _device_code_lines(lines)
+    start = next((n for n, line in enumerate(lines, 1) if re.search(rf"__global__[^(]*\b{kernel}\s*\(", line)), None)
+    if start is None:
+        return []
+    return [lines[n - 1] for n in itertools.takewhile(lambda n: n in device, range(start, len(lines) + 1))]
+
+
+def _launch_half_block(lines: list[str]) -> Iterator[Mutation]:
+    # a launch of a block reduction whose tree starts at a fixed width W / 2 made to run half the
+    # threads: each thread stores its own element `s[tid]`, so the upper half of the array is never
+    # stored, and the first step reads it. Only where the block launched is no wider than W (the tree
+    # then starts at or past the threads that store), the array is stored only at the thread's own
+    # index, and the grid does not depend on the block (so the grid's coverage does not change too)
+    for number, line in enumerate(lines, 1):
+        launch = _LAUNCH.search(line)
+        if not launch:
+            continue
+        kernel, block = launch.group(1), launch.group(2).strip()
+        body = _kernel_body(lines, kernel)
+        width = _integer(block, lines)
+        grid = set(re.findall(r"\w+", line[launch.end(1):launch.start(2)]))
+        # the grid names the block, or a local set from it (`blocks = (n + BLOCK - 1) / BLOCK`, `dim3 g(...)`)
+        sized_by_block = block in grid or any(
+            re.search(rf"\b{name}\s*(?:=(?!=)|\()[^;]*\b{re.escape(block)}\b", text) for text in lines for name in grid)
+        if width is None or width < 64 or sized_by_block:  # two warps or more: the half is whole warps
+            continue
+        threads = {m.group(1) for text in body
+                   if (m := re.search(r"\b(\w+)\s*=\s*threadIdx\.x\s*;", text))}
+        for text in body:
+            tree = _FIXED_TREE.match(text)
+            start = _integer(tree.group(2).strip(), lines) if tree else None
+            if start is None or start < width:
+                continue
+            steps = [m for t in body for m in re.finditer(rf"\b(\w+)\s*\[\s*(\w+)\s*\+\s*{tree.group(1)}\s*\]", t)
+                     if m.group(2) in threads]
+            arrays = {m.group(1) for m in steps} & set(_SHARED_NAME.findall("\n".join(body)))
+            if len(arrays) != 1:
+                continue
+            array, = arrays
+            stores = [m.group(1) for t in body
+                      for m in re.finditer(rf"\b{array}\s*\[\s*([^\]]+?)\s*\]\s*(?:[-+*/]|<<|>>)?=(?!=)", t)]
+            if stores and all(index in threads for index in stores):
+                halved = f"{line[:launch.start(2)]}{block} / 2{line[launch.end(2):]}"
+                # the finding is on the tree step's read, a line the operator leaves as it is
+                yield Mutation("launch-half-block", number, halved, "CL210", anchored=False)
+                break
 
 
 _WIDE_CAST = re.compile(r"\(\s*(?:int64_t|long\s+long|long|size_t)\s*\)\s*(?=[\w(])")
@@ -458,6 +514,7 @@ OPERATORS: dict[str, Callable[[list[str]], Iterator[Mutation]]] = {
     "in-place-mirror-read": _in_place_mirror_read,
     "warp-partials-unguarded": _warp_partials_unguarded,
     "narrow-wide-index": _narrow_wide_index,
+    "launch-half-block": _launch_half_block,
 }
 
 
