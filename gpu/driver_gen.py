@@ -93,7 +93,7 @@ SCRATCH_COUNT = 65536  # generous on purpose: scratch buffers are not what the c
 
 # CSR graphs (`nindex[v] .. nindex[v + 1]` indexes `nlist`): vertex v has v % CSR_DEGREES neighbours,
 # so rows of every length from 0 to CSR_DEGREES - 1 occur and the adjacency array holds exactly the
-# sum of them (`csr_nnz`): a read one past a row's end leaves it for the last vertex. Per-vertex state
+# sum of them (`csr_nnz`): a read one past a row's end leaves the array at the last vertex. Per-vertex state
 # starts at -1 (unvisited) for every vertex: no frontier stops a row scan early, so every row is read
 # to its end.
 CSR_DEGREES = 5
@@ -821,7 +821,7 @@ def write_record(index: dict, path: str) -> None:
                 if s["why"]:
                     line["why"] = s["why"]
                 if s["twin"]:
-                    line["twin"] = s["twin"]
+                    line["twin"] = {"path": s["twin"], "why": TWINS[r["path"]]["why"]}
                 line["buffers"] = [
                     {"name": a["name"], "type": a["ctype"], "count": a["count"], "expr": a["count_expr"],
                      "init": a["init"], "checked": a["check_unwritten"], "rule": a["rule"]}
