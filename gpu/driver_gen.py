@@ -105,6 +105,9 @@ CSR_VERTICES = ["nodes", "num_nodes", "rows", "n"]
 # Files whose buffers no name rule sizes right: an explicit element count per pointer, each a C
 # expression over the launcher's int params and the file's macros. Each entry says why.
 OVERRIDES: dict[str, dict] = {
+    "cu/softmax/row_max_warp_partials_guarded.cu": {
+        "why": "a row reduction: x [rows, cols], one maximum per row in out [rows]",
+        "sizes": {"x": "rows*cols", "out": "rows"}},
     "cu/softmax/softmax_grid_y_rows.cu": {
         "why": "no size params; the launcher uses the file's BATCH, SEQ_LEN, VOCAB macros",
         "sizes": {"logits": "BATCH*SEQ_LEN*VOCAB", "probs": "BATCH*SEQ_LEN*VOCAB"}},

@@ -334,6 +334,26 @@ def markdown(doc: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _run_summary(doc: dict) -> dict:
+    return {k: doc.get(k) for k in ("environment", "seconds", "compile_seconds", "jobs", "timeout_s")} | {
+        "plain_runs": doc.get("plain_runs", 2), "files": len(doc["files"])}
+
+
+def merge(base: dict, rerun: dict) -> dict:
+    """`base` with the files `rerun` ran replaced by its results; each file keeps how many plain runs its
+    driver made, and `runs` lists the device runs the record now combines."""
+    merged = dict(base)
+    files = {}
+    for path, result in base["files"].items():
+        files[path] = dict(result, plain_runs=result.get("plain_runs", base.get("plain_runs", 2)))
+    for path, result in rerun["files"].items():
+        files[path] = dict(result, plain_runs=rerun.get("plain_runs", 2))
+    merged.update(files=files, drivers=rerun["drivers"], not_run=rerun["not_run"],
+                  runs=base.get("runs") or [_run_summary(base)])
+    merged["runs"] = [*merged["runs"], _run_summary(rerun)]
+    return merged
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "build"))
@@ -343,9 +363,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--budget", type=float, default=420)
     ap.add_argument("--only", nargs="*")
     ap.add_argument("--reparse", help="a logs tarball from an earlier run: re-parse it, run nothing")
-    ap.add_argument("--base", help="with --reparse: the ground_truth.json of that run (default: beside the tarball)")
+    ap.add_argument("--base", help="with --reparse: the ground_truth.json of that run (default: beside the tarball); "
+                                   "with --merge: the record the rerun updates")
+    ap.add_argument("--merge", metavar="RERUN_JSON",
+                    help="a record of a rerun of some files (--only): replace those files' results in --base, run nothing")
     args = ap.parse_args(argv)
     os.makedirs(args.out, exist_ok=True)
+    if args.merge:
+        doc = merge(json.load(open(args.base)), json.load(open(args.merge)))
+        with open(os.path.join(args.out, "ground_truth.json"), "w") as handle:
+            json.dump(doc, handle, indent=1)
+        return 0
     if args.reparse:
         base = args.base or os.path.join(os.path.dirname(args.reparse), "ground_truth.json")
         doc = json.load(open(base))
