@@ -80,6 +80,30 @@ def test_a_dirty_difference_counts_only_where_the_clean_runs_agreed() -> None:
     assert dirty_signals([{**entry, "max_rel_diff": 1e-6}]) == []
 
 
+def test_a_third_run_that_differs_where_the_clean_runs_did_too_is_nondeterminism() -> None:
+    """An output left out of the two-run comparison (a float atomic target) whose third run differs by far
+    more than reordering: a race's nondeterminism, which confirms the racing rules, not CL210."""
+    path = "cu/reduction/sum_tree_wider_than_block.cu"
+    entry = {"param": "partials", "count": 119, "total": 65536, "max_rel_diff": 1.96, "stable": False}
+    result = {"tools": {"plain": {"driver": {"dirty": [entry]}}}}
+    kinds = [s["signal"] for s in compare.gpu_signals(path, result, compare.file_model(path))]
+    assert kinds == ["nondet"] and "CL106" in compare.CONFIRMS["nondet"] and "CL106" in compare.CONFIRMS["dirty"]
+    result["tools"]["plain"]["driver"]["dirty"] = [{**entry, "max_rel_diff": 1e-5}]  # float reordering only
+    assert compare.gpu_signals(path, result, compare.file_model(path)) == []
+
+
+def test_a_rerun_of_some_files_replaces_theirs_and_lists_both_runs() -> None:
+    base = {"files": {"a.cu": {"tools": {"plain": "old"}}, "b.cu": {"tools": {"plain": "old"}}}, "plain_runs": 2,
+            "seconds": 200.0, "jobs": 12, "drivers": {"a.cu": {}, "b.cu": {}}, "not_run": {}}
+    rerun = {"files": {"b.cu": {"tools": {"plain": "new"}}, "c.cu": {"tools": {"plain": "new"}}}, "plain_runs": 3,
+             "seconds": 17.0, "jobs": 14, "drivers": {"a.cu": {}, "b.cu": {}, "c.cu": {}}, "not_run": {}}
+    merged = ground_truth.merge(base, rerun)
+    assert {p: (f["tools"]["plain"], f["plain_runs"]) for p, f in merged["files"].items()} == {
+        "a.cu": ("old", 2), "b.cu": ("new", 3), "c.cu": ("new", 3)}
+    assert [(r["files"], r["plain_runs"], r["seconds"]) for r in merged["runs"]] == [(2, 2, 200.0), (2, 3, 17.0)]
+    assert merged["drivers"] == rerun["drivers"]
+
+
 def test_rules_no_signal_confirms_say_why() -> None:
     assert compare.confirming_signals("CL210") == "dirty"
     assert compare.confirming_signals("CL211") == "oob_global, fault"
