@@ -1035,6 +1035,15 @@ def test_binding_header_is_precompiled_once_and_used_by_gpp(tmp_path: Path) -> N
     assert binding.include_line({"extra_cflags": ["-O3"]}) != line
     binding.finish()
     assert BindingHeader(str(tmp_path / "pch2"), object(), {}).include_line({}) == TORCH_EXTENSION_INCLUDE
+    # a header g++ cannot precompile with some flags is marked and not tried again by later builds
+    broken = BindingHeader(str(tmp_path / "pch3"), torch_stub, {"torch": "2.11"})
+    line = broken.include_line({"extra_cflags": ["-DNO_SUCH_FLAG_WORKS", "-fno-such-option"]})
+    broken.finish()
+    failed = re.fullmatch(r'#include "(.+)"', line).group(1)[:-len(".h")] + ".h.failed"
+    assert Path(failed).is_file() and not Path(failed[:-len(".failed")] + ".gch").exists()
+    later = BindingHeader(str(tmp_path / "pch3"), torch_stub, {"torch": "2.11"})
+    assert later.include_line({"extra_cflags": ["-DNO_SUCH_FLAG_WORKS", "-fno-such-option"]}) == line
+    assert later._pending is None  # nothing started
 
 
 def test_a_superseded_lighter_build_is_not_the_solutions_failure(tmp_path: Path) -> None:

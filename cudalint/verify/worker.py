@@ -395,6 +395,7 @@ class BindingHeader:
     (one at a time, under a lock); later builds use it."""
 
     WRAPPER = "torch_extension.h"
+    FAILED = ".failed"  # beside the wrapper: g++ could not precompile it with these flags; not tried again
 
     def __init__(self, root: str, cpp_extension, toolchain: dict) -> None:
         self.root = root
@@ -414,7 +415,8 @@ class BindingHeader:
             os.makedirs(directory, exist_ok=True)
             if not os.path.exists(wrapper):
                 _write_atomically(wrapper, TORCH_EXTENSION_INCLUDE + "\n")
-            if not os.path.exists(wrapper + ".gch") and self._pending is None:
+            made = any(os.path.exists(wrapper + suffix) for suffix in (".gch", self.FAILED))
+            if not made and self._pending is None:
                 self._start(directory, wrapper, compiler, cflags)
         except OSError:
             return TORCH_EXTENSION_INCLUDE
@@ -430,7 +432,8 @@ class BindingHeader:
         if writer is None:
             return None
         with tempfile.TemporaryDirectory(prefix="cudalint-flags-") as scratch:
-            given = {"path": os.path.join(scratch, "build.ninja"), "name": "cudalint_binding", "sources": [os.path.join(scratch, "main.cpp")],
+            given = {"path": os.path.join(scratch, "build.ninja"), "name": "cudalint_binding",
+                     "sources": [os.path.join(scratch, "main.cpp")],
                      "extra_cflags": _as_list(arguments.get("extra_cflags")),
                      "extra_cuda_cflags": _as_list(arguments.get("extra_cuda_cflags")),
                      "extra_sycl_cflags": [], "extra_ldflags": _as_list(arguments.get("extra_ldflags")),
@@ -481,6 +484,8 @@ class BindingHeader:
         try:
             if process.wait(timeout=timeout) == 0:
                 os.replace(partial, final)
+            else:
+                _write_atomically(final[:-len(".gch")] + self.FAILED, f"exit status {process.returncode}\n")
         except Exception:  # noqa: BLE001 - a header not made is a slower build next time, nothing more
             process.kill()
         finally:
