@@ -42,6 +42,13 @@ class Witness:
         parts = [f"{name} = {value}" for name, value in self.values]
         return ", ".join(parts)
 
+    def block_shape(self) -> str | None:
+        """The block as messages write it: "256", "16x16", "8x8x4"; None when unknown."""
+        if self.block is None:
+            return None
+        x, y, z = self.block
+        return f"{x}" + (f"x{y}" if y != 1 or z != 1 else "") + (f"x{z}" if z != 1 else "")
+
 
 class _Abort(Exception):
     """The search cannot decide (an unknown the index depends on, or too much work)."""
@@ -357,6 +364,16 @@ class RangeAnalysis:
             return None
         return self._search(function, access, parts, 0, size, self.links.block_sizes(kernel), False)
 
+    def buffer_witness(self, function: ir.Function, access: Access, size: int, block: Dim3) -> Witness | None:
+        """A thread of a `block`-sized block where a 1-D `access` into a buffer of `size` elements of the
+        accessed type (a dynamic shared-memory allocation) is outside [0, size): its pointer offsets and
+        subscript together. None when there is none, when it cannot be decided, or when the offsets were
+        added in units of another element type."""
+        root = access.root
+        if root.mixed_units or len(access.indices) > 1 or (root.decl is not None and len(root.decl.dims) > 1):
+            return None
+        return self._search(function, access, access.parts, 0, size, [block], False)
+
     def unwritten_witness(self, function: ir.Function, access: Access, block: Dim3,
                           written: tuple[int, int], parts: list[ir.Expr] | None = None) -> Witness | None:
         """A thread of a `block`-sized block where the element index of a 1-D `access` (or the index
@@ -429,8 +446,7 @@ class _Search:
         index_refs, index_builtins, templated = _references(self.parts, self.env)
         if templated:
             raise _Abort
-        if self.strict:
-            self._drop_free_loops(index_refs)
+        self._drop_free_loops(index_refs)
         condition_exprs = [c.expr for c in self.conditions]
         cond_refs, cond_builtins, cond_templated = _references(condition_exprs, self.env)
         if cond_templated:
