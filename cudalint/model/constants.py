@@ -98,6 +98,10 @@ class ConstantEnv:
             if cond is None:
                 return None
             return self.value(expr.then if cond else expr.otherwise, depth + 1)
+        if isinstance(expr, ir.Member) and expr.field in ("x", "y", "z") and isinstance(expr.base, ir.Name) \
+                and "dim3" in expr.base.type:  # `block.x` of a `dim3 block(256)`
+            dims = self.dim3(expr.base, depth + 1)
+            return dims["xyz".index(expr.field)] if dims is not None else None
         if isinstance(expr, ir.Call) and expr.callee in ("min", "max", "std::min", "std::max") and len(expr.args) == 2:
             values = [self.value(a, depth + 1) for a in expr.args]
             if None in values:
