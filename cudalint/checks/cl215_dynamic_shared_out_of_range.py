@@ -17,9 +17,9 @@ from cudalint.analysis.ranges import RangeAnalysis, Witness
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
 from cudalint.findings import Finding, short_text
-from cudalint.harness.shapes import reached_launches_at_reference
+from cudalint.harness.shapes import kernel_env_at_reference, reached_launches_at_reference
 from cudalint.model import ir
-from cudalint.model.constants import Dim3, type_size
+from cudalint.model.constants import ConstantEnv, Dim3, type_size
 from cudalint.model.program import LaunchSite
 
 
@@ -31,6 +31,7 @@ class _Configuration:
     block: Dim3
     shared_bytes: int
     shapes: str  # the reference's input shapes that decided it; "" when the source does
+    kernel_env: ConstantEnv | None  # the kernel's parameters at those shapes; None: its own constants
 
 
 @rule("CL215", "dynamic-shared-out-of-range", "error",
@@ -58,15 +59,16 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
                 yield _no_dynamic_memory(ctx, site, accesses[0][1])
         if at_reference is None:
             at_reference = {id(shaped.site.node): shaped for shaped in reached_launches_at_reference(ctx)}
-        configurations = [c for c in (_configuration(site, at_reference) for site in sites) if c is not None]
+        configurations = [c for c in (_configuration(program, site, at_reference) for site in sites) if c is not None]
         reported: set[tuple[int, int]] = set()
         for function, access in accesses:
             element = _element_size(access)
             if element is None or access.node.span[:2] in reported:
                 continue
             for configuration in configurations:
+                env = configuration.kernel_env if function is kernel else None
                 witness = ranges.buffer_witness(function, access, configuration.shared_bytes // element,
-                                                configuration.block)
+                                                configuration.block, env)
                 if witness is not None:
                     reported.add(access.node.span[:2])
                     yield ctx.finding(access.node.span, _message(ctx, access, element, witness, configuration),
@@ -74,16 +76,20 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
                     break
 
 
-def _configuration(site: LaunchSite, at_reference: dict) -> _Configuration | None:
-    """The launch's block and dynamic bytes as the source decides them, else at the reference's shapes."""
-    candidates = [(site, "")]
+def _configuration(program, site: LaunchSite, at_reference: dict) -> _Configuration | None:
+    """The launch's block and dynamic bytes as the source decides them, else at the reference's shapes (where
+    the kernel's scalar parameters get values too)."""
     shaped = at_reference.get(id(site.node))
     if shaped is not None:
-        candidates.append((shaped.at_reference, shaped.shapes))
-    for candidate, shapes in candidates:
-        block, shared_bytes = candidate.block, candidate.shared_bytes
+        launch = shaped.at_reference
+        block, shared_bytes = launch.block, launch.shared_bytes
         if block is not None and None not in block and shared_bytes:
-            return _Configuration(site, block, shared_bytes, shapes)
+            kernel_env = kernel_env_at_reference(program, shaped)
+            return _Configuration(site, block, shared_bytes, shaped.shapes,
+                                  kernel_env[1] if kernel_env is not None else None)
+    block, shared_bytes = site.block, site.shared_bytes
+    if block is not None and None not in block and shared_bytes:
+        return _Configuration(site, block, shared_bytes, "", None)
     return None
 
 
