@@ -128,8 +128,9 @@ def _message(ctx: RuleContext, access: Access, element: int, witness: Witness, c
     when = f" when {witness.describe()}" if witness.values else ""
     first = witness.index * element
     reach = "before the start of" if witness.index < 0 else "past the end of"
-    return (f"`{short_text(access.node.text)}` accesses bytes {first} to {first + element - 1} of the dynamic shared "
-            f"memory `{access.root.name}` (element {witness.index} of {element} bytes){when} with a block of "
+    element_type = " ".join(w for w in access.node.type.split() if w not in ("const", "volatile"))
+    return (f"`{short_text(access.node.text)}` accesses `{element_type}` element {witness.index} (bytes {first} to "
+            f"{first + element - 1}) of the dynamic shared memory `{access.root.name}`{when} with a block of "
             f"{witness.block_shape()} threads, {reach} the {bytes_text} that {_launch_text(ctx, site)} passes"
             f"{where}: an out-of-bounds shared-memory access; size the launch's third argument for every element "
             f"the kernel uses")
