@@ -44,6 +44,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
     analysis = GuardAnalysis.of(program)
     ranges = RangeAnalysis.of(program)
     at_reference = None
+    reported: set[tuple[int, int]] = set()  # a device function reached from several kernels: once
     for kernel in program.kernels:
         sites = [site for site in program.launches_of(kernel.name) if site.kernel is kernel]
         if kernel.body is None or not sites:
@@ -60,7 +61,6 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         if at_reference is None:
             at_reference = {id(shaped.site.node): shaped for shaped in reached_launches_at_reference(ctx)}
         configurations = [c for c in (_configuration(program, site, at_reference) for site in sites) if c is not None]
-        reported: set[tuple[int, int]] = set()
         for function, access in accesses:
             element = _element_size(access)
             if element is None or access.node.span[:2] in reported:
@@ -77,8 +77,8 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
 
 
 def _configuration(program, site: LaunchSite, at_reference: dict) -> _Configuration | None:
-    """The launch's block and dynamic bytes as the source decides them, else at the reference's shapes (where
-    the kernel's scalar parameters get values too)."""
+    """The launch's block and dynamic bytes at the reference's shapes, where the launch is reached there (the
+    kernel's scalar parameters then have values too), else as the source decides them."""
     shaped = at_reference.get(id(site.node))
     if shaped is not None:
         launch = shaped.at_reference
@@ -110,11 +110,12 @@ def _no_dynamic_memory(ctx: RuleContext, site: LaunchSite, access: Access) -> Fi
     passed = "no dynamic shared-memory size" if site.shared_bytes_expr is None else \
         f"0 bytes of dynamic shared memory (`{short_text(site.shared_bytes_expr.text)}`)"
     decl = access.root.decl
+    line = ctx.location(access.node.span).line
     return ctx.finding(
         site.node.span,
         f"launch of `{site.kernel_name}` passes {passed}, but the kernel uses `extern __shared__ "
-        f"{decl.element_type} {decl.name}[]` (`{short_text(access.node.text)}` at line {ctx.location(access.node.span).line}): with 0 "
-        f"bytes every access to it is out of bounds; pass the bytes the kernel uses as the third launch argument "
+        f"{decl.element_type} {decl.name}[]` (`{short_text(access.node.text)}` at line {line}): with 0 bytes every "
+        f"access to it is out of bounds; pass the bytes the kernel uses as the third launch argument "
         f"(`<<<grid, block, bytes>>>`)",
         related=[(access.node.span, "the access")])
 
@@ -122,8 +123,9 @@ def _no_dynamic_memory(ctx: RuleContext, site: LaunchSite, access: Access) -> Fi
 def _message(ctx: RuleContext, access: Access, element: int, witness: Witness, configuration: _Configuration) -> str:
     site = configuration.site
     bytes_text = f"{configuration.shared_bytes} bytes"
-    if site.shared_bytes_expr is not None and short_text(site.shared_bytes_expr.text) != str(configuration.shared_bytes):
-        bytes_text += f" (`{short_text(site.shared_bytes_expr.text)}`)"
+    written = short_text(site.shared_bytes_expr.text) if site.shared_bytes_expr is not None else None
+    if written is not None and written != str(configuration.shared_bytes):
+        bytes_text += f" (`{written}`)"
     where = f" at the reference's input shapes ({configuration.shapes})" if configuration.shapes else ""
     when = f" when {witness.describe()}" if witness.values else ""
     first = witness.index * element
