@@ -5,8 +5,12 @@ Runs on the device machine (stdlib only; needs nvcc and compute-sanitizer on PAT
 
 1. `nvcc -arch=sm_90 -lineinfo` (in parallel);
 2. a plain run (two identical launches: launch errors, outputs left unwritten, outputs that differ
-   between the two runs), then `compute-sanitizer --tool memcheck`, `--tool racecheck` and
-   `--tool synccheck`, each under a timeout, many processes at a time;
+   between the two runs; then a third after a kernel filled every SM's shared memory with NaNs:
+   outputs that change read shared memory no thread stored; and, for a file with a clean twin, a
+   fourth run of the twin on the same inputs: outputs that differ are the bug's wrong values), then
+   `compute-sanitizer --tool memcheck`, `--tool racecheck` and `--tool synccheck`, each under a
+   timeout, many processes at a time. No initcheck: it tracks global memory only, and the drivers
+   initialise every buffer they pass;
 3. parse every report into records {tool, kind, kernel, locations [corpus file:line], count} and write
    `ground_truth.json`, a markdown table (`ground_truth_device.md`), and a tarball of the raw logs into the output folder.
 
@@ -33,6 +37,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 
 TOOLS = ("plain", "memcheck", "racecheck", "synccheck")
+PLAIN_RUNS = 3  # the drivers' plain mode: two identical runs, a third after shared memory was dirtied (and the twin's)
 MAX_LOG = 200_000  # characters kept per log
 MAX_RECORDS = 40  # distinct records kept per task
 
@@ -174,7 +179,7 @@ def parse_sanitizer(tool: str, log: str) -> dict:
 def parse_gt_lines(log: str) -> dict:
     """The driver's own @@GT lines."""
     out: dict = {"launch_errors": [], "sync_errors": [], "api_errors": [], "unwritten": [], "nondet": [],
-                 "done": False}
+                 "dirty": [], "dirty_errors": [], "twin": [], "done": False}
     for line in log.splitlines():
         if not line.startswith("@@GT "):
             continue
@@ -192,6 +197,14 @@ def parse_gt_lines(log: str) -> dict:
         elif tag == "nondet":
             out["nondet"].append({"param": parts[2], "count": int(parts[3]), "total": int(parts[4]),
                                   "max_rel_diff": float(parts[5])})
+        elif tag == "dirty":
+            out["dirty"].append({"param": parts[2], "count": int(parts[3]), "total": int(parts[4]),
+                                 "max_rel_diff": float(parts[5]), "stable": parts[6] == "1"})
+        elif tag == "twin":
+            out["twin"].append({"param": parts[2], "count": int(parts[3]), "total": int(parts[4]),
+                                "max_rel_diff": float(parts[5])})
+        elif tag == "dirty_error":
+            out["dirty_errors"].append(parts[3] if len(parts) > 3 else parts[2])
         elif tag == "done":
             out["done"] = True
     return out
@@ -277,6 +290,7 @@ def run_all(build: str, out: str, jobs: int, timeout: float, budget: float, only
                 print(f"  {done}/{len(tasks)} tasks, {time.time() - t0:.0f}s", flush=True)
     total = time.time() - t0
     doc = {"generated_by": "gpu/ground_truth.py", "environment": env_info, "seconds": round(total, 1),
+           "plain_runs": PLAIN_RUNS,
            "compile_seconds": round(compile_s, 1), "jobs": jobs, "timeout_s": timeout, "files": results,
            "drivers": {r["path"]: {k: r[k] for k in ("status", "driver", "expected")} for r in index["records"]
                        if r["status"] == "driver"},
@@ -301,6 +315,10 @@ def markdown(doc: dict) -> str:
         bits += [f"sync:{e}" for e in d.get("sync_errors", [])]
         bits += [f"unwritten {u['param']} {u['count']}/{u['total']}" for u in d.get("unwritten", [])]
         bits += [f"nondet {u['param']} {u['count']}/{u['total']} rel {u['max_rel_diff']:.1e}" for u in d.get("nondet", [])]
+        bits += [f"dirty {u['param']} {u['count']}/{u['total']} rel {u['max_rel_diff']:.1e}"
+                 + ("" if u["stable"] else " (runs 1 and 2 differ too)") for u in d.get("dirty", [])]
+        bits += [f"dirty_error:{e}" for e in d.get("dirty_errors", [])]
+        bits += [f"twin {u['param']} {u['count']}/{u['total']} rel {u['max_rel_diff']:.1e}" for u in d.get("twin", [])]
         for r in res.get("records", []):
             where = ",".join(loc.split("/")[-1] for loc in r["locations"][:2])
             bits.append(f"{r['kind']}{'(' + r['api_error'] + ')' if r.get('api_error') else ''} {where} x{r['count']}")
