@@ -292,3 +292,36 @@ def test_launch_half_block_only_where_the_upper_half_stays_unstored() -> None:
                                 "    for (int j = tid + blockDim.x; j < THREADS; j += blockDim.x) s[j] = 0.0f;")
     for text in (adaptive, grid_of_blocks, filled):
         assert "launch-half-block" not in by_operator(CorpusCase("k.cu", text, set()))
+
+
+DYNAMIC_SHARED = """#include <cuda_runtime.h>
+__global__ void block_sum(const float* x, float* out,
+                          int n) {
+    extern __shared__ float s[];
+    int tid = threadIdx.x;
+    int i = blockIdx.x * blockDim.x + tid;
+    s[tid] = i < n ? x[i] : 0.0f;
+    __syncthreads();
+    for (int k = blockDim.x / 2; k > 0; k >>= 1) {
+        if (tid < k) s[tid] += s[tid + k];
+        __syncthreads();
+    }
+    if (tid == 0) out[blockIdx.x] = s[0];
+}
+void launch(const float* x, float* out, int n, cudaStream_t stream) {
+    block_sum<<<(n + 255) / 256, 256, 256 * sizeof(float)>>>(x, out, n);
+    block_sum<<<(n + 255) / 256, 256, 256 * sizeof(float), stream>>>(x, out, n);
+}
+"""
+
+
+def test_drop_dynamic_shared_size_launches_a_kernel_using_extern_shared_with_no_bytes() -> None:
+    first, second = by_operator(CorpusCase("k.cu", DYNAMIC_SHARED, set()))["drop-dynamic-shared-size"]
+    assert first.expected == {(16, "CL215")}
+    assert first.text.splitlines()[15] == "    block_sum<<<(n + 255) / 256, 256>>>(x, out, n);"
+    assert second.expected == {(17, "CL215")}
+    assert second.text.splitlines()[16] == "    block_sum<<<(n + 255) / 256, 256, 0, stream>>>(x, out, n);"
+    assert (16, "CL215") in findings(first) and (17, "CL215") in findings(second)
+    # a kernel with static shared memory only needs no dynamic bytes: no mutant
+    static = DYNAMIC_SHARED.replace("extern __shared__ float s[];", "__shared__ float s[256];")
+    assert "drop-dynamic-shared-size" not in by_operator(CorpusCase("k.cu", static, set()))

@@ -497,6 +497,48 @@ def _narrow_wide_index(lines: list[str]) -> Iterator[Mutation]:
                 yield Mutation("narrow-wide-index", number, line[:start] + line[start + len(cast.group(0)):],
                                "CL214", anchored=True)
                 break
+_LAUNCH_ARGUMENTS = re.compile(r"\b(\w+)\s*(?:<[^<>;]*>)?\s*<<<(.*)>>>")
+_EXTERN_SHARED = re.compile(r"\bextern\s+__shared__\b[^;]*?\b(\w+)\s*\[\s*\]")
+
+
+def _top_level_arguments(text: str) -> list[str]:
+    """`text` split at the commas outside parentheses, brackets and braces."""
+    parts, depth, start = [], 0, 0
+    for position, character in enumerate(text):
+        if character in "([{":
+            depth += 1
+        elif character in ")]}":
+            depth -= 1
+        elif character == "," and depth == 0:
+            parts.append(text[start:position].strip())
+            start = position + 1
+    return parts + [text[start:].strip()]
+
+
+def _uses_extern_shared(lines: list[str], kernel: str) -> bool:
+    """Whether the body of `__global__` function `kernel` declares `extern __shared__` memory and uses it
+    after the declaration."""
+    body = _kernel_body(lines, kernel)
+    for position, text in enumerate(body):
+        declared = _EXTERN_SHARED.search(text)
+        if declared and any(re.search(rf"\b{declared.group(1)}\b", later) for later in body[position + 1:]):
+            return True
+    return False
+
+
+def _drop_dynamic_shared_size(lines: list[str]) -> Iterator[Mutation]:
+    # a launch that forgets its dynamic shared-memory size (`<<<grid, block>>>`; with a stream, 0 bytes): the
+    # kernel's `extern __shared__` memory then has no byte, and every access it makes is out of bounds
+    for number, line in enumerate(lines, 1):
+        match = _LAUNCH_ARGUMENTS.search(line)
+        if match is None or not _uses_extern_shared(lines, match.group(1)):
+            continue
+        arguments = _top_level_arguments(match.group(2))
+        if len(arguments) not in (3, 4) or arguments[2] == "0":
+            continue
+        kept = arguments[:2] if len(arguments) == 3 else [arguments[0], arguments[1], "0", arguments[3]]
+        launch = f"{line[:match.start(2)]}{', '.join(kept)}{line[match.end(2):]}"
+        yield Mutation("drop-dynamic-shared-size", number, launch, "CL215", anchored=True)
 
 
 OPERATORS: dict[str, Callable[[list[str]], Iterator[Mutation]]] = {
@@ -515,6 +557,7 @@ OPERATORS: dict[str, Callable[[list[str]], Iterator[Mutation]]] = {
     "warp-partials-unguarded": _warp_partials_unguarded,
     "narrow-wide-index": _narrow_wide_index,
     "launch-half-block": _launch_half_block,
+    "drop-dynamic-shared-size": _drop_dynamic_shared_size,
 }
 
 
