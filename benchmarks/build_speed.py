@@ -22,6 +22,7 @@ solution is built). Build time is the build worker's wall time, torch's import i
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import re
@@ -60,34 +61,65 @@ def copy(rows: list[dict], data: str, target: str) -> None:
         handle.writelines(json.dumps(row) + "\n" for row in rows)
 
 
-def run(data: str, variant: str, out: str, skip: set[str] = frozenset()) -> str:
+def ninja_steps(directory: str) -> dict[str, float]:
+    """Seconds of each ninja step of one extension's build (`main.o`, `cuda.cuda.o`, the link)."""
+    steps = {}
+    try:
+        lines = open(os.path.join(directory, ".ninja_log"), encoding="utf-8").read().splitlines()
+    except OSError:
+        return steps
+    for line in lines[1:]:
+        fields = line.split("\t")
+        if len(fields) >= 4:
+            steps[fields[3]] = (int(fields[1]) - int(fields[0])) / 1000.0
+    return steps
+
+
+def run(data: str, variant: str, out: str, skip: set[str] = frozenset(), builds: int = 8,
+        warm_pch: bool = False, shard: tuple[int, int] = (0, 1)) -> str:
+    """One variant over the solutions with an empty build cache. With `warm_pch`, the binding unit's
+    precompiled header (made once per toolchain and flags, like the torch install itself) is made first by
+    building the first solution alone, whose time is recorded apart; then the extension cache is emptied."""
     from cudalint.verify.runner import Candidate, VerifyOptions, verify_batch
 
     rows = [json.loads(line) for line in open(os.path.join(data, "labels.jsonl"), encoding="utf-8")]
-    rows = [r for r in rows if r["path"] not in skip]
+    rows = [r for r in rows if r["path"] not in skip][shard[0]::shard[1]]
     candidates = [Candidate(os.path.join(data, "kernels", r["path"]), os.path.join(data, "problems", r["reference"]))
                   for r in rows]
     cache = tempfile.mkdtemp(prefix=f"cudalint-build-{variant}-")
-    options = VerifyOptions(lint=False, timing=False, cache_dir=cache, build_jobs=8, light_build=variant == "light",
+    options = VerifyOptions(lint=False, timing=False, cache_dir=cache, build_jobs=builds, light_build=variant == "light",
                             run_timeout=180.0, build_timeout=400.0)
+    warm = None
+    if warm_pch:
+        started = time.time()
+        [first] = verify_batch(candidates[:1], dataclasses.replace(options, build_only=True))
+        warm = {"path": rows[0]["path"], "seconds": time.time() - started,
+                "headers": sorted(os.listdir(os.path.join(cache, "pch"))) if os.path.isdir(os.path.join(cache, "pch"))
+                else [], "status": first["status"]}
+        shutil.rmtree(os.path.join(cache, "ext"), ignore_errors=True)
     started = time.time()
     records = verify_batch(candidates, options)
-    payload = {"variant": variant, "seconds": time.time() - started, "results": [
+    payload = {"variant": variant, "builds_at_a_time": builds, "pch_warmup": warm, "seconds": time.time() - started,
+               "results": [
         {"path": row["path"], "harness_correct": row["correct"], "status": record["status"],
          "message": record["message"][:300], "build_seconds": (record["build"] or {}).get("seconds"),
-         "extensions": (record["build"] or {}).get("extensions", []), "notes": record["notes"]}
+         "extensions": [dict(e, steps=ninja_steps(e.get("directory", "")))
+                        for e in (record["build"] or {}).get("extensions", [])], "notes": record["notes"]}
         for row, record in zip(rows, records)]}
     os.makedirs(out, exist_ok=True)
-    path = os.path.join(out, f"{variant}.json")
+    path = os.path.join(out, f"{variant}{'-pch' if warm_pch else ''}-{builds}-{shard[0]}of{shard[1]}.json")
     with open(path, "w", encoding="utf-8") as handle:
         json.dump(payload, handle, indent=1)
     shutil.rmtree(cache, ignore_errors=True)
     return path
 
 
-def render(light_path: str, *exact_paths: str) -> str:
-    light = {r["path"]: r for r in json.load(open(light_path, encoding="utf-8"))["results"]}
-    exact = {r["path"]: r for path in exact_paths for r in json.load(open(path, encoding="utf-8"))["results"]}
+def render(*paths: str) -> str:
+    """The table of the lighter build against the build as written, from result files of either variant
+    (several files of one variant are merged: shards, or solutions measured in another session)."""
+    runs = [json.load(open(path, encoding="utf-8")) for path in paths]
+    light = {r["path"]: r for run in runs if run["variant"] == "light" for r in run["results"]}
+    exact = {r["path"]: r for run in runs if run["variant"] == "exact" for r in run["results"]}
     lines = ["| solution | harness | exact: build s | verdict | lighter: build s | headers used | verdict | same |",
              "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     same = 0
@@ -124,7 +156,12 @@ def main() -> int:
     parser.add_argument("--copy-to")
     parser.add_argument("--variant", choices=("light", "exact"))
     parser.add_argument("--out")
-    parser.add_argument("--render", nargs="+", metavar="JSON", help="LIGHT_JSON EXACT_JSON [EXACT_JSON...]")
+    parser.add_argument("--builds", type=int, default=8, help="builds at a time (default 8)")
+    parser.add_argument("--warm-pch", action="store_true",
+                        help="make the binding unit's precompiled header first (one solution alone), then measure")
+    parser.add_argument("--shard", type=int, nargs=2, default=[0, 1], metavar=("I", "N"),
+                        help="only every N-th solution from the I-th (to fit a device call's time limit)")
+    parser.add_argument("--render", nargs="+", metavar="JSON", help="result files of both variants")
     args = parser.parse_args()
     skip = measured(args.not_in)
     if args.render:
@@ -134,7 +171,7 @@ def main() -> int:
         copy(rows, args.data, args.copy_to)
         print(f"{len(rows)} solutions copied to {args.copy_to}")
     else:
-        print(run(args.data, args.variant, args.out, skip))
+        print(run(args.data, args.variant, args.out, skip, args.builds, args.warm_pch, tuple(args.shard)))
     return 0
 
 

@@ -12,16 +12,33 @@ was seen in the same kernel):
 
 | signal | from | confirms |
 | --- | --- | --- |
-| oob_global | memcheck: Invalid __global__ read/write | CL201, CL202 |
+| oob_global | memcheck: Invalid __global__ read/write | CL201, CL202, CL211 |
 | oob_shared | memcheck: Invalid __shared__ read/write | CL203 |
-| fault | plain run: kernel died (illegal address, launch failure) | CL201, CL202, CL203, CL104 |
+| fault | plain run: kernel died (illegal address, launch failure) | CL201, CL202, CL203, CL211, CL104 |
 | race | racecheck: shared-memory hazard (error or warning) | CL101, CL103 |
 | barrier | synccheck: barrier / warp-sync error | CL102, CL103 |
 | hang | plain run did not finish in its time limit | CL102, CL104 |
 | trap | memcheck: device trap (e.g. grid.sync() outside a cooperative launch) | CL104 |
 | launch_fail | cudaGetLastError() after the launch / memcheck API error on the launch | CL301, CL302 |
-| unwritten | output elements still holding the sentinel after the run | CL204 |
-| nondet | two identical runs give outputs differing by more than 1e-3 (relative) | CL101, CL103, CL105 |
+| unwritten | output elements still holding the sentinel after the run | CL204, CL209 |
+| nondet | two identical runs give outputs differing by more than 1e-3 (relative) | CL101, CL103, CL105, CL106, CL107, CL209 |
+| dirty | a third run, after a kernel filled every SM's shared memory with NaNs, differs by more than 1e-3 from the first, which the second matched bit for bit | CL210 |
+| twin | the file's clean twin (`TWINS` in driver_gen.py), run on the same inputs, gives outputs differing by more than 1e-3 | CL209, CL213 |
+
+Each rule of the corpus .cu labels, and what can confirm it here (`RULE_SIGNALS`; the per-rule table
+of the report repeats it):
+
+| rule | confirmed by | when it cannot be |
+| --- | --- | --- |
+| CL106, CL107 | nondet | lost updates or racing stores that land the same way in both runs (small grids) |
+| CL209 | unwritten, nondet, twin | the divided index still reaches every output and its racing stores land the same way in both runs |
+| CL210 | dirty | initcheck does not track shared memory, so it is no signal here; a kernel whose stale shared values happen to be the NaN pattern's equal is not seen |
+| CL211 | oob_global, fault | the read past a row lands in the next row except for the last vertex; the drivers' CSR graphs give the last vertex a non-empty row read to its end |
+| CL213 | twin | the partials are dropped deterministically: no sanitizer or two-run comparison sees a wrong value computed the same way twice; only a file with a clean twin is confirmed |
+| CL214 | none | not driven: its labels are in KernelBench `.py` files, whose sizes come from the reference (2^31 elements and more); the drivers run standalone `.cu` files, where no reference fixes the sizes |
+
+compute-sanitizer's initcheck is not run: it reports reads of uninitialised *global* memory, and the
+drivers initialise every buffer they pass.
 
 A signal is "explained" by a label when the label's bug can produce it (an out-of-bounds read of
 garbage makes outputs differ between runs; an out-of-bounds shared access aliases another shared
@@ -48,32 +65,47 @@ from cudalint import lint_source  # noqa: E402
 from cudalint.expectations import expected_findings  # noqa: E402
 from cudalint.model import ir  # noqa: E402
 
-from driver_gen import lower_file  # noqa: E402
+from driver_gen import TWINS, lower_file  # noqa: E402
 
-GPU_RULES = ("CL101", "CL102", "CL103", "CL104", "CL105", "CL201", "CL202", "CL203", "CL204", "CL301", "CL302")
+GPU_RULES = ("CL101", "CL102", "CL103", "CL104", "CL105", "CL106", "CL107", "CL201", "CL202", "CL203", "CL204",
+             "CL209", "CL210", "CL211", "CL213", "CL214", "CL301", "CL302")
+# a third run from the same inputs that differs from the first is nondeterminism whatever the shared
+# memory held: it confirms the racing rules as much as the two-run comparison does
+NONDET_RULES = {"CL101", "CL103", "CL105", "CL106", "CL107", "CL209"}
 CONFIRMS = {
-    "oob_global": {"CL201", "CL202"},
+    "oob_global": {"CL201", "CL202", "CL211"},
     "oob_shared": {"CL203"},
-    "fault": {"CL201", "CL202", "CL203", "CL104"},
+    "fault": {"CL201", "CL202", "CL203", "CL211", "CL104"},
     "race": {"CL101", "CL103"},
     "barrier": {"CL102", "CL103"},
     "hang": {"CL102", "CL104"},
     "trap": {"CL104"},
     "launch_fail": {"CL301", "CL302"},
-    "unwritten": {"CL204"},
-    "nondet": {"CL101", "CL103", "CL105"},
+    "unwritten": {"CL204", "CL209"},
+    "nondet": NONDET_RULES,
+    "dirty": {"CL210"} | NONDET_RULES,
+    "twin": {"CL209", "CL213"},
 }
 EXPLAINED_BY = {
-    "oob_global": {"CL201", "CL202"},
+    "oob_global": {"CL201", "CL202", "CL211"},
     "oob_shared": {"CL203"},
-    "fault": {"CL201", "CL202", "CL203", "CL104"},
+    "fault": {"CL201", "CL202", "CL203", "CL211", "CL104"},
     "race": {"CL101", "CL103", "CL203"},
     "barrier": {"CL102", "CL103"},
     "hang": {"CL102", "CL104"},
     "trap": {"CL104"},
     "launch_fail": {"CL301", "CL302"},
-    "unwritten": {"CL204", "CL104"},
-    "nondet": {"CL101", "CL103", "CL105", "CL201", "CL202", "CL203"},
+    "unwritten": {"CL204", "CL209", "CL104"},
+    "nondet": {"CL101", "CL103", "CL105", "CL106", "CL107", "CL209", "CL210", "CL201", "CL202", "CL203", "CL211"},
+    # stale shared values: never stored (CL210), read before the store (races), past the array (CL203),
+    # or tile entries the threads that skipped a divergent barrier never loaded (CL102)
+    "dirty": {"CL210", "CL203", "CL102"} | NONDET_RULES,
+    "twin": set(GPU_RULES),  # a twin runs only for a labelled file: its outputs differ by the labelled bug
+}
+# Rules no signal confirms, and why (the per-rule table says so instead of counting them unconfirmed)
+UNCONFIRMABLE = {
+    "CL214": "not driven: labelled in KernelBench .py files, whose sizes (2^31 elements and more) come from the "
+             "reference; the drivers run standalone .cu files, where no reference fixes the sizes",
 }
 NONDET_THRESHOLD = 1e-3  # below: float atomics summing in another order, not a bug
 
@@ -105,11 +137,13 @@ MANUAL_REASONS: dict[tuple[str, str], str] = {
         "The edge blocks' in-range threads then read tile entries the skipping threads never loaded "
         "(stale shared values, the same in both runs), so those outputs are likely wrong; only a CPU "
         "reference would show it (not implemented)",
-    ("cu/reduction/sum_global_plain_accumulate.cu", "CL105"):
-        "racecheck does not check global memory, and the lost updates of the plain `*result += partial` "
-        "happened the same way in both runs on this small grid (bit-identical results), so the "
-        "two-run comparison saw nothing; a CPU reference would catch the wrong sum (not implemented)",
-    ("cu/misc/count_nonzero_race_unguarded.cu", "CL105"):
+    ("cu/reduction/sum_tree_wider_than_block.cu", "CL210"):
+        "the third run, right after a kernel filled every SM's shared memory with NaNs, gave the first run's "
+        "bits: this kernel's 4 KiB static buffer did not see the NaNs the filler (227 KiB of dynamic shared "
+        "memory, the largest carve-out) wrote, most likely because the carve-out changed between the two "
+        "launches; reading sdata[256..1023] unstored stays undefined, and this GPU run neither confirms nor "
+        "refutes it",
+    ("cu/misc/count_nonzero_race_unguarded.cu", "CL106"):
         "racecheck does not check global memory, and the lost updates of the plain `count[0] += ...` gave "
         "the same count in both plain runs on this small grid; a CPU reference would catch the wrong count "
         "(not implemented)",
@@ -255,10 +289,29 @@ def gpu_signals(path: str, res: dict, ctx) -> list[dict]:
         else:
             add("nondet", k, f"{u['count']}/{u['total']} elements of '{u['param']}' differ between two identical runs "
                              f"(max rel {rel:.2g})", "plain")
+    for u in pd.get("twin", []):
+        rel = u["max_rel_diff"]
+        if not (rel <= NONDET_THRESHOLD):
+            add("twin", launched[-1] if launched else "(file)",
+                f"{u['count']}/{u['total']} elements of '{u['param']}' differ from the clean twin's on the same inputs "
+                f"(max rel {rel:.2g})", "plain")
+    for u in pd.get("dirty", []):
+        rel = u["max_rel_diff"]
+        # only an output the two clean runs agreed on: otherwise the difference is the nondet one
+        if u["stable"] and not (rel <= NONDET_THRESHOLD):
+            add("dirty", launched[-1] if launched else "(file)",
+                f"{u['count']}/{u['total']} elements of '{u['param']}' differ after a kernel filled shared memory "
+                f"with NaNs (max rel {rel:.2g}); the two clean runs agreed", "plain")
+        elif not u["stable"] and not (rel <= NONDET_THRESHOLD):
+            # an output left out of the two-run comparison (an atomic target: float atomics reorder) that
+            # the third run changes by more than reordering does: a race's nondeterminism
+            add("nondet", launched[-1] if launched else "(file)",
+                f"{u['count']}/{u['total']} elements of '{u['param']}' differ between identical runs by more than "
+                f"float reordering (max rel {rel:.2g}; runs 1 and 2 differed too)", "plain")
     return out
 
 
-def auto_reason_unconfirmed(code: str, kernel_signals: list[dict], file_signals: list[dict], res: dict) -> str:
+def auto_reason_unconfirmed(path: str, code: str, kernel_signals: list[dict], file_signals: list[dict], res: dict) -> str:
     kinds = {s["signal"] for s in file_signals}
     if "launch_fail" in kinds and code not in ("CL301", "CL302"):
         return "the launch itself fails (the file's CL301/CL302 bug), so the kernel never runs and no runtime check can see this one"
@@ -277,8 +330,20 @@ def auto_reason_unconfirmed(code: str, kernel_signals: list[dict], file_signals:
         return "synccheck reports no barrier divergence on H200 for this pattern (see shared/notes/gpu-facts.md) and the run completed"
     if code == "CL104":
         return "no trap or hang was observed"
-    if code == "CL105":
+    if code in ("CL105", "CL106", "CL107"):
         return "racecheck does not check global memory and both runs produced identical results"
+    if code == "CL209":
+        return "every output element was written and both runs agreed"
+    if code == "CL210":
+        return "the run after the kernel that filled shared memory with NaNs gave the first run's outputs"
+    if code == "CL211":
+        return "memcheck saw no read past the adjacency array: the row overrun stayed inside the next row"
+    if code == "CL213":
+        return ("the clean twin gave the same outputs" if path in TWINS else
+                "the partials are dropped the same way in every run, so only a reference shows the wrong value, "
+                "and this file has no clean twin (TWINS in gpu/driver_gen.py)")
+    if code in UNCONFIRMABLE:
+        return UNCONFIRMABLE[code]
     if code in ("CL301", "CL302"):
         return "the launch succeeded on H200"
     return "no GPU signal for this rule"
@@ -292,6 +357,8 @@ def auto_reason_unlabelled(sig: dict, labels: set[str]) -> str:
         return "racecheck hazard with no CL101/CL103 label on this kernel"
     if s in ("oob_global", "oob_shared", "fault"):
         return "out-of-bounds access with no CL201/CL202/CL203 label on this kernel: a real bug, or the driver's buffer for it is too small"
+    if s == "dirty":
+        return "outputs change when shared memory starts dirty, with no CL210 label: a read of shared memory no thread stored"
     if s == "unwritten":
         return "outputs left unwritten with no CL204 label: the driver sized an output larger than the kernel writes, or a real coverage bug"
     return f"{s} with labels {sorted(labels) or 'none'}"
@@ -362,7 +429,7 @@ def compare(record: dict) -> dict:
                 else:
                     summary[code]["not_confirmed"] += 1
                     key = (path, code)
-                    reason = MANUAL_REASONS.get(key) or auto_reason_unconfirmed(code, sigs, signals, res)
+                    reason = MANUAL_REASONS.get(key) or auto_reason_unconfirmed(path, code, sigs, signals, res)
                     if key in MANUAL_REASONS:
                         used_manual.add(key)
                     row["not_confirmed"].append({"code": code, "reason": reason})
@@ -391,6 +458,16 @@ def compare(record: dict) -> dict:
             "compile_notes": compile_notes}
 
 
+def confirming_signals(code: str) -> str:
+    """The signals that confirm a rule, or why none can."""
+    signals = [signal for signal, codes in CONFIRMS.items() if code in codes]
+    return ", ".join(signals) if signals else f"none: {UNCONFIRMABLE[code]}"
+
+
+# records before the shared-memory run have no `plain_runs`: their drivers ran twice
+_PLAIN_RUNS = {2: "twice", 3: "twice, then once after a kernel filled shared memory with NaNs"}
+
+
 def render(record: dict, cmp: dict) -> str:
     files = record["files"]
     ran = [p for p, r in files.items() if r["compile"]["rc"] == 0]
@@ -403,11 +480,14 @@ def render(record: dict, cmp: dict) -> str:
       "`gpu/ground_truth.py`), the corpus markers, and `cudalint.lint_source` as of this run. "
       "How the drivers are built and what each signal means: `gpu/README.md`.")
     w("")
-    env = record.get("environment", {})
-    w(f"- Device: {env.get('nvidia_smi', '?')}; {env.get('nvcc', '?')}; compute-sanitizer {env.get('compute_sanitizer', '?')}.")
     w(f"- Corpus .cu files: {len(record.get('drivers', {})) + len(record.get('not_run', {}))}; driven on the GPU: "
-      f"{len(ran)} files, {len(kernels_ran)} kernels, each under a plain run (twice), memcheck, racecheck and synccheck "
-      f"({record.get('seconds')} s wall on the device, {record.get('jobs')} processes at a time, {record.get('timeout_s')} s limit per run).")
+      f"{len(ran)} files, {len(kernels_ran)} kernels, each under a plain run, memcheck, racecheck and synccheck.")
+    # a record merged from a rerun of some files (`ground_truth.py --merge`) lists each device run
+    for run in record.get("runs") or [dict(record, files=len(files))]:
+        env = run.get("environment", {})
+        w(f"- Device run of {run['files']} files: {env.get('nvidia_smi', '?')}; {env.get('nvcc', '?')}; compute-sanitizer "
+          f"{env.get('compute_sanitizer', '?')}; plain run {_PLAIN_RUNS[run.get('plain_runs', 2)]}; {run.get('seconds')} s "
+          f"wall, {run.get('jobs')} processes at a time, {run.get('timeout_s')} s limit per run.")
     failed_launch = {r["path"] for r in cmp["rows"] if any(x["signal"] == "launch_fail" for x in r["gpu"])}
     executed = [r for r in kernels_ran if r["path"] not in failed_launch]
     w(f"- Of those kernels, {len(executed)} executed; the launches of {len(failed_launch)} files fail by design "
@@ -418,11 +498,11 @@ def render(record: dict, cmp: dict) -> str:
     w("")
     w("## Per rule")
     w("")
-    w("| rule | labelled | labelled, kernel ran | confirmed by GPU | labelled, not confirmed | GPU found, not labelled | not launchable, confirmed by nvcc | cudalint TP / FN / FP (whole corpus .cu) |")
-    w("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    w("| rule | confirmed by | labelled | labelled, kernel ran | confirmed by GPU | labelled, not confirmed | GPU found, not labelled | not launchable, confirmed by nvcc | cudalint TP / FN / FP (whole corpus .cu) |")
+    w("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for code, s in cmp["summary"].items():
-        w(f"| {code} | {s['labelled']} | {s['labelled_ran']} | {s['confirmed']} | {s['not_confirmed']} | {s['gpu_unlabelled']} | "
-          f"{s['compile_confirmed']} | {s['cudalint_tp']} / {s['cudalint_fn']} / {s['cudalint_fp']} |")
+        w(f"| {code} | {confirming_signals(code)} | {s['labelled']} | {s['labelled_ran']} | {s['confirmed']} | {s['not_confirmed']} | "
+          f"{s['gpu_unlabelled']} | {s['compile_confirmed']} | {s['cudalint_tp']} / {s['cudalint_fn']} / {s['cudalint_fp']} |")
     w("")
     if cmp["compile_notes"]:
         w("Files not launchable (they do not compile), with `nvcc -arch=sm_90 -c` here as their ground truth:")

@@ -9,6 +9,11 @@ file's host launcher, and prints machine-readable `@@GT` lines:
     @@GT sync_error <code> <name>        cudaDeviceSynchronize() after the launch
     @@GT unwritten <param> <count> <total> <first>   output elements still holding the sentinel
     @@GT nondet <param> <count> <total> <maxrel>     outputs of two identical runs differ (plain mode)
+    @@GT dirty <param> <count> <total> <maxrel> <stable>   a third run, after a kernel filled every SM's
+                                         shared memory with a NaN pattern, differs from the first
+                                         (plain mode; stable = 1 when the first two runs agreed bit for bit)
+    @@GT twin <param> <count> <total> <maxrel>       the file's clean twin (TWINS), run on the same inputs,
+                                         gives other outputs than the first run (plain mode)
     @@GT done
 
 Usage (here, CPU-only; cudalint's front end reads the launcher signatures):
@@ -58,6 +63,8 @@ INT_VALUES = {
     "num_tokens": 100, "vocab": 500, "padding_idx": 0, "num_src": 300, "num_out": 50,
     "C_in": 3, "C_out": 4, "KH": 3, "KW": 3, "stride": 1, "pad": 1, "k": 3, "s": 2, "p": 1,
     "bias_len": 100,
+    # CSR graphs: a BFS step from an empty frontier (see CSR_DEGREES)
+    "nodes": 1000, "num_nodes": 1000, "depth": 0,
 }
 FLOAT_VALUES = {
     "eps": "1e-5f", "negative_slope": "0.01f", "scale": "2.0f", "shift": "0.5f", "alpha": "1.5f",
@@ -76,7 +83,7 @@ FAMILY_INTS = {
 }
 
 SCALAR_NAMES = {"result", "total", "mean", "count", "loss", "norm_sq", "max_out", "bias_sum",
-                "grand_total"}
+                "grand_total", "changed"}
 SCRATCH_NAMES = {"partials", "partial", "block_sums", "block_max", "block_out", "part_max", "part_sum",
                  "part_acc"}
 FEATURE_NAMES = {"gamma", "beta", "weight", "bias", "w", "b"}
@@ -84,9 +91,23 @@ ROW_NAMES = ["rows", "num_rows", "batch_size", "batch", "N"]
 COL_NAMES = ["cols", "dim", "hidden", "normalized_size", "features", "row_len", "classes", "D", "C"]
 SCRATCH_COUNT = 65536  # generous on purpose: scratch buffers are not what the corpus labels
 
+# CSR graphs (`nindex[v] .. nindex[v + 1]` indexes `nlist`): vertex v has v % CSR_DEGREES neighbours,
+# so rows of every length from 0 to CSR_DEGREES - 1 occur and the adjacency array holds exactly the
+# sum of them (`csr_nnz`): a read one past a row's end leaves the array at the last vertex. Per-vertex state
+# starts at -1 (unvisited) for every vertex: no frontier stops a row scan early, so every row is read
+# to its end.
+CSR_DEGREES = 5
+CSR_OFFSETS = {"nindex", "row_ptr", "indptr", "row_offsets", "offsets"}
+CSR_ADJACENCY = {"nlist", "col_idx", "col_ind", "indices", "adj"}
+CSR_VERTEX_STATE = {"level", "dist", "visited", "parent"}
+CSR_VERTICES = ["nodes", "num_nodes", "rows", "n"]
+
 # Files whose buffers no name rule sizes right: an explicit element count per pointer, each a C
 # expression over the launcher's int params and the file's macros. Each entry says why.
 OVERRIDES: dict[str, dict] = {
+    "cu/softmax/row_max_warp_partials_guarded.cu": {
+        "why": "a row reduction: x [rows, cols], one maximum per row in out [rows]",
+        "sizes": {"x": "rows*cols", "out": "rows"}},
     "cu/softmax/softmax_grid_y_rows.cu": {
         "why": "no size params; the launcher uses the file's BATCH, SEQ_LEN, VOCAB macros",
         "sizes": {"logits": "BATCH*SEQ_LEN*VOCAB", "probs": "BATCH*SEQ_LEN*VOCAB"}},
@@ -223,6 +244,21 @@ OVERRIDES: dict[str, dict] = {
 }
 
 
+# Labelled files whose bug computes wrong values that no sanitizer or run-to-run comparison sees, and
+# the clean corpus file that computes the same thing with the same launcher signature (the corpus's
+# near-miss twin): in plain mode the driver also runs the twin on the same inputs and compares outputs.
+TWINS: dict[str, dict] = {
+    "cu/reduction/max_tree_partials_in_registers.cu": {
+        "twin": "cu/reduction/max_tree_partials_stored.cu",
+        "why": "the tree folds partials into registers without storing them: the row max misses most of them, "
+               "the same way in every run"},
+    "cu/conv/conv2d_flat_index_reused.cu": {
+        "twin": "cu/conv/conv2d_decompose_copy.cu",
+        "why": "the store at the index divided in place writes one output per (n, oc) group, with a value "
+               "that may land the same way in both runs"},
+}
+
+
 def c_eval(expr: str, env: dict[str, int]) -> int:
     """Evaluate a small C integer expression (names, + - * / %, parentheses, sizeof)."""
     expr = re.sub(r"sizeof\s*\(\s*(unsigned\s+int|unsigned\s+char|long\s+long|float|int|half|__half|double)\s*\)",
@@ -235,6 +271,11 @@ def c_eval(expr: str, env: dict[str, int]) -> int:
     if missing:
         raise KeyError(f"unknown name(s) {missing} in '{expr}'")
     return int(eval(py, {"__builtins__": {}}, dict(env)))  # noqa: S307 - our own expressions
+
+
+def csr_nnz(vertices: int) -> int:
+    """The adjacency length of the drivers' CSR graphs: vertex v has v % CSR_DEGREES neighbours."""
+    return sum(v % CSR_DEGREES for v in range(vertices))
 
 
 TYPE_SIZES = {"float": 4, "int": 4, "unsigned int": 4, "unsigned char": 1, "long long": 8,
@@ -292,6 +333,7 @@ class DriverSpec:
     sizing: str = "heuristic"
     why: str = ""
     notes: list[str] = field(default_factory=list)
+    twin: str = ""  # a clean corpus file (relative to corpus/) run on the same inputs for reference
 
 
 class NotLaunchable(Exception):
@@ -337,9 +379,11 @@ def _atomic_targets(kernel_text: str) -> set[str]:
     return names
 
 
-def _family(ints: set[str], text: str, category: str, relpath: str) -> str:
+def _family(ints: set[str], text: str, category: str, relpath: str, pointers: list[str]) -> str:
     if "family" in OVERRIDES.get(relpath, {}):
         return OVERRIDES[relpath]["family"]
+    if CSR_OFFSETS & set(pointers):
+        return "csr"
     if {"M", "N", "K"} <= ints:
         if "wmma::" in text:
             return "wmma"
@@ -396,12 +440,24 @@ def _heuristic_count(b: Buffer, ints: dict[str, int], macros: dict[str, int], fa
         if "B" in ints:
             dims = "B*" + dims
         return dims, f"2-D tensor: {dims}"
+    if family == "csr":
+        vertices = next(v for v in CSR_VERTICES if v in ints)
+        if name in CSR_OFFSETS:
+            return f"{vertices}+1", f"CSR row offsets: {vertices}+1"
+        if name in CSR_ADJACENCY:
+            return "csr_nnz", f"CSR adjacency: the offsets' last value, sum of v % {CSR_DEGREES} over the vertices"
+        return vertices, f"per-vertex array: {vertices}"
     if family in ("1d", "width1d"):
         length = next((x for x in ("n", "size", "num_elements", "width") if x in ints), None)
         if length is None:
             raise NotLaunchable(f"no length parameter among {int_names}")
         return length, f"1-D tensor: {length}"
     raise NotLaunchable(f"family '{family}' needs an explicit size table (see OVERRIDES)")
+
+
+def _arguments(spec: DriverSpec) -> list[tuple]:
+    """What a launcher is called with: each argument's name, type, and its value or element count and contents."""
+    return [(a["name"], a["ctype"], a.get("value"), a.get("count"), a.get("init")) for a in spec.args]
 
 
 def build_spec(relpath: str) -> DriverSpec:
@@ -427,7 +483,9 @@ def build_spec(relpath: str) -> DriverSpec:
     int_params = [p for p in fn.params if element_type(p.type)[0] in ("int", "long long", "size_t")
                   and "*" not in p.type]
     int_names = [p.name for p in int_params]
-    family = _family(set(int_names), text, category, relpath)
+    pointer_params = [p for p in fn.params if "*" in p.type]
+    ptr_order = [p.name for p in pointer_params]
+    family = _family(set(int_names), text, category, relpath, ptr_order)
     ints: dict[str, int] = {}
     for name in int_names:
         value = FAMILY_INTS.get(family, {}).get(name, INT_VALUES.get(name))
@@ -436,6 +494,11 @@ def build_spec(relpath: str) -> DriverSpec:
             raise NotLaunchable(f"no value rule for int parameter '{name}'")
         ints[name] = value
     env = {**macros, **ints}
+    if family == "csr":
+        vertices = next((v for v in CSR_VERTICES if v in ints), None)
+        if vertices is None:
+            raise NotLaunchable(f"CSR signature without a vertex count ({int_names})")
+        env["csr_nnz"] = csr_nnz(ints[vertices])
 
     # kernel param names each launcher pointer is bound to (for atomics)
     bound: dict[str, set[str]] = {}
@@ -466,7 +529,8 @@ def build_spec(relpath: str) -> DriverSpec:
         if call.callee == "cudaMemcpyToSymbol" and len(call.args) >= 2 and isinstance(call.args[1], ir.Name):
             host_ptrs.add(call.args[1].name)
 
-    spec = DriverSpec(path=relpath, launcher=fn.name, kernels=[k for k, _ in launches], ints=ints)
+    spec = DriverSpec(path=relpath, launcher=fn.name, kernels=[k for k, _ in launches], ints=ints,
+                      twin=TWINS.get(relpath, {}).get("twin", ""))
     if override:
         spec.sizing = "override" if "sizes" in override else "heuristic+ints"
         spec.why = override.get("why", "")
@@ -474,8 +538,6 @@ def build_spec(relpath: str) -> DriverSpec:
     if override.get("family_ints"):
         float_values.update({k: v for k, v in FAMILY_INTS[override["family_ints"]].items() if isinstance(v, str)})
 
-    pointer_params = [p for p in fn.params if "*" in p.type]
-    ptr_order = [p.name for p in pointer_params]
     for p in fn.params:
         if "*" not in p.type:
             ctype, _ = element_type(p.type)
@@ -516,6 +578,14 @@ def build_spec(relpath: str) -> DriverSpec:
         # initial contents
         if p.name in override.get("init", {}):
             b.init = override["init"][p.name]
+        elif family == "csr" and p.name in CSR_OFFSETS:
+            b.init = "csr_offsets"
+        elif family == "csr" and p.name in CSR_ADJACENCY:
+            b.init = f"randint:0:{ints[next(v for v in CSR_VERTICES if v in ints)]}"  # vertex ids
+        elif family == "csr" and not const:
+            # per-vertex state starts unvisited, flags cleared: the kernel writes them only where something
+            # changes, so neither is checked for coverage
+            b.init, b.compare = ("fill:-1" if p.name in CSR_VERTEX_STATE else "zero"), True
         elif const or b.host:
             if ctype == "unsigned char":
                 b.init = "bytes"
@@ -534,6 +604,10 @@ def build_spec(relpath: str) -> DriverSpec:
         else:
             b.init, b.check_unwritten, b.compare = "sentinel", True, True
         spec.args.append({"kind": "buffer", **asdict(b)})
+    if spec.twin:
+        twin = build_spec(spec.twin)
+        if (twin.launcher, _arguments(twin)) != (spec.launcher, _arguments(spec)):
+            raise NotLaunchable(f"the twin {spec.twin} takes other arguments than the file")
     return spec
 
 
@@ -542,11 +616,16 @@ SENTINEL = {1: "0xA5u", 2: "0x7E5Du", 4: "0x7FC0DEADu", 8: "0x7FF8DEADBEEFCAFEul
 UINT = {1: "uint8_t", 2: "uint16_t", 4: "uint32_t", 8: "uint64_t"}
 
 
-def render_driver(spec: DriverSpec, include_path: str) -> str:
+def render_driver(spec: DriverSpec, include_path: str, twin_include: str = "") -> str:
     out: list[str] = []
     w = out.append
     w(f"// generated by gpu/driver_gen.py for corpus/{spec.path}; do not edit")
     w(f'#include "{include_path}"')
+    if spec.twin:
+        # the twin's own headers at file scope first: inside the namespace their guards make them no-ops
+        with open(os.path.join(CORPUS, spec.twin)) as handle:
+            w("\n".join(line for line in handle.read().splitlines() if re.match(r"\s*#\s*include\s*<", line)))
+        w(f'namespace gt_twin {{\n#include "{twin_include}"\n}}  // corpus/{spec.twin}, the clean twin')
     w("#include <cstdio>\n#include <cstdlib>\n#include <cstring>\n#include <cstdint>\n#include <cmath>")
     w("#include <cuda_fp16.h>")
     w("""
@@ -572,11 +651,36 @@ static double as_double(const void* p, size_t i, int kind) {
         default: return ((const unsigned char*)p)[i];
     }
 }
+// elements of a and b whose bits differ, and the largest relative difference among them
+static size_t count_diff(const void* a, const void* b, size_t n, size_t size, int kind, double* maxrel) {
+    size_t diff = 0; *maxrel = 0;
+    for (size_t i = 0; i < n; ++i) { if (memcmp((const char*)a + i * size, (const char*)b + i * size, size) == 0) continue;
+        ++diff; double x = as_double(a, i, kind), y = as_double(b, i, kind);
+        double rel = fabs(x - y) / fmax(fmax(fabs(x), fabs(y)), 1e-30); if (*maxrel == *maxrel && !(rel <= *maxrel)) *maxrel = rel; }  // a NaN stays
+    return diff;
+}
+// Fill the shared memory of every SM with a NaN pattern: a kernel launched next that reads shared
+// elements no thread of its block stored reads this instead of what an earlier launch left there
+__global__ void gt_dirty_shared_kernel(size_t words) {
+    extern __shared__ uint32_t gt_smem[];
+    for (size_t i = threadIdx.x; i < words; i += blockDim.x) gt_smem[i] = 0x7FC0DEADu;
+}
+static void gt_dirty_shared() {
+    int dev = 0, optin = 0, sms = 0;
+    cudaGetDevice(&dev);
+    cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    cudaFuncSetAttribute(gt_dirty_shared_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin);
+    gt_dirty_shared_kernel<<<4 * sms, 1024, optin>>>(optin / 4);
+    cudaError_t e = cudaDeviceSynchronize();
+    if (e == cudaSuccess) e = cudaGetLastError();
+    if (e != cudaSuccess) printf("@@GT dirty_error %d %s\\n", (int)e, cudaGetErrorName(e));
+}
 """)
     kinds = {"float": 0, "__half": 1, "int": 2, "long long": 3, "unsigned int": 4, "unsigned char": 5}
     w("int main(int argc, char** argv) {")
     w('    const bool plain = argc > 1 && strcmp(argv[1], "plain") == 0;')
-    w("    const int runs = plain ? 2 : 1;")
+    w(f"    const int runs = plain ? {4 if spec.twin else 3} : 1;")
     bufs = [a for a in spec.args if a["kind"] == "buffer"]
     for a in spec.args:
         if a["kind"] == "scalar":
@@ -586,7 +690,10 @@ static double as_double(const void* p, size_t i, int kind) {
         v = b["name"]
         w(f"    const size_t n_{v} = {n}ull;  // {b['count_expr']}: {b['rule']}")
         w(f"    {t}* h_{v} = ({t}*)malloc(n_{v} * sizeof({t}));")
-        w(f"    {t}* r_{v} = ({t}*)malloc(n_{v} * sizeof({t}));")
+        if not b["const"] and not b["host"]:  # an output: each run's results are read back
+            w(f"    {t}* r_{v} = ({t}*)malloc(n_{v} * sizeof({t}));  // the first run's results")
+            w(f"    {t}* o_{v} = ({t}*)malloc(n_{v} * sizeof({t}));  // a later run's results")
+            w(f"    bool stable_{v} = true;  // the second run gave the first run's bits")
         init = b["init"]
         if init == "random":
             conv = "__float2half(rngf())" if t == "__half" else "rngf()"
@@ -601,6 +708,10 @@ static double as_double(const void* p, size_t i, int kind) {
             w(f"    for (size_t i = 0; i < n_{v}; ++i) h_{v}[i] = ({t})({lo} + (long long)(rng32() % (uint32_t)({hi} - {lo})));")
         elif init == "zero":
             w(f"    memset(h_{v}, 0, n_{v} * sizeof({t}));")
+        elif init.startswith("fill:"):
+            w(f"    for (size_t i = 0; i < n_{v}; ++i) h_{v}[i] = ({t})({init.split(':', 1)[1]});")
+        elif init == "csr_offsets":
+            w(f"    h_{v}[0] = 0; for (size_t i = 0; i + 1 < n_{v}; ++i) h_{v}[i + 1] = h_{v}[i] + ({t})(i % {CSR_DEGREES});")
         elif init == "sentinel":
             w(f"    for (size_t i = 0; i < n_{v}; ++i) {{ {UINT[es]} s_ = {SENTINEL[es]}; memcpy((char*)h_{v} + i * {es}, &s_, {es}); }}")
         if b["host"]:
@@ -608,6 +719,7 @@ static double as_double(const void* p, size_t i, int kind) {
         w(f"    {t}* d_{v} = nullptr;")
         w(f"    GT_CHECK(cudaMalloc(&d_{v}, n_{v} * sizeof({t})));")
     w("    for (int run = 0; run < runs; ++run) {")
+    w("        if (run == 2) gt_dirty_shared();  // the third run finds every SM's shared memory dirty")
     for b in bufs:
         if b["host"]:
             continue
@@ -622,44 +734,39 @@ static double as_double(const void* p, size_t i, int kind) {
         else:
             call_args.append(f"d_{a['name']}")
     w("        GT_CHECK(cudaDeviceSynchronize());")
-    w(f"        {spec.launcher}({', '.join(call_args)});")
+    if spec.twin:
+        w(f"        if (run == 3) gt_twin::{spec.launcher}({', '.join(call_args)});  // the reference run")
+        w(f"        else {spec.launcher}({', '.join(call_args)});")
+    else:
+        w(f"        {spec.launcher}({', '.join(call_args)});")
     w("        cudaError_t le = cudaGetLastError();")
     w('        if (le != cudaSuccess) printf("@@GT launch_error %d %s\\n", (int)le, cudaGetErrorName(le));')
     w("        cudaError_t se = cudaDeviceSynchronize();")
     w('        if (se != cudaSuccess) { printf("@@GT sync_error %d %s\\n", (int)se, cudaGetErrorName(se)); fflush(stdout); return 2; }')
     w("        if (le != cudaSuccess) break;")
-    w("        size_t first = 0, cnt = 0; (void)first; (void)cnt;")
+    w("        size_t first = 0, cnt = 0, diff = 0; double maxrel = 0; (void)first; (void)cnt;")
     for b in bufs:
-        if b["host"] or not (b["check_unwritten"] or b["compare"]):
+        if b["host"] or b["const"]:
             continue
         v, t, es = b["name"], b["ctype"], TYPE_SIZES[b["ctype"]]
-        w(f"        {{ {t}* dst = run == 0 ? r_{v} : h_{v};")
+        w(f"        {{ {t}* dst = run == 0 ? r_{v} : o_{v};")
         w(f"          GT_CHECK(cudaMemcpy(dst, d_{v}, n_{v} * sizeof({t}), cudaMemcpyDeviceToHost));")
         if b["check_unwritten"]:
             w(f"          if (run == 0) {{ cnt = count_sentinel<{UINT[es]}>(r_{v}, n_{v}, ({UINT[es]}){SENTINEL[es]}, &first);")
             w(f'            if (cnt) printf("@@GT unwritten {v} %zu %zu %zu\\n", cnt, n_{v}, first); }}')
+        w(f"          if (run > 0) diff = count_diff(r_{v}, o_{v}, n_{v}, {es}, {kinds[t]}, &maxrel);")
+        w(f"          if (run == 1) stable_{v} = diff == 0;")
         if b["compare"]:
-            w("          if (run == 1) { size_t diff = 0; double maxrel = 0;")
-            w(f"            for (size_t i = 0; i < n_{v}; ++i) {{ if (memcmp((char*)r_{v} + i * {es}, (char*)h_{v} + i * {es}, {es}) == 0) continue;")
-            w(f"              ++diff; double x = as_double(r_{v}, i, {kinds[t]}), y = as_double(h_{v}, i, {kinds[t]});")
-            w("              double rel = fabs(x - y) / fmax(fmax(fabs(x), fabs(y)), 1e-30); if (!(rel <= maxrel)) maxrel = rel; }")
-            w(f'            if (diff) printf("@@GT nondet {v} %zu %zu %g\\n", diff, n_{v}, maxrel); }}')
+            w(f'          if (run == 1 && diff) printf("@@GT nondet {v} %zu %zu %g\\n", diff, n_{v}, maxrel);')
+        w(f'          if (run == 2 && diff) printf("@@GT dirty {v} %zu %zu %g %d\\n", diff, n_{v}, maxrel, (int)stable_{v});')
+        if spec.twin:
+            w(f'          if (run == 3 && diff) printf("@@GT twin {v} %zu %zu %g\\n", diff, n_{v}, maxrel);')
         w("        }")
-        # restore the initial contents for the second run (the sentinel / zeroes)
-    # second run starts from the same initial contents: re-create them
-    for b in bufs:
-        if b["host"] or not b["compare"]:
-            continue
-        v, t, es = b["name"], b["ctype"], TYPE_SIZES[b["ctype"]]
-        if b["init"] == "sentinel":
-            w(f"        if (run == 0) for (size_t i = 0; i < n_{v}; ++i) {{ {UINT[es]} s_ = {SENTINEL[es]}; memcpy((char*)h_{v} + i * {es}, &s_, {es}); }}")
-        elif b["init"] == "zero":
-            w(f"        if (run == 0) memset(h_{v}, 0, n_{v} * sizeof({t}));")
     w("    }")
     for b in bufs:
         if not b["host"]:
             w(f"    cudaFree(d_{b['name']});")
-        w(f"    free(h_{b['name']}); free(r_{b['name']});")
+        w(f"    free(h_{b['name']});" + ("" if b["const"] or b["host"] else f" free(r_{b['name']}); free(o_{b['name']});"))
     w('    printf("@@GT done\\n");')
     w("    return 0;\n}")
     return "\n".join(out) + "\n"
@@ -693,7 +800,8 @@ def generate(out_dir: str) -> dict:
         driver_name = rel.replace("cu/", "", 1).replace("/", "__").replace(".cu", "") + ".cu"
         include = os.path.relpath(os.path.join(CORPUS, rel), out_dir)
         with open(os.path.join(out_dir, driver_name), "w") as handle:
-            handle.write(render_driver(spec, include))
+            twin = os.path.relpath(os.path.join(CORPUS, spec.twin), out_dir) if spec.twin else ""
+            handle.write(render_driver(spec, include, twin))
         rec.update({"status": "driver", "driver": driver_name, "spec": asdict(spec)})
         records.append(rec)
     index = {"generated_by": "gpu/driver_gen.py", "records": records}
@@ -715,6 +823,8 @@ def write_record(index: dict, path: str) -> None:
                              "ints": s["ints"]})
                 if s["why"]:
                     line["why"] = s["why"]
+                if s["twin"]:
+                    line["twin"] = {"path": s["twin"], "why": TWINS[r["path"]]["why"]}
                 line["buffers"] = [
                     {"name": a["name"], "type": a["ctype"], "count": a["count"], "expr": a["count_expr"],
                      "init": a["init"], "checked": a["check_unwritten"], "rule": a["rule"]}

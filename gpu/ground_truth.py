@@ -5,8 +5,12 @@ Runs on the device machine (stdlib only; needs nvcc and compute-sanitizer on PAT
 
 1. `nvcc -arch=sm_90 -lineinfo` (in parallel);
 2. a plain run (two identical launches: launch errors, outputs left unwritten, outputs that differ
-   between the two runs), then `compute-sanitizer --tool memcheck`, `--tool racecheck` and
-   `--tool synccheck`, each under a timeout, many processes at a time;
+   between the two runs; then a third after a kernel filled every SM's shared memory with NaNs:
+   outputs that change read shared memory no thread stored; and, for a file with a clean twin, a
+   fourth run of the twin on the same inputs: outputs that differ are the bug's wrong values), then
+   `compute-sanitizer --tool memcheck`, `--tool racecheck` and `--tool synccheck`, each under a
+   timeout, many processes at a time. No initcheck: it tracks global memory only, and the drivers
+   initialise every buffer they pass;
 3. parse every report into records {tool, kind, kernel, locations [corpus file:line], count} and write
    `ground_truth.json`, a markdown table (`ground_truth_device.md`), and a tarball of the raw logs into the output folder.
 
@@ -33,6 +37,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 
 TOOLS = ("plain", "memcheck", "racecheck", "synccheck")
+PLAIN_RUNS = 3  # the drivers' plain mode: two identical runs, a third after shared memory was dirtied (and the twin's)
 MAX_LOG = 200_000  # characters kept per log
 MAX_RECORDS = 40  # distinct records kept per task
 
@@ -174,7 +179,7 @@ def parse_sanitizer(tool: str, log: str) -> dict:
 def parse_gt_lines(log: str) -> dict:
     """The driver's own @@GT lines."""
     out: dict = {"launch_errors": [], "sync_errors": [], "api_errors": [], "unwritten": [], "nondet": [],
-                 "done": False}
+                 "dirty": [], "dirty_errors": [], "twin": [], "done": False}
     for line in log.splitlines():
         if not line.startswith("@@GT "):
             continue
@@ -192,6 +197,14 @@ def parse_gt_lines(log: str) -> dict:
         elif tag == "nondet":
             out["nondet"].append({"param": parts[2], "count": int(parts[3]), "total": int(parts[4]),
                                   "max_rel_diff": float(parts[5])})
+        elif tag == "dirty":
+            out["dirty"].append({"param": parts[2], "count": int(parts[3]), "total": int(parts[4]),
+                                 "max_rel_diff": float(parts[5]), "stable": parts[6] == "1"})
+        elif tag == "twin":
+            out["twin"].append({"param": parts[2], "count": int(parts[3]), "total": int(parts[4]),
+                                "max_rel_diff": float(parts[5])})
+        elif tag == "dirty_error":
+            out["dirty_errors"].append(parts[3] if len(parts) > 3 else parts[2])
         elif tag == "done":
             out["done"] = True
     return out
@@ -277,6 +290,7 @@ def run_all(build: str, out: str, jobs: int, timeout: float, budget: float, only
                 print(f"  {done}/{len(tasks)} tasks, {time.time() - t0:.0f}s", flush=True)
     total = time.time() - t0
     doc = {"generated_by": "gpu/ground_truth.py", "environment": env_info, "seconds": round(total, 1),
+           "plain_runs": PLAIN_RUNS,
            "compile_seconds": round(compile_s, 1), "jobs": jobs, "timeout_s": timeout, "files": results,
            "drivers": {r["path"]: {k: r[k] for k in ("status", "driver", "expected")} for r in index["records"]
                        if r["status"] == "driver"},
@@ -301,6 +315,10 @@ def markdown(doc: dict) -> str:
         bits += [f"sync:{e}" for e in d.get("sync_errors", [])]
         bits += [f"unwritten {u['param']} {u['count']}/{u['total']}" for u in d.get("unwritten", [])]
         bits += [f"nondet {u['param']} {u['count']}/{u['total']} rel {u['max_rel_diff']:.1e}" for u in d.get("nondet", [])]
+        bits += [f"dirty {u['param']} {u['count']}/{u['total']} rel {u['max_rel_diff']:.1e}"
+                 + ("" if u["stable"] else " (runs 1 and 2 differ too)") for u in d.get("dirty", [])]
+        bits += [f"dirty_error:{e}" for e in d.get("dirty_errors", [])]
+        bits += [f"twin {u['param']} {u['count']}/{u['total']} rel {u['max_rel_diff']:.1e}" for u in d.get("twin", [])]
         for r in res.get("records", []):
             where = ",".join(loc.split("/")[-1] for loc in r["locations"][:2])
             bits.append(f"{r['kind']}{'(' + r['api_error'] + ')' if r.get('api_error') else ''} {where} x{r['count']}")
@@ -316,6 +334,26 @@ def markdown(doc: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _run_summary(doc: dict) -> dict:
+    return {k: doc.get(k) for k in ("environment", "seconds", "compile_seconds", "jobs", "timeout_s")} | {
+        "plain_runs": doc.get("plain_runs", 2), "files": len(doc["files"])}
+
+
+def merge(base: dict, rerun: dict) -> dict:
+    """`base` with the files `rerun` ran replaced by its results; each file keeps how many plain runs its
+    driver made, and `runs` lists the device runs the record now combines."""
+    merged = dict(base)
+    files = {}
+    for path, result in base["files"].items():
+        files[path] = dict(result, plain_runs=result.get("plain_runs", base.get("plain_runs", 2)))
+    for path, result in rerun["files"].items():
+        files[path] = dict(result, plain_runs=rerun.get("plain_runs", 2))
+    merged.update(files=files, drivers=rerun["drivers"], not_run=rerun["not_run"],
+                  runs=base.get("runs") or [_run_summary(base)])
+    merged["runs"] = [*merged["runs"], _run_summary(rerun)]
+    return merged
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "build"))
@@ -325,9 +363,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--budget", type=float, default=420)
     ap.add_argument("--only", nargs="*")
     ap.add_argument("--reparse", help="a logs tarball from an earlier run: re-parse it, run nothing")
-    ap.add_argument("--base", help="with --reparse: the ground_truth.json of that run (default: beside the tarball)")
+    ap.add_argument("--base", help="with --reparse: the ground_truth.json of that run (default: beside the tarball); "
+                                   "with --merge: the record the rerun updates")
+    ap.add_argument("--merge", metavar="RERUN_JSON",
+                    help="a record of a rerun of some files (--only): replace those files' results in --base, run nothing")
     args = ap.parse_args(argv)
     os.makedirs(args.out, exist_ok=True)
+    if args.merge:
+        doc = merge(json.load(open(args.base)), json.load(open(args.merge)))
+        with open(os.path.join(args.out, "ground_truth.json"), "w") as handle:
+            json.dump(doc, handle, indent=1)
+        return 0
     if args.reparse:
         base = args.base or os.path.join(os.path.dirname(args.reparse), "ground_truth.json")
         doc = json.load(open(base))

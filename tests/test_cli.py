@@ -510,3 +510,24 @@ def test_version_and_help():
                    "--quiet", "--config", "--no-config", "--jobs"):
         assert option in help_text
     assert cli("frobnicate").exit_code == 2
+
+
+def test_dynamic_shared_overrun_and_missing_bytes_exit_1_with_the_exact_lines():
+    warp_sums = "tests/fixtures/rules/CL215/bad_warp_sums_sized_in_elements.cu"
+    no_bytes = "tests/fixtures/rules/CL215/bad_reduction_launched_without_bytes.cu"
+    result = cli("check", "--select", "CL215", "--quiet", no_bytes, warp_sums)
+    assert result.exit_code == 1
+    lines = [line for line in result.stdout.splitlines() if DIAGNOSTIC.match(line)]
+    assert lines == [
+        f"{no_bytes}:22:5: CL215 [error] launch of `block_max` passes no dynamic shared-memory size, but the kernel "
+        "uses `extern __shared__ float red[]` (`red[tid]` at line 9): with 0 bytes every access to it is out of "
+        "bounds; pass the bytes the kernel uses as the third launch argument (`<<<grid, block, bytes>>>`)",
+        f"{warp_sums}:14:20: CL215 [error] `warp_sums[warp]` accesses `float` element 2 (bytes 8 to 11) of the "
+        "dynamic shared memory `warp_sums` when threadIdx.x = 64 with a block of 256 threads, past the end of the 8 "
+        "bytes (`threads / 32`) that the launch of `row_sum` at line 26 passes: an out-of-bounds shared-memory "
+        "access; size the launch's third argument for every element the kernel uses",
+        f"{warp_sums}:18:38: CL215 [error] `warp_sums[lane]` accesses `float` element 2 (bytes 8 to 11) of the "
+        "dynamic shared memory `warp_sums` when threadIdx.x = 2 with a block of 256 threads, past the end of the 8 "
+        "bytes (`threads / 32`) that the launch of `row_sum` at line 26 passes: an out-of-bounds shared-memory "
+        "access; size the launch's third argument for every element the kernel uses",
+    ]

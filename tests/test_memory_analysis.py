@@ -14,7 +14,9 @@ from cudalint.analysis.launch_link import CAPPED, CEIL, EXACT, FLOOR, UNKNOWN, L
 from cudalint.analysis.ranges import Evaluator, RangeAnalysis
 from cudalint.analysis.symbolic import Atom, Poly
 from cudalint.frontend import lower_unit
+from cudalint.harness.shapes import ShapeEnv
 from cudalint.model import ir
+from cudalint.model.constants import type_size
 from cudalint.model.program import Program, build_program
 from cudalint.sources import load_document
 
@@ -401,3 +403,52 @@ def test_analyses_take_a_few_milliseconds_per_kernel():
         cudalint.lint_source(source, filename="a.cu", options=options)
     with_rules = time.perf_counter() - start
     assert (with_rules - baseline) / 5 < 0.1  # generous for loaded CI machines; typically a few ms
+
+
+# ----------------------------------------------------------------------------- dynamic shared buffers
+
+CARVED = """
+__global__ void k(const float* x, float* y, int n) {
+    extern __shared__ char buf[];
+    float* a = (float*)buf;
+    float* b = a + blockDim.x;
+    float4* v = (float4*)(b + 4);
+    int tid = threadIdx.x;
+    a[tid] = x[tid];
+    b[tid] = x[tid];
+    y[0] = a[tid + n];
+    y[1] = v[0].x;
+}
+void host(const float* x, float* y) {
+    dim3 block(128);
+    k<<<1, block, 2 * block.x * sizeof(float)>>>(x, y, 64);
+}
+"""
+
+
+def test_buffer_witness_counts_carved_offsets_in_the_accessed_type():
+    program = program_of(CARVED)
+    kernel = function(program, "k")
+    ranges = RangeAnalysis.of(program)
+    assert program.launches[0].shared_bytes == 1024  # `block.x` of the dim3 local is 128
+    a, b = access(program, kernel, "a[tid]"), access(program, kernel, "b[tid]")
+    assert ranges.buffer_witness(kernel, a, 128, (128, 1, 1)) is None
+    found = ranges.buffer_witness(kernel, b, 128, (128, 1, 1))  # b starts at element 128
+    assert found is not None and found.index == 128 and found.block_shape() == "128"
+    assert ranges.buffer_witness(kernel, b, 256, (128, 1, 1)) is None
+    # floats added before the cast to float4: the offset's units are not the accessed type's, so even an
+    # empty buffer decides nothing (where `a[tid]` in it has a witness)
+    assert ranges.buffer_witness(kernel, access(program, kernel, "v[0]"), 0, (128, 1, 1)) is None
+    assert ranges.buffer_witness(kernel, a, 0, (128, 1, 1)) is not None
+    # a parameter in the index: undecided, unless the launch's environment gives it a value
+    shifted = access(program, kernel, "a[tid + n]")
+    assert ranges.buffer_witness(kernel, shifted, 256, (128, 1, 1)) is None
+    env = ShapeEnv(kernel, program.env(kernel).outer, {}, {kernel.params[2].ref: 192})
+    late = ranges.buffer_witness(kernel, shifted, 256, (128, 1, 1), env)
+    assert late is not None and late.index == 256 and ("threadIdx.x", 64) in late.values
+
+
+def test_type_sizes_of_shared_element_types():
+    assert [type_size(t) for t in ("float", "const float", "volatile int", "__half", "unsigned char", "float4",
+                                   "double")] == [4, 4, 4, 2, 1, 16, 8]
+    assert type_size("scalar_t") is None and type_size("float *") is None and type_size("Pair") is None

@@ -63,7 +63,7 @@ def test_buggy_cases_are_not_mutated() -> None:
 
 
 def findings(mutant: CorpusCase) -> set[tuple[int, str]]:
-    return {(f.line, f.code) for f in cudalint.lint_source(mutant.text, filename="k.cu")}
+    return {(f.line, f.code) for f in cudalint.lint_source(mutant.text, filename=mutant.meta["source"])}
 
 
 TREE_STORED = """#include <cuda_runtime.h>
@@ -149,3 +149,179 @@ def test_in_place_mirror_read_reads_the_element_another_thread_writes() -> None:
     unbounded = IN_PLACE.replace("if (i < n) ", "")
     for text in (out_of_place, unbounded):
         assert "in-place-mirror-read" not in by_operator(CorpusCase("k.cu", text, set()))
+
+
+WARP_PARTIALS = """#include <cuda_runtime.h>
+__global__ void row_sum(const float* x, float* out, int cols) {
+    __shared__ float warp_sums[32];
+    int lane = threadIdx.x % 32;
+    int warp = threadIdx.x / 32;
+    float v = 0.0f;
+    for (int c = threadIdx.x; c < cols; c += blockDim.x) v += x[blockIdx.x * cols + c];
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffff, v, o);
+    if (lane == 0) warp_sums[warp] = v;
+    __syncthreads();
+    if (warp == 0) {
+        v = (lane < blockDim.x / 32) ? warp_sums[lane] : 0.0f;
+        for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffff, v, o);
+        if (lane == 0) out[blockIdx.x] = v;
+    }
+}
+void launch(const float* x, float* out, int rows, int cols) {
+    const int threads = 256;
+    row_sum<<<rows, threads>>>(x, out, cols);
+}
+"""
+
+
+def test_warp_partials_unguarded_reads_a_partial_per_lane_of_fewer_warps() -> None:
+    mutant, = by_operator(CorpusCase("k.cu", WARP_PARTIALS, set()))["warp-partials-unguarded"]
+    assert mutant.expected == {(12, "CL210")}
+    assert mutant.text.splitlines()[11] == "        v = warp_sums[lane];"
+    assert (12, "CL210") in findings(mutant)
+
+
+def test_warp_partials_unguarded_only_where_lanes_read_unstored_partials() -> None:
+    full_block = WARP_PARTIALS.replace("const int threads = 256;", "const int threads = 1024;")
+    unknown_block = WARP_PARTIALS.replace("const int threads = 256;", "int threads = cols > 512 ? 1024 : 256;")
+    one_per_warp = WARP_PARTIALS.replace("warp_sums[32]", "warp_sums[8]")  # the read would leave the array
+    zero_filled = WARP_PARTIALS.replace("    if (lane == 0) warp_sums[warp] = v;",
+                                        "    if (threadIdx.x < 32) warp_sums[threadIdx.x] = 0.0f;\n"
+                                        "    if (lane == 0) warp_sums[warp] = v;")
+    for text in (full_block, unknown_block, one_per_warp, zero_filled):
+        assert "warp-partials-unguarded" not in by_operator(CorpusCase("k.cu", text, set()))
+
+
+WIDE_INDEX = '''import torch
+import torch.nn as nn
+from torch.utils.cpp_extension import load_inline
+
+source = """
+__global__ void row_bias_kernel(const float* x, const float* bias, float* out, int rows, int cols) {
+    int row = blockIdx.y;
+    int col = blockIdx.x * blockDim.x + threadIdx.x;
+    if (row >= rows || col >= cols) return;
+    int64_t offset = (int64_t)row * cols + col;
+    out[offset] = x[offset] + bias[col];
+}
+__global__ void scale_kernel(const float* x, float* out, int rows, int cols) {
+    int row = blockIdx.y;
+    int col = blockIdx.x * blockDim.x + threadIdx.x;
+    if (row >= rows || col >= cols) return;
+    out[(int64_t)row * cols + col] = 2.0f * x[(int64_t)row * cols + col];
+}
+torch::Tensor row_bias(torch::Tensor x, torch::Tensor bias) {
+    int rows = x.size(0);
+    int cols = x.size(1);
+    auto out = torch::empty_like(x);
+    dim3 grid((cols + 255) / 256, rows);
+    row_bias_kernel<<<grid, 256>>>(x.data_ptr<float>(), bias.data_ptr<float>(), out.data_ptr<float>(), rows, cols);
+    scale_kernel<<<grid, 256>>>(out.data_ptr<float>(), out.data_ptr<float>(), rows, cols);
+    return out;
+}
+"""
+
+ext = load_inline(name="row_bias", cpp_sources="torch::Tensor row_bias(torch::Tensor x, torch::Tensor bias);",
+                  cuda_sources=source, functions=["row_bias"])
+
+
+class ModelNew(nn.Module):
+    def forward(self, x, bias):
+        return ext.row_bias(x, bias)
+
+
+def get_inputs():
+    return [torch.randn(40000, 65536), torch.randn(40000, 65536)]
+
+
+def get_init_inputs():
+    return []
+'''
+
+
+def test_narrow_wide_index_makes_the_flat_index_of_an_input_32_bit() -> None:
+    found = by_operator(CorpusCase("k.py", WIDE_INDEX, set()))["narrow-wide-index"]
+    assert [(m.expected, m.text.splitlines()[m.meta["line"] - 1]) for m in found] == [
+        ({(10, "CL214")}, "    int offset = row * cols + col;"),
+        ({(17, "CL214")}, "    out[(int64_t)row * cols + col] = 2.0f * x[row * cols + col];"),
+    ]
+    for mutant in found:
+        assert next(iter(mutant.expected)) in findings(mutant)
+
+
+def test_narrow_wide_index_needs_every_reference_input_past_the_int_range() -> None:
+    small_bias = WIDE_INDEX.replace("torch.randn(40000, 65536)]", "torch.randn(65536)]")
+    small = WIDE_INDEX.replace("40000, 65536", "4000, 6553")
+    for text in (small_bias, small):
+        assert "narrow-wide-index" not in by_operator(CorpusCase("k.py", text, set()))
+
+
+FIXED_TREE = """#include <cuda_runtime.h>
+#define THREADS 256
+__global__ void row_sum(const float* x, float* out, int cols) {
+    __shared__ float s[THREADS];
+    int tid = threadIdx.x;
+    float v = 0.0f;
+    for (int c = tid; c < cols; c += blockDim.x) v += x[blockIdx.x * cols + c];
+    s[tid] = v;
+    __syncthreads();
+    for (int k = THREADS / 2; k > 0; k >>= 1) {
+        if (tid < k) s[tid] += s[tid + k];
+        __syncthreads();
+    }
+    if (tid == 0) out[blockIdx.x] = s[0];
+}
+void launch(const float* x, float* out, int rows, int cols) {
+    row_sum<<<rows, THREADS>>>(x, out, cols);
+}
+"""
+
+
+def test_launch_half_block_runs_fewer_threads_than_the_tree_folds() -> None:
+    mutant, = by_operator(CorpusCase("k.cu", FIXED_TREE, set()))["launch-half-block"]
+    assert mutant.expected == {(None, "CL210")}
+    assert mutant.text.splitlines()[16] == "    row_sum<<<rows, THREADS / 2>>>(x, out, cols);"
+    assert (11, "CL210") in findings(mutant)
+
+
+def test_launch_half_block_only_where_the_upper_half_stays_unstored() -> None:
+    adaptive = FIXED_TREE.replace("int k = THREADS / 2;", "int k = blockDim.x / 2;")
+    grid_of_blocks = FIXED_TREE.replace("row_sum<<<rows, THREADS>>>", "row_sum<<<(rows * cols + THREADS - 1) / THREADS, THREADS>>>")
+    # the rest of the array filled with the identity (a repair the rule's page names)
+    filled = FIXED_TREE.replace("    s[tid] = v;", "    s[tid] = v;\n"
+                                "    for (int j = tid + blockDim.x; j < THREADS; j += blockDim.x) s[j] = 0.0f;")
+    for text in (adaptive, grid_of_blocks, filled):
+        assert "launch-half-block" not in by_operator(CorpusCase("k.cu", text, set()))
+
+
+DYNAMIC_SHARED = """#include <cuda_runtime.h>
+__global__ void block_sum(const float* x, float* out,
+                          int n) {
+    extern __shared__ float s[];
+    int tid = threadIdx.x;
+    int i = blockIdx.x * blockDim.x + tid;
+    s[tid] = i < n ? x[i] : 0.0f;
+    __syncthreads();
+    for (int k = blockDim.x / 2; k > 0; k >>= 1) {
+        if (tid < k) s[tid] += s[tid + k];
+        __syncthreads();
+    }
+    if (tid == 0) out[blockIdx.x] = s[0];
+}
+void launch(const float* x, float* out, int n, cudaStream_t stream) {
+    block_sum<<<(n + 255) / 256, 256, 256 * sizeof(float)>>>(x, out, n);
+    block_sum<<<(n + 255) / 256, 256, 256 * sizeof(float), stream>>>(x, out, n);
+}
+"""
+
+
+def test_drop_dynamic_shared_size_launches_a_kernel_using_extern_shared_with_no_bytes() -> None:
+    first, second = by_operator(CorpusCase("k.cu", DYNAMIC_SHARED, set()))["drop-dynamic-shared-size"]
+    assert first.expected == {(16, "CL215")}
+    assert first.text.splitlines()[15] == "    block_sum<<<(n + 255) / 256, 256>>>(x, out, n);"
+    assert second.expected == {(17, "CL215")}
+    assert second.text.splitlines()[16] == "    block_sum<<<(n + 255) / 256, 256, 0, stream>>>(x, out, n);"
+    assert (16, "CL215") in findings(first) and (17, "CL215") in findings(second)
+    # a kernel with static shared memory only needs no dynamic bytes: no mutant
+    static = DYNAMIC_SHARED.replace("extern __shared__ float s[];", "__shared__ float s[256];")
+    assert "drop-dynamic-shared-size" not in by_operator(CorpusCase("k.cu", static, set()))

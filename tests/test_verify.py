@@ -10,7 +10,9 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import stat
+import subprocess
 import sys
 import textwrap
 import time
@@ -25,7 +27,7 @@ from cudalint.verify.cli import parse_tolerances, register
 from cudalint.verify.gpus import Gpu, arch_list, detect_gpus, parse_nvidia_smi, parse_visible_devices
 from cudalint.verify.isolation import run_worker
 from cudalint.verify.runner import Candidate, VerifyOptions, collect_candidates, verify_batch
-from cudalint.verify.worker import (AtenHeaders, cache_key, classify_error, lighter_cuda_sources, minimal_cuda_sources,
+from cudalint.verify.worker import (TORCH_EXTENSION_INCLUDE, AtenHeaders, BindingHeader, cache_key, classify_error, lighter_cuda_sources, minimal_cuda_sources,
                                     source_offsets, summarize)
 
 HERE = Path(__file__).parent
@@ -991,6 +993,57 @@ def test_minimal_sources_leave_out_units_that_need_more_of_torch(tmp_path: Path)
         assert minimal_cuda_sources([head + body], aten) is None, body
     assert minimal_cuda_sources([], aten) is None  # a C++-only extension: nothing to lighten
     assert minimal_cuda_sources([head + "torch::empty_like(x); }"], aten) is not None
+
+
+class _NinjaWriter:
+    """Stands in for torch.utils.cpp_extension: its ninja-file writer gives main.cpp's compiler and flags."""
+
+    def __init__(self, include: Path) -> None:
+        self.include = include
+        self.calls = 0
+
+    def _write_ninja_file_to_build_library(self, path, name, sources, extra_cflags, extra_cuda_cflags, extra_ldflags,
+                                           extra_include_paths, with_cuda, is_standalone):
+        self.calls += 1
+        Path(path).write_text(
+            f"cxx = g++\ncflags = -DTORCH_EXTENSION_NAME={name} -isystem {self.include} -fPIC -std=c++17 "
+            f"{' '.join(extra_cflags)}\npost_cflags = \n")
+
+
+@pytest.mark.skipif(not shutil.which("g++"), reason="needs g++")
+def test_binding_header_is_precompiled_once_and_used_by_gpp(tmp_path: Path) -> None:
+    include = tmp_path / "include" / "torch"
+    include.mkdir(parents=True)
+    (include / "extension.h").write_text("#pragma once\ntemplate <class T> T twice(T x) { return x + x; }\n")
+    torch_stub = _NinjaWriter(tmp_path / "include")
+    binding = BindingHeader(str(tmp_path / "pch"), torch_stub, {"torch": "2.11"})
+    line = binding.include_line({"extra_cflags": ["-O2"]})
+    wrapper = re.fullmatch(r'#include "(.+)"', line).group(1)
+    assert Path(wrapper).read_text() == TORCH_EXTENSION_INCLUDE + "\n"
+    # a second build while the first is still precompiling neither waits nor starts another
+    assert binding.include_line({"extra_cflags": ["-O2"]}) == line
+    binding.finish()
+    assert Path(wrapper + ".gch").is_file() and not list(Path(wrapper).parent.glob("*.tmp"))
+    # g++ uses it ("!" in -H's output) for a unit with another extension name, and the unit builds
+    unit = tmp_path / "main.cpp"
+    unit.write_text(line + "\nint main() { return twice(0); }\n")
+    compiled = subprocess.run(["g++", "-DTORCH_EXTENSION_NAME=other", "-isystem", str(tmp_path / "include"), "-fPIC",
+                               "-std=c++17", "-O2", "-Winvalid-pch", "-H", "-c", str(unit), "-o", str(tmp_path / "m.o")],
+                              capture_output=True, text=True)
+    assert compiled.returncode == 0 and f"! {wrapper}.gch" in compiled.stderr, compiled.stderr
+    # other flags are another header; a torch without the writer gets the plain include
+    assert binding.include_line({"extra_cflags": ["-O3"]}) != line
+    binding.finish()
+    assert BindingHeader(str(tmp_path / "pch2"), object(), {}).include_line({}) == TORCH_EXTENSION_INCLUDE
+    # a header g++ cannot precompile with some flags is marked and not tried again by later builds
+    broken = BindingHeader(str(tmp_path / "pch3"), torch_stub, {"torch": "2.11"})
+    line = broken.include_line({"extra_cflags": ["-DNO_SUCH_FLAG_WORKS", "-fno-such-option"]})
+    broken.finish()
+    failed = re.fullmatch(r'#include "(.+)"', line).group(1)[:-len(".h")] + ".h.failed"
+    assert Path(failed).is_file() and not Path(failed[:-len(".failed")] + ".gch").exists()
+    later = BindingHeader(str(tmp_path / "pch3"), torch_stub, {"torch": "2.11"})
+    assert later.include_line({"extra_cflags": ["-DNO_SUCH_FLAG_WORKS", "-fno-such-option"]}) == line
+    assert later._pending is None  # nothing started
 
 
 def test_a_superseded_lighter_build_is_not_the_solutions_failure(tmp_path: Path) -> None:

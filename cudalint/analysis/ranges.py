@@ -42,6 +42,13 @@ class Witness:
         parts = [f"{name} = {value}" for name, value in self.values]
         return ", ".join(parts)
 
+    def block_shape(self) -> str | None:
+        """The block as messages write it: "256", "16x16", "8x8x4"; None when unknown."""
+        if self.block is None:
+            return None
+        x, y, z = self.block
+        return f"{x}" + (f"x{y}" if y != 1 or z != 1 else "") + (f"x{z}" if z != 1 else "")
+
 
 class _Abort(Exception):
     """The search cannot decide (an unknown the index depends on, or too much work)."""
@@ -87,6 +94,9 @@ class Evaluator:
                 if is_integer_type(expr.type):
                     return lambda p: _to_int(inner(p))
                 return inner
+            value = self.env.value(expr)  # a parameter whose value the environment knows (at the reference)
+            if isinstance(value, int):
+                return lambda p: value
             return _unknown
         if isinstance(expr, ir.Member) and isinstance(expr.base, ir.Name):
             base = expr.base.name
@@ -357,6 +367,18 @@ class RangeAnalysis:
             return None
         return self._search(function, access, parts, 0, size, self.links.block_sizes(kernel), False)
 
+    def buffer_witness(self, function: ir.Function, access: Access, size: int, block: Dim3,
+                       env: ConstantEnv | None = None) -> Witness | None:
+        """A thread of a `block`-sized block where a 1-D `access` into a buffer of `size` elements of the
+        accessed type (a dynamic shared-memory allocation) is outside [0, size): its pointer offsets and
+        subscript together. `env`: the function's values at one launch (its parameters at the reference's
+        shapes), else its own constants. None when there is none, when it cannot be decided, or when the
+        offsets were added in units of another element type."""
+        root = access.root
+        if root.mixed_units or len(access.indices) > 1 or (root.decl is not None and len(root.decl.dims) > 1):
+            return None
+        return self._search(function, access, access.parts, 0, size, [block], False, env)
+
     def unwritten_witness(self, function: ir.Function, access: Access, block: Dim3,
                           written: tuple[int, int], parts: list[ir.Expr] | None = None) -> Witness | None:
         """A thread of a `block`-sized block where the element index of a 1-D `access` (or the index
@@ -368,12 +390,12 @@ class RangeAnalysis:
         return self._search(function, access, parts, written[0], written[1] + 1, [block], True)
 
     def _search(self, function: ir.Function, access: Access, parts: list[ir.Expr], low: int, high: int,
-                blocks: list[Dim3], strict: bool) -> Witness | None:
+                blocks: list[Dim3], strict: bool, env: ConstantEnv | None = None) -> Witness | None:
         guards = self.guards.guards(function)
         loops = [loop for loop in map(self._loop, guards.loops(access.node)) if loop is not None]
         try:
             return _Search(self.program, function, guards, access.node, parts, high, blocks, loops, low,
-                           strict).run()
+                           strict, env).run()
         except _Abort:
             return None
 
@@ -411,8 +433,9 @@ class _Search:
     dominating condition on the thread or a loop counter that does not evaluate is not satisfiable."""
 
     def __init__(self, program, function: ir.Function, guards: FunctionGuards, node: ir.Expr, parts: list[ir.Expr],
-                 size: int, blocks: list[Dim3], loops: list[_Loop], low: int = 0, strict: bool = False) -> None:
-        self.env = program.env(function)
+                 size: int, blocks: list[Dim3], loops: list[_Loop], low: int = 0, strict: bool = False,
+                 env: ConstantEnv | None = None) -> None:
+        self.env = env if env is not None else program.env(function)
         self.node = node
         self.parts = parts
         self.size = size
@@ -429,8 +452,7 @@ class _Search:
         index_refs, index_builtins, templated = _references(self.parts, self.env)
         if templated:
             raise _Abort
-        if self.strict:
-            self._drop_free_loops(index_refs)
+        self._drop_free_loops(index_refs)
         condition_exprs = [c.expr for c in self.conditions]
         cond_refs, cond_builtins, cond_templated = _references(condition_exprs, self.env)
         if cond_templated:
@@ -728,7 +750,10 @@ class _Intervals:
             if expr.ref in self.loop_refs:
                 return self.ranges.get(self.loop_refs[expr.ref])
             definition = self.env.definition(expr.ref)
-            return self.of(definition, depth + 1) if definition is not None else None
+            if definition is not None:
+                return self.of(definition, depth + 1)
+            value = self.env.value(expr)
+            return (value, value) if isinstance(value, int) and not isinstance(value, bool) else None
         if isinstance(expr, ir.Member) and isinstance(expr.base, ir.Name) and expr.field in AXES:
             if expr.base.name == "threadIdx":
                 return self.ranges.get("tid." + expr.field)

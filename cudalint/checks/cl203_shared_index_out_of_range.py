@@ -48,11 +48,7 @@ def _message(access, dimension: int, size: int, witness, rank: int) -> str:
     text = " ".join(access.node.text.split())
     where = f"subscript {dimension + 1} of " if rank > 1 else ""
     shape = "".join(f"[{d}]" for d in access.root.decl.dims)
-    block = ""
-    if witness.block is not None:
-        x, y, z = witness.block
-        block = f" with a block of {x}" + (f"x{y}" if y != 1 or z != 1 else "") + (f"x{z}" if z != 1 else "")
-        block += " threads"
+    block = f" with a block of {witness.block_shape()} threads" if witness.block is not None else ""
     when = f" when {witness.describe()}" if witness.values else ""
     return (f"`{text}`: {where}`{name}{shape}` is indexed at {witness.index}{when}{block}, outside [0, {size}): "
             f"an out-of-bounds shared-memory access")

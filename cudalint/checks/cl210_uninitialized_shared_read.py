@@ -32,8 +32,7 @@ def _message(read: UnwrittenRead) -> str:
     name = read.array.decl.name
     dims = read.array.decl.dims
     size = dims[read.dimension]
-    x, y, z = read.witness.block
-    block = f"{x}" + (f"x{y}" if y != 1 or z != 1 else "") + (f"x{z}" if z != 1 else "")
+    block = read.witness.block_shape()
     when = f" when {read.witness.describe()}" if read.witness.values else ""
     low, high = read.written
     if len(dims) == 1:

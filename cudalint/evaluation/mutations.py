@@ -8,13 +8,17 @@ an access the operator cannot name).
 
 from __future__ import annotations
 
+import ast
 import itertools
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from math import prod
 
 from cudalint.evaluation.corpus import CorpusCase
 from cudalint.expectations import expected_findings
+from cudalint.frontend.lower import _eval_macro_text, _integer_macros
+from cudalint.harness.kernelbench import reference_from_module
 
 
 @dataclass(frozen=True)
@@ -330,6 +334,213 @@ def _in_place_mirror_read(lines: list[str]) -> Iterator[Mutation]:
         yield Mutation("in-place-mirror-read", number, mirrored, "CL107", anchored=True)
 
 
+# `v = lane < num_warps ? warp_sums[lane] : 0.0f;`: the final warp's read of one partial per lane
+_LANE_GUARDED_READ = re.compile(
+    r"(?:\(\s*)?\b(?P<lane>\w+)\s*<\s*[^?;]+?\s*\)?\s*\?\s*(?P<read>(?P<array>\w+)\s*\[\s*(?P=lane)\s*\])\s*:\s*[^;]+;")
+_SHARED_DECLARATION = re.compile(r"__shared__[^;\[]*?\b(\w+)\s*\[\s*([^\]]+?)\s*\]\s*;")
+_LAUNCH = re.compile(r"\b(\w+)\s*<<<\s*[^,>]+,\s*([^,>]+?)\s*(?:,[^>]*)?>>>")
+
+
+def _integer(expression: str, lines: list[str]) -> int | None:
+    """The value of an integer literal, macro, or `int name = <value>;` local of the file."""
+    text = "\n".join(lines)
+    value = _eval_macro_text(expression, _integer_macros(text))
+    if value is None and re.fullmatch(r"\w+", expression):
+        assigned = re.findall(rf"\bint\s+{expression}\s*=\s*([^;]+);", text)
+        if len(assigned) == 1:  # one definition: the value cannot depend on which one reaches the launch
+            value = _eval_macro_text(assigned[0], _integer_macros(text))
+    return value
+
+
+def _enclosing_kernel(lines: list[str], number: int) -> str | None:
+    for line in reversed(lines[:number]):
+        match = re.search(r"__global__[^(]*?\b(\w+)\s*\(", line)
+        if match:
+            return match.group(1)
+    return None
+
+
+def _is_lane(name: str, lines: list[str]) -> bool:
+    """Whether `name` is defined as the thread's lane in its warp (`threadIdx.x % 32`, `tid & 31`)."""
+    return any(re.search(rf"\b{name}\s*=\s*[^;]*(?:%\s*(?:32|warpSize|WARP\w*)|&\s*(?:31|0x1[fF]))\b", line)
+               for line in lines)
+
+
+def _is_warp_index(index: str, lines: list[str]) -> bool:
+    """Whether a store index is a literal or the thread's warp (`tid / 32`, `threadIdx.x >> 5`)."""
+    if re.fullmatch(r"\d+", index):
+        return True
+    return re.fullmatch(r"\w+", index) is not None and any(
+        re.search(rf"\b{index}\s*=\s*[^;]*(?:/\s*(?:32|warpSize|WARP\w*)|>>\s*5)\b", line) for line in lines)
+
+
+def _warp_partials_unguarded(lines: list[str]) -> Iterator[Mutation]:
+    # the final warp's `lane < num_warps ? warp_sums[lane] : identity` made to read `warp_sums[lane]`
+    # for every lane: with fewer warps than lanes, lanes past the block's warps read partials no warp
+    # stored. Only where the array has room for every lane (else the read leaves it: CL203), every
+    # store into it is one per warp, and each launch of the kernel runs fewer warps than the array holds
+    shared = {m.group(1): m.group(2) for m in _SHARED_DECLARATION.finditer("\n".join(lines))}
+    device = _device_code_lines(lines)
+    for number, line in enumerate(lines, 1):
+        match = _LANE_GUARDED_READ.search(line)
+        if not match or number not in device or match.group("array") not in shared \
+                or not _is_lane(match.group("lane"), lines):
+            continue
+        array, kernel = match.group("array"), _enclosing_kernel(lines, number)
+        width = _integer(shared[array], lines)
+        stores = [m.group(1) for text in lines
+                  for m in re.finditer(rf"\b{array}\s*\[\s*([^\]]+?)\s*\]\s*=(?!=)", text)]
+        blocks = [_integer(m.group(2).strip(), lines) for text in lines for m in _LAUNCH.finditer(text)
+                  if m.group(1) == kernel]
+        # lanes 0..31 read: past the block's warps and inside the array they read partials no warp stored
+        if width is None or not stores or not all(_is_warp_index(s, lines) for s in stores) \
+                or not blocks or None in blocks or max(-(-b // 32) for b in blocks) >= min(width, 32):
+            continue
+        yield Mutation("warp-partials-unguarded", number,
+                       line[: match.start()] + match.group("read") + ";" + line[match.end():], "CL210", anchored=True)
+
+
+# a tree that starts at a fixed width: `for (int s = BLOCK_SIZE / 2; s > 0; s >>= 1)`
+_FIXED_TREE = re.compile(r"^\s*for\s*\(\s*(?:(?:unsigned\s+)?int\s+)?(\w+)\s*=\s*([^;]+?)\s*/\s*2\s*;"
+                         r"[^;]*;\s*\1\s*(?:>>=\s*1|/=\s*2)\s*\)")
+
+
+def _kernel_body(lines: list[str], kernel: str) -> list[str]:
+    """The lines of `__global__` function `kernel`, signature to closing brace."""
+    device = _device_code_lines(lines)
+    start = next((n for n, line in enumerate(lines, 1) if re.search(rf"__global__[^(]*\b{kernel}\s*\(", line)), None)
+    if start is None:
+        return []
+    return [lines[n - 1] for n in itertools.takewhile(lambda n: n in device, range(start, len(lines) + 1))]
+
+
+def _launch_half_block(lines: list[str]) -> Iterator[Mutation]:
+    # a launch of a block reduction whose tree starts at a fixed width W / 2 made to run half the
+    # threads: each thread stores its own element `s[tid]`, so the upper half of the array is never
+    # stored, and the first step reads it. Only where the block launched is no wider than W (the tree
+    # then starts at or past the threads that store), the array is stored only at the thread's own
+    # index, and the grid does not depend on the block (so the grid's coverage does not change too)
+    for number, line in enumerate(lines, 1):
+        launch = _LAUNCH.search(line)
+        if not launch:
+            continue
+        kernel, block = launch.group(1), launch.group(2).strip()
+        body = _kernel_body(lines, kernel)
+        width = _integer(block, lines)
+        grid = set(re.findall(r"\w+", line[launch.end(1):launch.start(2)]))
+        # the grid names the block, or a local set from it (`blocks = (n + BLOCK - 1) / BLOCK`, `dim3 g(...)`)
+        sized_by_block = block in grid or any(
+            re.search(rf"\b{name}\s*(?:=(?!=)|\()[^;]*\b{re.escape(block)}\b", text) for text in lines for name in grid)
+        if width is None or width < 64 or sized_by_block:  # two warps or more: the half is whole warps
+            continue
+        threads = {m.group(1) for text in body
+                   if (m := re.search(r"\b(\w+)\s*=\s*threadIdx\.x\s*;", text))}
+        for text in body:
+            tree = _FIXED_TREE.match(text)
+            start = _integer(tree.group(2).strip(), lines) if tree else None
+            if start is None or start < width:
+                continue
+            steps = [m for t in body for m in re.finditer(rf"\b(\w+)\s*\[\s*(\w+)\s*\+\s*{tree.group(1)}\s*\]", t)
+                     if m.group(2) in threads]
+            arrays = {m.group(1) for m in steps} & set(_SHARED_NAME.findall("\n".join(body)))
+            if len(arrays) != 1:
+                continue
+            array, = arrays
+            stores = [m.group(1) for t in body
+                      for m in re.finditer(rf"\b{array}\s*\[\s*([^\]]+?)\s*\]\s*(?:[-+*/]|<<|>>)?=(?!=)", t)]
+            if stores and all(index in threads for index in stores):
+                halved = f"{line[:launch.start(2)]}{block} / 2{line[launch.end(2):]}"
+                # the finding is on the tree step's read, a line the operator leaves as it is
+                yield Mutation("launch-half-block", number, halved, "CL210", anchored=False)
+                break
+
+
+_WIDE_CAST = re.compile(r"\(\s*(?:int64_t|long\s+long|long|size_t)\s*\)\s*(?=[\w(])")
+_WIDE_LOCAL = re.compile(r"^(\s*(?:const\s+)?)(?:int64_t|long\s+long|long|size_t)(\s+(\w+)\s*=\s*([^;]*\*[^;]*);.*)$")
+
+
+def _reference_inputs_past_int32(lines: list[str]) -> bool:
+    """Whether the file is its own reference and every tensor its `get_inputs` makes has 2^31 elements or
+    more (then a flat index into any input passes the `int` range)."""
+    try:
+        reference = reference_from_module(ast.parse("\n".join(lines)), "")
+    except (SyntaxError, ValueError, RecursionError):
+        return False
+    shapes = [spec.shape for spec in reference.inputs] if reference else []
+    return bool(shapes) and all(shape and prod(shape) > 2**31 - 1 for shape in shapes)
+
+
+def _narrow_wide_index(lines: list[str]) -> Iterator[Mutation]:
+    # a flat index the kernel computes in 64 bits (`input[((int64_t)nc * H + h) * W + w]`, `int64_t off
+    # = (int64_t)row * cols + col;` read by a subscript) made 32-bit, the way it is usually written.
+    # Only into an input (a const pointer parameter) where every reference input has 2^31 elements or
+    # more, and only a cast that widens a product, so the narrowed index is the one that walks the tensor
+    if not _reference_inputs_past_int32(lines):
+        return
+    device = _device_code_lines(lines)
+    inputs = {re.findall(r"\w+", parameter)[-1] for match in _KERNEL_SIGNATURE.finditer("\n".join(lines))
+              for parameter in match.group(1).split(",") if "*" in parameter and "const" in parameter}
+    for number, line in enumerate(lines, 1):
+        if number not in device:
+            continue
+        local = _WIDE_LOCAL.match(line)
+        if local:
+            read = re.compile(rf"\b(\w+)\s*\[[^\]]*\b{local.group(3)}\b")
+            if any(m.group(1) in inputs for text in lines[number:] for m in read.finditer(text)):
+                narrowed = f"{local.group(1)}int{_WIDE_CAST.sub('', local.group(2))}"
+                yield Mutation("narrow-wide-index", number, narrowed, "CL214", anchored=True)
+            continue
+        for subscript in re.finditer(r"\b(\w+)\s*\[([^\]]*)\]", line):
+            cast = _WIDE_CAST.search(subscript.group(2))
+            if subscript.group(1) in inputs and cast and re.match(r"[\w.]+\s*\*", subscript.group(2)[cast.end():]):
+                start = subscript.start(2) + cast.start()
+                yield Mutation("narrow-wide-index", number, line[:start] + line[start + len(cast.group(0)):],
+                               "CL214", anchored=True)
+                break
+_LAUNCH_ARGUMENTS = re.compile(r"\b(\w+)\s*(?:<[^<>;]*>)?\s*<<<(.*)>>>")
+_EXTERN_SHARED = re.compile(r"\bextern\s+__shared__\b[^;]*?\b(\w+)\s*\[\s*\]")
+
+
+def _top_level_arguments(text: str) -> list[str]:
+    """`text` split at the commas outside parentheses, brackets and braces."""
+    parts, depth, start = [], 0, 0
+    for position, character in enumerate(text):
+        if character in "([{":
+            depth += 1
+        elif character in ")]}":
+            depth -= 1
+        elif character == "," and depth == 0:
+            parts.append(text[start:position].strip())
+            start = position + 1
+    return parts + [text[start:].strip()]
+
+
+def _uses_extern_shared(lines: list[str], kernel: str) -> bool:
+    """Whether the body of `__global__` function `kernel` declares `extern __shared__` memory and uses it
+    after the declaration."""
+    body = _kernel_body(lines, kernel)
+    for position, text in enumerate(body):
+        declared = _EXTERN_SHARED.search(text)
+        if declared and any(re.search(rf"\b{declared.group(1)}\b", later) for later in body[position + 1:]):
+            return True
+    return False
+
+
+def _drop_dynamic_shared_size(lines: list[str]) -> Iterator[Mutation]:
+    # a launch that forgets its dynamic shared-memory size (`<<<grid, block>>>`; with a stream, 0 bytes): the
+    # kernel's `extern __shared__` memory then has no byte, and every access it makes is out of bounds
+    for number, line in enumerate(lines, 1):
+        match = _LAUNCH_ARGUMENTS.search(line)
+        if match is None or not _uses_extern_shared(lines, match.group(1)):
+            continue
+        arguments = _top_level_arguments(match.group(2))
+        if len(arguments) not in (3, 4) or arguments[2] == "0":
+            continue
+        kept = arguments[:2] if len(arguments) == 3 else [arguments[0], arguments[1], "0", arguments[3]]
+        launch = f"{line[:match.start(2)]}{', '.join(kept)}{line[match.end(2):]}"
+        yield Mutation("drop-dynamic-shared-size", number, launch, "CL215", anchored=True)
+
+
 OPERATORS: dict[str, Callable[[list[str]], Iterator[Mutation]]] = {
     "drop-barrier": _drop_barrier,
     "barrier-in-thread-branch": _barrier_in_branch,
@@ -343,6 +554,10 @@ OPERATORS: dict[str, Callable[[list[str]], Iterator[Mutation]]] = {
     "tree-fold-into-register": _tree_fold_into_register,
     "store-through-decomposed-copy": _store_through_decomposed_copy,
     "in-place-mirror-read": _in_place_mirror_read,
+    "warp-partials-unguarded": _warp_partials_unguarded,
+    "narrow-wide-index": _narrow_wide_index,
+    "launch-half-block": _launch_half_block,
+    "drop-dynamic-shared-size": _drop_dynamic_shared_size,
 }
 
 

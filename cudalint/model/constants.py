@@ -98,6 +98,10 @@ class ConstantEnv:
             if cond is None:
                 return None
             return self.value(expr.then if cond else expr.otherwise, depth + 1)
+        if isinstance(expr, ir.Member) and expr.field in ("x", "y", "z") and isinstance(expr.base, ir.Name) \
+                and "dim3" in expr.base.type:  # `block.x` of a `dim3 block(256)`
+            dims = self.dim3(expr.base, depth + 1)
+            return dims["xyz".index(expr.field)] if dims is not None else None
         if isinstance(expr, ir.Call) and expr.callee in ("min", "max", "std::min", "std::max") and len(expr.args) == 2:
             values = [self.value(a, depth + 1) for a in expr.args]
             if None in values:
@@ -156,3 +160,26 @@ def is_integer_type(type_: str) -> bool:
     if not type_ or "float" in type_ or "double" in type_ or "half" in type_ or "*" in type_:
         return False
     return any(word in type_ for word in ("int", "long", "short", "size_t", "char", "unsigned", "bool"))
+
+
+# sizes in bytes of the element types kernels put in shared memory, by clang's spelling without qualifiers
+_TYPE_SIZES = {
+    **dict.fromkeys(("char", "signed char", "unsigned char", "int8_t", "uint8_t", "bool"), 1),
+    **dict.fromkeys(("short", "unsigned short", "int16_t", "uint16_t", "half", "__half", "__nv_bfloat16",
+                     "nv_bfloat16", "c10::Half", "at::Half", "c10::BFloat16", "at::BFloat16"), 2),
+    **dict.fromkeys(("int", "unsigned int", "unsigned", "int32_t", "uint32_t", "float", "half2", "__half2",
+                     "__nv_bfloat162"), 4),
+    **dict.fromkeys(("long long", "unsigned long long", "int64_t", "uint64_t", "long", "unsigned long", "size_t",
+                     "double", "float2", "int2", "uint2"), 8),
+    **dict.fromkeys(("float3", "int3", "uint3"), 12),
+    **dict.fromkeys(("float4", "int4", "uint4", "double2"), 16),
+}
+
+
+def type_size(type_: str) -> int | None:
+    """The size in bytes of a scalar or CUDA vector type (`const float`, `__half`); None for any other type
+    (a template parameter, a struct, a pointer)."""
+    if "*" in type_ or "[" in type_:
+        return None
+    words = [w for w in type_.replace("&", " ").split() if w not in ("const", "volatile", "__restrict__")]
+    return _TYPE_SIZES.get(" ".join(words))

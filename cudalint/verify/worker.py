@@ -40,6 +40,7 @@ called directly by the candidate.
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import importlib.util
 import json
@@ -152,10 +153,7 @@ class Progress:
         self.write()
 
     def write(self) -> None:
-        temporary = f"{self.path}.tmp"
-        with open(temporary, "w", encoding="utf-8") as handle:
-            json.dump(self.state, handle, default=_json_default)
-        os.replace(temporary, self.path)
+        _write_atomically(self.path, json.dumps(self.state, default=_json_default))
 
     def stage(self, name: str) -> None:
         self.state["stage"] = name
@@ -212,11 +210,14 @@ def install_build_cache(progress: Progress, cache_dir: str, light: bool = False)
     toolchain = toolchain_id(torch)
 
     aten = AtenHeaders(cpp_extension.include_paths())
+    binding = BindingHeader(os.path.join(cache_dir, "pch"), cpp_extension, toolchain)
+    atexit.register(binding.finish)  # a header being precompiled is published before the worker ends
 
     def build(arguments: dict, cuda_sources: list[str], variant: str, written_as: list[str], preamble: str = ""):
         """One `load_inline` call into the cache; a `preamble` (the minimal build's headers) is passed as
         its own first source string of the CUDA unit, with load_inline's implicit headers off (and
-        `<torch/extension.h>` prepended to the C++ unit as load_inline would)."""
+        `<torch/extension.h>` prepended to the C++ unit as load_inline would, through the shared
+        precompiled header where there is one: `BindingHeader`)."""
         name = arguments.get("name")
         cpp_sources = _as_list(arguments.get("cpp_sources"))
         cuda_flags = list(arguments.get("extra_cuda_cflags") or [])
@@ -227,7 +228,7 @@ def install_build_cache(progress: Progress, cache_dir: str, light: bool = False)
         options = {k: v for k, v in arguments.items() if k in (
             "with_cuda", "is_python_module", "with_pytorch_error_handling", "no_implicit_headers", "use_pch",
             "sycl_sources", "extra_sycl_cflags", "with_sycl")}
-        built_cpp = [TORCH_EXTENSION_INCLUDE, *cpp_sources] if preamble else cpp_sources
+        built_cpp = [binding.include_line(arguments), *cpp_sources] if preamble else cpp_sources
         built_cuda = [preamble, *cuda_sources] if preamble else cuda_sources
         key = cache_key(name, built_cpp, built_cuda, arguments.get("functions"), arguments.get("extra_cflags"),
                         cuda_flags, arguments.get("extra_ldflags"), arguments.get("extra_include_paths"),
@@ -377,6 +378,127 @@ def minimal_cuda_sources(cuda_sources: list[str], aten: AtenHeaders) -> tuple[st
     preamble = ("".join(f"#include <{h}>\n" for h in headers)
                 + "namespace torch {\nusing namespace at;\n" + aten.aliases + "}\n")
     return preamble, [_ATEN_INCLUDE.sub("", source) for source in cuda_sources]
+
+
+class BindingHeader:
+    """`<torch/extension.h>` precompiled once per toolchain and C++ flags, in the build cache
+    (`CACHE/pch/<key>/`), for the binding unit (`main.cpp`: torch's C++ API and pybind11) of the minimal
+    build. g++ parsing that header is most of `main.o`'s 14 s; loading a precompiled one is not. torch's
+    own `use_pch` writes into torch's include directory and removes it whenever `use_pch` is off, so it is
+    not used here.
+
+    The unit includes a wrapper that only includes `<torch/extension.h>`: where g++ finds no precompiled
+    header beside it, or one it cannot use (other flags), it parses the header, and the unit is the same
+    either way. The flags are the ones load_inline gives `main.cpp` (written by torch's own ninja-file
+    writer into a scratch directory) less the extension's name, which the header does not use. The first
+    build that finds no header for its flags precompiles it in the background while it builds as usual
+    (one at a time, under a lock); later builds use it."""
+
+    WRAPPER = "torch_extension.h"
+    FAILED = ".failed"  # beside the wrapper: g++ could not precompile it with these flags; not tried again
+
+    def __init__(self, root: str, cpp_extension, toolchain: dict) -> None:
+        self.root = root
+        self.cpp_extension = cpp_extension
+        self.toolchain = toolchain
+        self._pending = None  # (process, lock file, partial output, final output) of a background build
+
+    def include_line(self, arguments: dict) -> str:
+        flags = self._flags(arguments)
+        if flags is None:
+            return TORCH_EXTENSION_INCLUDE
+        compiler, cflags = flags
+        key = hashlib.sha256(json.dumps([compiler, cflags, self.toolchain]).encode()).hexdigest()[:20]
+        directory = os.path.join(self.root, key)
+        wrapper = os.path.join(directory, self.WRAPPER)
+        try:
+            os.makedirs(directory, exist_ok=True)
+            if not os.path.exists(wrapper):
+                _write_atomically(wrapper, TORCH_EXTENSION_INCLUDE + "\n")
+            made = any(os.path.exists(wrapper + suffix) for suffix in (".gch", self.FAILED))
+            if not made and self._pending is None:
+                self._start(directory, wrapper, compiler, cflags)
+        except OSError:
+            return TORCH_EXTENSION_INCLUDE
+        return f'#include "{wrapper}"'
+
+    def _flags(self, arguments: dict) -> tuple[str, list[str]] | None:
+        """The compiler and flags of `main.cpp` for these arguments, from the build file torch writes."""
+        import inspect
+        import shlex
+        import tempfile
+
+        writer = getattr(self.cpp_extension, "_write_ninja_file_to_build_library", None)
+        if writer is None:
+            return None
+        with tempfile.TemporaryDirectory(prefix="cudalint-flags-") as scratch:
+            given = {"path": os.path.join(scratch, "build.ninja"), "name": "cudalint_binding",
+                     "sources": [os.path.join(scratch, "main.cpp")],
+                     "extra_cflags": _as_list(arguments.get("extra_cflags")),
+                     "extra_cuda_cflags": _as_list(arguments.get("extra_cuda_cflags")),
+                     "extra_sycl_cflags": [], "extra_ldflags": _as_list(arguments.get("extra_ldflags")),
+                     "extra_include_paths": _as_list(arguments.get("extra_include_paths")),
+                     "with_cuda": arguments.get("with_cuda") is not False, "with_sycl": False,
+                     "is_python_module": True, "is_standalone": False}
+            try:
+                parameters = inspect.signature(writer).parameters
+                if any(p.default is inspect.Parameter.empty and name not in given for name, p in parameters.items()):
+                    return None  # a torch whose writer wants something this code does not know
+                writer(**{name: given[name] for name in parameters if name in given})
+                with open(os.path.join(scratch, "build.ninja"), encoding="utf-8") as handle:
+                    ninja = handle.read()
+            except Exception:  # noqa: BLE001 - a private torch function: without it, no precompiled header
+                return None
+        variables = dict(re.findall(r"^(\w+) = (.*)$", ninja, re.MULTILINE))
+        if "cxx" not in variables or "cflags" not in variables:
+            return None
+        cflags = [flag for flag in shlex.split(variables["cflags"]) + shlex.split(variables.get("post_cflags", ""))
+                  if not flag.startswith("-DTORCH_EXTENSION_NAME=")]
+        return variables["cxx"], cflags
+
+    def _start(self, directory: str, wrapper: str, compiler: str, cflags: list[str]) -> None:
+        import fcntl
+        import subprocess
+
+        lock = open(os.path.join(directory, "lock"), "w")  # noqa: SIM115 - held until the build ends
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:  # another build is precompiling it
+            lock.close()
+            return
+        final = wrapper + ".gch"
+        if os.path.exists(final):
+            lock.close()
+            return
+        partial = f"{final}.{os.getpid()}.tmp"
+        process = subprocess.Popen([compiler, *cflags, "-x", "c++-header", wrapper, "-o", partial],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self._pending = (process, lock, partial, final)
+
+    def finish(self, timeout: float = 300.0) -> None:
+        """Wait for a background precompilation this process started and publish its header."""
+        if self._pending is None:
+            return
+        process, lock, partial, final = self._pending
+        self._pending = None
+        try:
+            if process.wait(timeout=timeout) == 0:
+                os.replace(partial, final)
+            else:
+                _write_atomically(final[:-len(".gch")] + self.FAILED, f"exit status {process.returncode}\n")
+        except Exception:  # noqa: BLE001 - a header not made is a slower build next time, nothing more
+            process.kill()
+        finally:
+            if os.path.exists(partial):
+                os.remove(partial)
+            lock.close()
+
+
+def _write_atomically(path: str, text: str) -> None:
+    partial = f"{path}.{os.getpid()}.tmp"
+    with open(partial, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    os.replace(partial, path)
 
 
 def _as_list(value) -> list[str]:
