@@ -139,6 +139,43 @@ def _add_comparisons(expr: ir.Expr, holds: bool, depth: int, condition: Conditio
             _add_comparisons(definition, holds, depth + 1, condition, env, found)
 
 
+def disjunctions_of(condition: Condition, env: ConstantEnv | None = None) -> list[list[list[Comparison]]]:
+    """The disjunctions a condition implies, each as its alternatives' atomic comparisons: `a || b` true
+    (or `a && b` false) is [[comparisons of a], [comparisons of b]]. Something bounded in every
+    alternative is bounded (`i == 0 || i == n - 1` bounds `i` by `n`), which no single comparison says."""
+    found: list[list[list[Comparison]]] = []
+    _add_disjunctions(condition.expr, condition.holds, 0, condition, env, found)
+    return found
+
+
+def _add_disjunctions(expr: ir.Expr, holds: bool, depth: int, condition: Condition, env: ConstantEnv | None,
+                      found: list[list[list[Comparison]]]) -> None:
+    if depth > 20:
+        return
+    expr = strip(expr)
+    if isinstance(expr, ir.Unary) and expr.op == "!":
+        _add_disjunctions(expr.operand, not holds, depth + 1, condition, env, found)
+    elif isinstance(expr, ir.Binary) and expr.op in ("&&", "||"):
+        if (expr.op == "&&") == holds:  # both parts hold: disjunctions inside either
+            _add_disjunctions(expr.lhs, holds, depth + 1, condition, env, found)
+            _add_disjunctions(expr.rhs, holds, depth + 1, condition, env, found)
+        else:  # one part or the other
+            alternatives = []
+            for part in _operands(expr, expr.op):
+                comparisons: list[Comparison] = []
+                _add_comparisons(part, holds, depth + 1, condition, env, comparisons)
+                alternatives.append(comparisons)
+            found.append(alternatives)
+
+
+def _operands(expr: ir.Expr, op: str) -> list[ir.Expr]:
+    """`a || b || c` as [a, b, c]."""
+    expr = strip(expr)
+    if isinstance(expr, ir.Binary) and expr.op == op:
+        return _operands(expr.lhs, op) + _operands(expr.rhs, op)
+    return [expr]
+
+
 def _is_boolean(expr: ir.Expr) -> bool:
     return (isinstance(expr, ir.Binary) and expr.op in COMPARISON_OPERATORS | {"&&", "||"}) or (
         isinstance(expr, ir.Unary) and expr.op == "!")
@@ -185,6 +222,10 @@ class FunctionGuards:
         if condition not in self._comparisons:
             self._comparisons[condition] = comparisons_of(condition, self.env)
         return self._comparisons[condition]
+
+    def disjunctions(self, node: ir.Node) -> list[list[list[Comparison]]]:
+        """The disjunctions dominating `node` (`disjunctions_of`)."""
+        return [d for condition in self.conditions(node) for d in disjunctions_of(condition, self.env)]
 
     def loops(self, node: ir.Node) -> tuple[ir.Stmt, ...]:
         """The loops enclosing `node`, outermost first."""

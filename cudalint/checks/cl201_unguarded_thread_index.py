@@ -38,9 +38,11 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
                 continue
             comparisons = guards.comparisons(access.node)
             index = provenance.index_poly(access)
-            left = provenance.uncovered(need, comparisons, index)
-            axes = sorted(a for a in provenance.all_axes(left)
-                          if not (a in left.axes and provenance.below_block_start(index, comparisons, a)))
+            axes = sorted(_unbounded_axes(provenance, need, comparisons, index))
+            for alternatives in guards.disjunctions(access.node) if axes else ():
+                # bounded where every alternative of a dominating `a || b` bounds it
+                axes = sorted(set(axes) & set().union(*(
+                    _unbounded_axes(provenance, need, comparisons + alternative, index) for alternative in alternatives)))
             if kernels:
                 axes = [a for a in axes if any(links.grid_can_overshoot(k, a) for k in kernels)]
             if axes and not function.is_kernel:
@@ -67,6 +69,12 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
                               f"`{access.root.name}` is accessed under `{guard}` on line "
                               f"{ctx.location(sibling.node.span).line}: threads past that bound access out of bounds "
                               f"here; guard it the same way")
+
+
+def _unbounded_axes(provenance, need, comparisons, index) -> set[str]:
+    left = provenance.uncovered(need, comparisons, index)
+    return {a for a in provenance.all_axes(left)
+            if not (a in left.axes and provenance.below_block_start(index, comparisons, a))}
 
 
 def _bound_at_every_call(program, function: ir.Function, analysis: GuardAnalysis) -> set[str]:
