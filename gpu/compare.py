@@ -68,14 +68,14 @@ from cudalint.model import ir  # noqa: E402
 from driver_gen import TWINS, lower_file  # noqa: E402
 
 GPU_RULES = ("CL101", "CL102", "CL103", "CL104", "CL105", "CL106", "CL107", "CL201", "CL202", "CL203", "CL204",
-             "CL209", "CL210", "CL211", "CL213", "CL214", "CL301", "CL302")
+             "CL209", "CL210", "CL211", "CL213", "CL214", "CL215", "CL301", "CL302")
 # a third run from the same inputs that differs from the first is nondeterminism whatever the shared
 # memory held: it confirms the racing rules as much as the two-run comparison does
 NONDET_RULES = {"CL101", "CL103", "CL105", "CL106", "CL107", "CL209"}
 CONFIRMS = {
     "oob_global": {"CL201", "CL202", "CL211"},
-    "oob_shared": {"CL203"},
-    "fault": {"CL201", "CL202", "CL203", "CL211", "CL104"},
+    "oob_shared": {"CL203", "CL215"},
+    "fault": {"CL201", "CL202", "CL203", "CL211", "CL215", "CL104"},
     "race": {"CL101", "CL103"},
     "barrier": {"CL102", "CL103"},
     "hang": {"CL102", "CL104"},
@@ -88,9 +88,9 @@ CONFIRMS = {
 }
 EXPLAINED_BY = {
     "oob_global": {"CL201", "CL202", "CL211"},
-    "oob_shared": {"CL203"},
-    "fault": {"CL201", "CL202", "CL203", "CL211", "CL104"},
-    "race": {"CL101", "CL103", "CL203"},
+    "oob_shared": {"CL203", "CL215"},
+    "fault": {"CL201", "CL202", "CL203", "CL211", "CL215", "CL104"},
+    "race": {"CL101", "CL103", "CL203", "CL215"},
     "barrier": {"CL102", "CL103"},
     "hang": {"CL102", "CL104"},
     "trap": {"CL104"},
