@@ -115,7 +115,6 @@ def less_equal(a: Lin, b: Lin) -> Constraint:
 
 _MAX_CONSTRAINTS = 400
 _MAX_STEPS = 2000
-_MAX_CASES = 64  # splinters, or values of one variable, tried before giving up
 
 
 class _Budget:
@@ -365,9 +364,9 @@ def _splinters(cons: dict[tuple, int], var: str, lowers: list, uppers: list, bud
     equality, eliminated exactly."""
     largest = max(b for _, _, b in uppers)
     cases = sum((largest * a - a - largest) // largest + 1 for _, _, a in lowers)
+    if cases > 64:
+        raise _GiveUp
     rest = [(dict(key), k) for key, k in cons.items()]
-    if cases > _MAX_CASES:
-        return _enumerate_narrowest(cons, rest, budget)
     undecided = False
     for key, k, a in lowers:
         for j in range((largest * a - a - largest) // largest + 1):
@@ -376,36 +375,6 @@ def _splinters(cons: dict[tuple, int], var: str, lowers: list, uppers: list, bud
                 return True
             if result is None:
                 undecided = True
-    return None if undecided else False
-
-
-def _enumerate_narrowest(cons: dict[tuple, int], rest: list, budget: _Budget) -> bool | None:
-    """Too many splinters (large coefficients left by an equality, such as a block index times a tile
-    size): split instead on the values of the variable with the fewest, when some variable has constant
-    bounds on both sides (a block or thread index, a remainder). Each value is an equality, eliminated
-    exactly; the union of the cases is the whole system."""
-    lows: dict[str, int] = {}
-    highs: dict[str, int] = {}
-    for key, k in cons.items():
-        if len(key) == 1:  # normalized: v - L >= 0 or -v + H >= 0
-            (v, a), = key
-            if a > 0:
-                lows[v] = -k
-            else:
-                highs[v] = k
-    widths = {v: highs[v] - lows[v] + 1 for v in lows if v in highs}
-    if not widths:
-        raise _GiveUp
-    var = min(widths, key=lambda v: (widths[v], v))
-    if widths[var] > _MAX_CASES:
-        raise _GiveUp
-    undecided = False
-    for value in range(lows[var], highs[var] + 1):
-        result = _solve([({var: 1}, -value)], rest, budget)
-        if result is True:
-            return True
-        if result is None:
-            undecided = True
     return None if undecided else False
 
 
