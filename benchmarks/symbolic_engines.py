@@ -189,15 +189,15 @@ def isl_engine(max_operations: int) -> Engine | None:
         for coeffs, _, _ in constraints:
             for v in coeffs:
                 names.setdefault(v, f"v{len(names)}")
-        space = isl.Space.create_from_names(context, set=list(names.values()))
-        basic = isl.BasicSet.universe(space)
-        for coeffs, k, is_eq in constraints:
-            row = {names[v]: a for v, a in coeffs.items() if a}
-            row[1] = k
-            make = isl.Constraint.eq_from_names if is_eq else isl.Constraint.ineq_from_names
-            basic = basic.add_constraint(make(space, row))
-        context.reset_operations()
+        context.reset_operations()  # the limit counts per query
         try:
+            space = isl.Space.create_from_names(context, set=list(names.values()))
+            basic = isl.BasicSet.universe(space)
+            for coeffs, k, is_eq in constraints:
+                row = {names[v]: a for v, a in coeffs.items() if a}
+                row[1] = k
+                make = isl.Constraint.eq_from_names if is_eq else isl.Constraint.ineq_from_names
+                basic = basic.add_constraint(make(space, row))
             return not basic.is_empty()
         except isl.Error:
             return None
@@ -325,7 +325,8 @@ def main() -> None:
     parser.add_argument("--timeout-ms", type=int, default=2000, help="z3's limit per query")
     parser.add_argument("--isl-operations", type=int, default=5_000_000, help="isl's limit per query")
     parser.add_argument("--verdicts", action="store_true", help="lint again with undecided answers decided")
-    parser.add_argument("--lint-speed", action="store_true", help="lint again with each library in place of the Omega test")
+    parser.add_argument("--lint-speed", action="store_true",
+                        help="lint again with each library in place of the Omega test")
     args = parser.parse_args()
 
     sources = corpus_sources(args.corpus) if args.corpus else []

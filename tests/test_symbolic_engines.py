@@ -85,3 +85,19 @@ def test_fallback_asks_the_second_engine_only_when_the_first_is_undecided(bench)
     system = [({"x": 1}, 0, False)]
     assert remembered(system) is False and remembered(list(system)) is False
     assert len(asked) == 2
+
+
+@pytest.mark.parametrize("library, make", [("z3", lambda b: b.z3_engine(2000)),
+                                           ("islpy", lambda b: b.isl_engine(5_000_000))])
+def test_library_engines_answer_over_the_integers(bench, library, make) -> None:
+    pytest.importorskip(library)
+    engine = make(bench)
+    x, y = conflicts.Lin.var("x"), conflicts.Lin.var("y")
+    # Pugh's example: rational solutions, no integer one
+    shadows = [conflicts.ge(x.scale(11) + y.scale(13) - conflicts.Lin.of(27)),
+               conflicts.ge(conflicts.Lin.of(45) - x.scale(11) - y.scale(13)),
+               conflicts.ge(x.scale(7) - y.scale(9) + conflicts.Lin.of(10)),
+               conflicts.ge(conflicts.Lin.of(4) - x.scale(7) + y.scale(9))]
+    assert engine(shadows) is False
+    assert engine(shadows[:2]) is True
+    assert engine([conflicts.eq(x.scale(2) - y.scale(2) - conflicts.Lin.of(1))]) is False
