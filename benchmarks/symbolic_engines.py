@@ -118,9 +118,10 @@ def finding_key(finding) -> tuple:
     return (finding.code, finding.line, finding.message)
 
 
-def lint_all(sources: list[Source], engine: Engine) -> Capture:
-    """Lint every source with `engine` answering the feasibility questions, recording each question."""
-    capture = Capture()
+def lint_all(sources: list[Source], engine: Engine, capture: Capture | None = None) -> Capture:
+    """Lint every source with `engine` answering the feasibility questions, recording each question (into
+    `capture`, when given)."""
+    capture = capture if capture is not None else Capture()
     current = [""]
 
     def recording(constraints):
@@ -141,6 +142,16 @@ def lint_all(sources: list[Source], engine: Engine) -> Capture:
             capture.lint_ms[source.label] = (time.perf_counter() - start) * 1000
             capture.findings[source.label] = sorted(finding_key(f) for f in findings)
     return capture
+
+
+def lint_interleaved(sources: list[Source], engines: list[tuple[str, Engine]]) -> dict[str, Capture]:
+    """`lint_all` with each engine, file by file in turn, so that a shared machine's changing load falls on
+    every engine alike."""
+    captures = {name: Capture() for name, _ in engines}
+    for source in sources:
+        for name, engine in engines:
+            lint_all([source], engine, captures[name])
+    return captures
 
 
 # ----------------------------------------------------------------------------------------------- engines
@@ -243,14 +254,16 @@ class EngineRun:
         return sum(1 for a in self.answers.values() if a is answer)
 
 
-def solve_all(name: str, engine: Engine, systems: list[SystemKey]) -> EngineRun:
-    answers, times = {}, []
+def solve_all(engines: list[tuple[str, Engine]], systems: list[SystemKey]) -> list[EngineRun]:
+    """Each system solved by each engine in turn (a shared machine's changing load falls on all alike)."""
+    runs = [EngineRun(name, {}, []) for name, _ in engines]
     for key in systems:
-        constraints = constraints_of(key)
-        start = time.perf_counter()
-        answers[key] = engine(constraints)
-        times.append((time.perf_counter() - start) * 1000)
-    return EngineRun(name, answers, times)
+        for run, (_, engine) in zip(runs, engines):
+            constraints = constraints_of(key)
+            start = time.perf_counter()
+            run.answers[key] = engine(constraints)
+            run.times.append((time.perf_counter() - start) * 1000)
+    return runs
 
 
 def disagreements(runs: list[EngineRun]) -> list[tuple[SystemKey, dict[str, Answer]]]:
@@ -349,7 +362,7 @@ def main() -> None:
     for name, engine in engines:
         if engine is None:
             print(f"{name}: not installed, left out")
-    runs = [solve_all(name, engine, systems) for name, engine in engines if engine is not None]
+    runs = solve_all([(name, engine) for name, engine in engines if engine is not None], systems)
     mismatch = [k for k in systems if runs[0].answers[k] is not capture.answers[k]]
     print(f"Omega test cold vs. the answers the lint got: {len(mismatch)} differ\n")
     against = disagreements(runs)
@@ -373,11 +386,12 @@ def main() -> None:
         for label, gone, new in changed:
             print(f"- {label}: only before {gone}; only after {new}")
     if args.lint_speed and deciders:
-        # the files once more with the shipped engine, its memo cleared, so that every timing is of a warm lint
-        conflicts._MEMO.clear()
-        base = lint_all(sources, conflicts.feasible)
-        for name, engine in deciders:
-            other = lint_all(sources, memoized(engine))
+        conflicts._MEMO.clear()  # every engine starts with nothing remembered
+        captures = lint_interleaved(sources, [("Omega test", conflicts.feasible)]
+                                    + [(name, memoized(engine)) for name, engine in deciders])
+        base = captures["Omega test"]
+        for name, _ in deciders:
+            other = captures[name]
             print(f"\n{name} in place of the Omega test:\n" + "\n".join(lint_speed_lines(name, base, other)))
             changed = changed_findings(base, other)
             print(f"findings that differ with {name} in place of the Omega test: {len(changed)} files")

@@ -37,7 +37,7 @@ def test_capture_records_every_call_and_the_shipped_answers(bench, sources) -> N
     assert all(any(f[0] == "CL101" for f in capture.findings[s.label]) for s in sources)
 
     systems = list(capture.answers)
-    run = bench.solve_all("Omega test", bench.omega, systems)
+    run, = bench.solve_all([("Omega test", bench.omega)], systems)
     assert run.answers == capture.answers
     assert len(run.times) == len(systems)
     assert run.count(True) + run.count(False) + run.count(None) == len(systems)
@@ -51,6 +51,14 @@ def test_an_engine_that_decides_nothing_changes_the_race_verdicts(bench, sources
     assert {label for label, _, _ in changed} == {s.label for s in sources}
     assert all(any(f[0] == "CL101" for f in gone) for _, gone, _ in changed)
     assert bench.changed_findings(shipped, shipped) == []
+
+
+def test_interleaved_lints_give_each_engine_every_file(bench, sources) -> None:
+    captures = bench.lint_interleaved(sources, [("shipped", conflicts.feasible), ("cold", bench.memoized(bench.omega))])
+    shipped, cold = captures["shipped"], captures["cold"]
+    assert set(shipped.lint_ms) == set(cold.lint_ms) == {s.label for s in sources}
+    assert shipped.calls == cold.calls > 0
+    assert bench.changed_findings(shipped, cold) == []
 
 
 def test_disagreements_name_the_engines_that_decided_differently(bench) -> None:
