@@ -456,6 +456,15 @@ def test_build_only_fills_the_cache_and_runs_nothing(tmp_path: Path, monkeypatch
     records = verify_batch(candidates, _options(tmp_path, build_only=True, sanitize=("memcheck",)))
     assert [r["status"] for r in records] == ["built", "compile_error"]
     assert [e["mode"] for e in _log(log)] == ["build", "build"]
+    assert {(e["light_build"], e["precompiled_header"]) for e in _log(log)} == {(True, True)}  # the defaults
+
+
+def test_exact_build_and_no_precompiled_header_reach_the_build_worker(tmp_path: Path, monkeypatch) -> None:
+    log = tmp_path / "log.jsonl"
+    monkeypatch.setenv("STANDIN_LOG", str(log))
+    candidate = Candidate(_solution(tmp_path, "a.py", "ok"), str(RELU_REF))
+    verify_batch([candidate], _options(tmp_path, build_only=True, light_build=False, precompiled_header=False))
+    assert [(e["light_build"], e["precompiled_header"]) for e in _log(log)] == [(False, False)]
 
 
 def _fake_sanitizer(tmp_path: Path, log_text: str, run: bool = True) -> Path:

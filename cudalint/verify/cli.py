@@ -151,6 +151,10 @@ def verify_command(
     exact_build: Annotated[bool, typer.Option(
         "--exact-build", help="Build the CUDA sources exactly as written (default: with only the ATen headers "
                               "they use, as written when that fails).")] = False,
+    precompiled_header: Annotated[bool, typer.Option(
+        "--precompiled-header/--no-precompiled-header",
+        help="The lighter build's binding unit loads <torch/extension.h> precompiled once per C++ flag set in "
+             "the cache's pch/ (about 750 MB each with g++ 12 and torch 2.11).")] = True,
     pass_env: Annotated[Optional[list[str]], typer.Option(
         "--pass-env", metavar="NAME", help="An environment variable the scrubbed worker environment keeps; "
                                            "repeatable.")] = None,
@@ -195,7 +199,7 @@ def verify_command(
             gpus=[g.strip() for g in gpus.split(",") if g.strip()] if gpus else None, build_timeout=build_timeout,
             run_timeout=timeout, sanitize_timeout=sanitize_timeout, python=python, device=device, fast_p=fast_p,
             build_only=build_only, sanitize_kernels=sanitize_kernels, parity=harness, isolate_network=not network,
-            pass_env=tuple(pass_env or ()), light_build=not exact_build,
+            pass_env=tuple(pass_env or ()), light_build=not exact_build, precompiled_header=precompiled_header,
             ray=ray_address if ray_address else ("" if ray else None), results_file=results_file,
         ).validate()
         candidates = collect_candidates(path, ref, problems)

@@ -80,6 +80,9 @@ class VerifyOptions:
     pass_env: tuple[str, ...] = ()  # environment variables the scrubbed worker environment keeps as well
     parity: str = "cudalint"  # "kernelbench": mirror KernelBench's eval (README: GPU verification)
     light_build: bool = True  # build CUDA units with only the ATen headers they use; as written if that fails
+    # the light build's binding unit loads <torch/extension.h> precompiled (about 750 MB per C++ flag set in
+    # CACHE/pch with g++ 12 and torch 2.11); off: g++ parses it in every build
+    precompiled_header: bool = True
     ray: str | None = None  # run the jobs on a Ray cluster: its address, or "" for ray.init()'s (README: Ray)
     results_file: str | None = None  # JSON lines, one per finished candidate; those already there are not redone
 
@@ -366,7 +369,8 @@ class _Batch:
                    "trials": options.trials, "tolerances": {k: list(v) for k, v in options.tolerances.items()},
                    "timing": options.timing, "warmup": options.warmup, "timing_trials": options.timing_trials,
                    "compile": options.compile, "poison": options.poison, "allow_tf32": options.allow_tf32,
-                   "parity": options.parity, "light_build": options.light_build}
+                   "parity": options.parity, "light_build": options.light_build,
+                   "precompiled_header": options.precompiled_header}
         files = None
         if not self.executor.local:  # a cluster's nodes need not share this file system
             files = {k: (os.path.basename(request[k]), _read_bytes(request[k]))

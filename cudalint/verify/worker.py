@@ -191,7 +191,7 @@ def toolchain_id(torch) -> dict:
     }
 
 
-def install_build_cache(progress: Progress, cache_dir: str, light: bool = False) -> None:
+def install_build_cache(progress: Progress, cache_dir: str, light: bool = False, precompiled: bool = False) -> None:
     """Route every `torch.utils.cpp_extension.load_inline` call into `cache_dir/ext/<key>`: a call whose
     sources and flags were built before reuses the library (ninja finds nothing to do).
 
@@ -199,7 +199,8 @@ def install_build_cache(progress: Progress, cache_dir: str, light: bool = False)
     of the operators its CUDA unit names (`minimal_cuda_sources`), else, for a unit that includes
     `<torch/extension.h>` (`<torch/torch.h>`, `<torch/all.h>`) and uses nothing beyond ATen,
     `<torch/types.h>` in its place (`lighter_cuda_sources`). When that build fails, the call is built
-    exactly as written, and only that build's outcome counts."""
+    exactly as written, and only that build's outcome counts. With `precompiled`, the minimal build's C++
+    unit includes `<torch/extension.h>` through a header precompiled in the cache (`BindingHeader`)."""
     import inspect
 
     import torch
@@ -210,8 +211,9 @@ def install_build_cache(progress: Progress, cache_dir: str, light: bool = False)
     toolchain = toolchain_id(torch)
 
     aten = AtenHeaders(cpp_extension.include_paths())
-    binding = BindingHeader(os.path.join(cache_dir, "pch"), cpp_extension, toolchain)
-    atexit.register(binding.finish)  # a header being precompiled is published before the worker ends
+    binding = BindingHeader(os.path.join(cache_dir, "pch"), cpp_extension, toolchain) if precompiled else None
+    if binding is not None:
+        atexit.register(binding.finish)  # a header being precompiled is published before the worker ends
 
     def build(arguments: dict, cuda_sources: list[str], variant: str, written_as: list[str], preamble: str = ""):
         """One `load_inline` call into the cache; a `preamble` (the minimal build's headers) is passed as
@@ -228,7 +230,8 @@ def install_build_cache(progress: Progress, cache_dir: str, light: bool = False)
         options = {k: v for k, v in arguments.items() if k in (
             "with_cuda", "is_python_module", "with_pytorch_error_handling", "no_implicit_headers", "use_pch",
             "sycl_sources", "extra_sycl_cflags", "with_sycl")}
-        built_cpp = [binding.include_line(arguments), *cpp_sources] if preamble else cpp_sources
+        binding_include = binding.include_line(arguments) if binding is not None else TORCH_EXTENSION_INCLUDE
+        built_cpp = [binding_include, *cpp_sources] if preamble else cpp_sources
         built_cuda = [preamble, *cuda_sources] if preamble else cuda_sources
         key = cache_key(name, built_cpp, built_cuda, arguments.get("functions"), arguments.get("extra_cflags"),
                         cuda_flags, arguments.get("extra_ldflags"), arguments.get("extra_include_paths"),
@@ -882,7 +885,8 @@ def run(request: dict, progress: Progress) -> None:
     _set_precision(torch, None if kernelbench else bool(request.get("allow_tf32", False)))
     if device.type == "cuda":
         progress.state["device_name"] = torch.cuda.get_device_name(device)
-    install_build_cache(progress, request["cache_dir"], light=bool(request.get("light_build", False)))
+    install_build_cache(progress, request["cache_dir"], light=bool(request.get("light_build", False)),
+                        precompiled=bool(request.get("precompiled_header", False)))
     seed = int(request.get("seed", 42))
     tolerances = {k: tuple(v) for k, v in (request.get("tolerances") or {}).items()}
 
@@ -1069,7 +1073,8 @@ def build(request: dict, progress: Progress) -> None:
     """The `build` mode: execute the solution module so that its load_inline calls build into the cache."""
     import torch  # noqa: F401 - imported before the solution so that a missing torch is reported plainly
 
-    install_build_cache(progress, request["cache_dir"], light=bool(request.get("light_build", False)))
+    install_build_cache(progress, request["cache_dir"], light=bool(request.get("light_build", False)),
+                        precompiled=bool(request.get("precompiled_header", False)))
     reference = None
     if request.get("reference"):
         progress.stage("load reference")
