@@ -34,8 +34,8 @@ from cudalint.analysis.cfg import (BLOCK_LEVEL, GRID, WARP, CfgNode, FunctionCFG
                                   immediate_dominators)
 from cudalint.analysis.conflicts import (
     CONFLICT, NONE, UNKNOWN, BlockShape, Constraint, LinearContext, Lin, Linearizer, Verdict, block_bounds,
-    block_var, by_value_param_member, decide, distinct, eq, ge, less, linear_thread_id, mentions, renamed_constraint,
-    renamed_lin, thread_bounds, thread_var, unify_products,
+    block_var, by_value_param_member, decide, distinct, eq, ge, less, less_equal, linear_thread_id, mentions,
+    renamed_constraint, renamed_lin, thread_bounds, thread_var, unify_products,
 )
 from cudalint.analysis.uniformity import Uniformity, value_dependent_refs
 from cudalint.findings import short_text
@@ -686,6 +686,27 @@ class KernelSync:
             base += constraints
         verdict = decide(base, alternatives, exact1 and exact2)
         return unproven if verdict.result == NONE else verdict
+
+    def below_a_compared_size(self, access: MemoryAccess) -> bool:
+        """Whether the guards dominating `access` keep its index below a value they compare with: for some
+        variable of those guards (`n` in `base + BDIM + R <= n`), no thread of the launch passes them with
+        the index at or past it. Decided by the Omega test over the lowered guards and the launch's block
+        and grid bounds; a guard the lowering cannot express is left out, which only makes the system
+        easier to satisfy, and undecided is False. CL201 asks this where no single comparison bounds the
+        index by its pattern (a bound implied by a block-uniform fast path, `interior = ...`)."""
+        index, index_constraints, guards, _exact, products = self._lowered(access, "1", frozenset(), None)
+        base = thread_bounds(self.shape, "1") + block_bounds(self.shape, "") + list(index_constraints)
+        alternatives = []
+        sizes: set[str] = set()
+        for options, constraints in guards:
+            alternatives.append(options)
+            base += constraints
+            for constraint in constraints + [c for option in options for c in option]:
+                sizes |= set(constraint[0])
+        launch = {thread_var("1", axis) for axis in "xyz"} | {block_var("", axis) for axis in "xyz"}
+        sizes -= launch | {f"B.{axis}" for axis in "xyz"} | {f"G.{axis}" for axis in "xyz"} | set(products)
+        return any(decide(base + [less_equal(Lin.var(size), index)], alternatives, True).result == NONE
+                   for size in sorted(sizes - set(index.coeffs)))
 
     def _index_exact(self, access: MemoryAccess, inst: str, renamed: frozenset[str], across_blocks: bool) -> bool:
         return self._exact_indices.get((id(access), inst, renamed, across_blocks), False)

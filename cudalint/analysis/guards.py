@@ -119,53 +119,39 @@ def comparisons_of(condition: Condition, env: ConstantEnv | None = None) -> list
 
 
 def _add_comparisons(expr: ir.Expr, holds: bool, depth: int, condition: Condition, env: ConstantEnv | None,
-                     found: list[Comparison]) -> None:
+                     found: list[Comparison], disjunctions: list[list[list[Comparison]]] | None = None) -> None:
     # a function, not a recursive closure: that would be a reference cycle keeping the file's IR alive
     if depth > 20:
         return
     expr = strip(expr)
     if isinstance(expr, ir.Unary) and expr.op == "!":
-        _add_comparisons(expr.operand, not holds, depth + 1, condition, env, found)
+        _add_comparisons(expr.operand, not holds, depth + 1, condition, env, found, disjunctions)
     elif isinstance(expr, ir.Binary) and expr.op in ("&&", "||"):
         if (expr.op == "&&") == holds:  # a && b true, or a || b false: both parts
-            _add_comparisons(expr.lhs, holds, depth + 1, condition, env, found)
-            _add_comparisons(expr.rhs, holds, depth + 1, condition, env, found)
+            _add_comparisons(expr.lhs, holds, depth + 1, condition, env, found, disjunctions)
+            _add_comparisons(expr.rhs, holds, depth + 1, condition, env, found, disjunctions)
+        elif disjunctions is not None:  # one part or the other
+            alternatives = []
+            for part in _operands(expr, expr.op):
+                alternatives.append([])
+                _add_comparisons(part, holds, depth + 1, condition, env, alternatives[-1])
+            disjunctions.append(alternatives)
     elif isinstance(expr, ir.Binary) and expr.op in COMPARISON_OPERATORS:
         op = expr.op if holds else NEGATED[expr.op]
         found.append(Comparison(expr.lhs, op, expr.rhs, expr, condition))
     elif isinstance(expr, ir.Name) and env is not None:
         definition = env.definition(expr.ref)
         if definition is not None and _is_boolean(strip(definition)):
-            _add_comparisons(definition, holds, depth + 1, condition, env, found)
+            _add_comparisons(definition, holds, depth + 1, condition, env, found, disjunctions)
 
 
 def disjunctions_of(condition: Condition, env: ConstantEnv | None = None) -> list[list[list[Comparison]]]:
     """The disjunctions a condition implies, each as its alternatives' atomic comparisons: `a || b` true
     (or `a && b` false) is [[comparisons of a], [comparisons of b]]. Something bounded in every
     alternative is bounded (`i == 0 || i == n - 1` bounds `i` by `n`), which no single comparison says."""
-    found: list[list[list[Comparison]]] = []
-    _add_disjunctions(condition.expr, condition.holds, 0, condition, env, found)
-    return found
-
-
-def _add_disjunctions(expr: ir.Expr, holds: bool, depth: int, condition: Condition, env: ConstantEnv | None,
-                      found: list[list[list[Comparison]]]) -> None:
-    if depth > 20:
-        return
-    expr = strip(expr)
-    if isinstance(expr, ir.Unary) and expr.op == "!":
-        _add_disjunctions(expr.operand, not holds, depth + 1, condition, env, found)
-    elif isinstance(expr, ir.Binary) and expr.op in ("&&", "||"):
-        if (expr.op == "&&") == holds:  # both parts hold: disjunctions inside either
-            _add_disjunctions(expr.lhs, holds, depth + 1, condition, env, found)
-            _add_disjunctions(expr.rhs, holds, depth + 1, condition, env, found)
-        else:  # one part or the other
-            alternatives = []
-            for part in _operands(expr, expr.op):
-                comparisons: list[Comparison] = []
-                _add_comparisons(part, holds, depth + 1, condition, env, comparisons)
-                alternatives.append(comparisons)
-            found.append(alternatives)
+    disjunctions: list[list[list[Comparison]]] = []
+    _add_comparisons(condition.expr, condition.holds, 0, condition, env, [], disjunctions)
+    return disjunctions
 
 
 def _operands(expr: ir.Expr, op: str) -> list[ir.Expr]:
