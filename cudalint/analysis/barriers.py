@@ -35,9 +35,9 @@ from cudalint.analysis.cfg import (BLOCK_LEVEL, GRID, WARP, CfgNode, FunctionCFG
 from cudalint.analysis.conflicts import (
     CONFLICT, NONE, UNKNOWN, BlockShape, Constraint, LinearContext, Lin, Linearizer, Verdict, block_bounds,
     block_var, by_value_param_member, decide, distinct, eq, ge, less, less_equal, linear_thread_id, mentions,
-    renamed_constraint, renamed_lin, thread_bounds, thread_var, unify_products,
+    assigned_values, renamed_constraint, renamed_lin, thread_bounds, thread_var, unify_products,
 )
-from cudalint.analysis.uniformity import Uniformity, value_dependent_refs
+from cudalint.analysis.uniformity import Uniformity, per_thread_nodes, value_dependent_refs
 from cudalint.findings import short_text
 from cudalint.model import ir
 from cudalint.model.program import Program, SharedArray
@@ -943,8 +943,11 @@ class KernelSync:
     @cached_property
     def races(self) -> list[Race]:
         """Shared-memory races between threads of one block, at least one per access that can race (the
-        first pair found for it, with the earlier access of the pair)."""
-        return self._races(self.candidate_pairs())
+        first pair found for it, with the earlier access of the pair). A store of the value its thread read
+        from the same element (`v = s[0]; s[0] = v;`) leaves the element as it is: it races with no read and
+        no other such store (racecheck reports none), only with a store of another value."""
+        return self._races([(a, b, starts) for a, b, starts in self.candidate_pairs()
+                            if not all(not x.writes or self._writes_back(x) for x in (a, b))])
 
     @cached_property
     def global_races(self) -> list[Race]:
@@ -970,6 +973,24 @@ class KernelSync:
             if any(n.callee in ("atomicCAS", "atomicExch", "__threadfence") for n in function.of_type(ir.Call)):
                 return True
         return any(access.volatile for access in self.global_accesses)
+
+    def _writes_back(self, access: MemoryAccess) -> bool:
+        """A plain store `s[e] = v` where the one value of `v` reaching it was read from `s[e]` by this thread,
+        and `e` names only values assigned once: the store writes the element's own content back."""
+        value = access.value
+        while isinstance(value, ir.Cast):
+            value = value.operand
+        if access.mode != WRITE or not isinstance(value, ir.Name) or not isinstance(access.expr, ir.Index):
+            return False
+        scope = access.node.scope
+        reaching = self.reaching(scope, value.ref, access.node)
+        if reaching is None or reaching[1] is not scope or not isinstance(reaching[0], ir.Index):
+            return False
+        if " ".join(reaching[0].text.split()) != " ".join(access.expr.text.split()):
+            return False
+        assigned = assigned_values(scope.function)
+        return all(len(assigned.get(node.ref, ())) <= 1 for node in access.expr.index.walk()
+                   if isinstance(node, ir.Name) and node.ref)
 
     def _same_value(self, a: MemoryAccess, b: MemoryAccess, across_blocks: bool) -> bool:
         """Both plain stores of one value that is the same in every thread (and block)."""
@@ -1186,7 +1207,7 @@ def value_dependent_expr(analysis: SyncAnalysis, expr: ir.Expr, scope: Scope, de
     if depth > 8:
         return True
     dependent = analysis.value_dependent(scope.function)
-    for node in expr.walk():
+    for node in per_thread_nodes(expr):
         if isinstance(node, ir.Name):
             if node.name == "threadIdx":
                 return True
@@ -1625,17 +1646,24 @@ def _find_spin_loops(analysis: SyncAnalysis) -> list[SpinLoop]:
         for node in function.of_type(ir.While, ir.For):
             if isinstance(node, ir.For) and (node.init is not None or node.step is not None):
                 continue
-            if node.cond is None or not _waits(node.body):
+            if node.cond is None or not _waits(node.body, node.cond):
                 continue
             if _polls_global(node.cond, env, params, analysis.device_globals):
                 out.append(SpinLoop(node, function, node.cond))
     return out
 
 
-def _waits(body: ir.Stmt | None) -> bool:
-    """A loop body that makes no progress of its own: empty, a pause, or re-reading a flag into a local."""
+def _waits(body: ir.Stmt | None, cond: ir.Expr) -> bool:
+    """A loop body that makes no progress of its own: empty, a pause, or re-reading a flag into a local.
+    A local that moves the address the loop reads is progress: `while (v > p[v]) v = p[v];` chases
+    pointers (union-find's root search) and ends by itself."""
     if body is None:
         return True
+    assigned = {stmt.lhs.ref for stmt in body.walk()
+                if isinstance(stmt, ir.Binary) and stmt.is_assignment and isinstance(stmt.lhs, ir.Name)}
+    addresses = [node.index for part in (cond, body) for node in part.walk() if isinstance(node, ir.Index)]
+    if any(isinstance(node, ir.Name) and node.ref in assigned for index in addresses for node in index.walk()):
+        return False
     for stmt in body.walk():
         if isinstance(stmt, ir.Call) and stmt.callee not in _WAIT_CALLS and stmt.callee not in _LOAD_CALLS \
                 and not stmt.callee.startswith("atomic"):

@@ -1062,7 +1062,7 @@ def _data_only(expr: ir.Expr, scope, depth: int = 0) -> bool:
             return True
         # an integer variable: data-derived when every value assigned to it is (a histogram bin computed
         # from a loaded float, clamped with `if (b >= bins) b = bins - 1;`)
-        values = _assigned_values(scope.function).get(expr.ref)
+        values = assigned_values(scope.function).get(expr.ref)
         return bool(values) and depth < 8 and all(v is not None and _data_only(v, scope, depth + 4) for v in values)
     if isinstance(expr, ir.Call):
         if expr.callee in ("thread_rank", "thread_index", "__lane_id", "laneid", "meta_group_rank") \
@@ -1075,7 +1075,7 @@ def _data_only(expr: ir.Expr, scope, depth: int = 0) -> bool:
     return False
 
 
-def _assigned_values(function: ir.Function) -> dict[str, list]:
+def assigned_values(function: ir.Function) -> dict[str, list]:
     """ref -> the expressions assigned to the variable in `function` (None for ++/--)."""
     return function.analysis(_find_assigned_values)
 

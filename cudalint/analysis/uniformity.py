@@ -10,6 +10,7 @@ dependent when some call site in the unit passes a dependent argument.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -32,9 +33,25 @@ class _Reads:
     refs: frozenset[str]  # variables, by declaration ref
 
 
+# barriers that reduce a per-thread predicate over the block: every thread gets the same result
+_BLOCK_REDUCTIONS = frozenset({"__syncthreads_or", "__syncthreads_and", "__syncthreads_count"})
+
+
+def per_thread_nodes(expr: ir.Expr) -> Iterator[ir.Node]:
+    """The nodes of `expr` (pre-order) through which its value can differ between threads: all but the
+    arguments of a block-wide reduction (`while (__syncthreads_or(cond))`: the same result in every thread
+    whatever `cond` is)."""
+    stack: list[ir.Node] = [expr]
+    while stack:
+        node = stack.pop()
+        yield node
+        if not (isinstance(node, ir.Call) and node.callee in _BLOCK_REDUCTIONS):
+            stack.extend(reversed(node.children()))
+
+
 def _reads_in(expr: ir.Expr) -> _Reads:
     per_thread, refs = False, set()
-    for node in expr.walk():
+    for node in per_thread_nodes(expr):
         if isinstance(node, ir.Name):
             if node.name in _THREAD_BUILTINS:
                 per_thread = True
