@@ -687,13 +687,13 @@ class KernelSync:
         verdict = decide(base, alternatives, exact1 and exact2)
         return unproven if verdict.result == NONE else verdict
 
-    def below_a_compared_size(self, access: MemoryAccess) -> bool:
-        """Whether the guards dominating `access` keep its index below a value they compare with: for some
-        variable of those guards (`n` in `base + BDIM + R <= n`), no thread of the launch passes them with
+    def below_a_compared_size(self, access: MemoryAccess, limit: ir.Expr | None = None) -> bool:
+        """Whether the guards dominating `access` keep its index below `limit`, or, without one, below some
+        variable they compare with (`n` in `base + BDIM + R <= n`): no thread of the launch passes them with
         the index at or past it. Decided by the Omega test over the lowered guards and the launch's block
-        and grid bounds; a guard the lowering cannot express is left out, which only makes the system
-        easier to satisfy, and undecided is False. CL201 asks this where no single comparison bounds the
-        index by its pattern (a bound implied by a block-uniform fast path, `interior = ...`)."""
+        and grid bounds; a guard or limit the lowering cannot express is left free, which only makes the
+        system easier to satisfy, and undecided is False. CL201 and CL202 ask this before reporting what
+        their patterns find (a bound implied by a block-uniform fast path, `interior = ...`)."""
         index, index_constraints, guards, _exact, products = self._lowered(access, "1", frozenset(), None)
         base = thread_bounds(self.shape, "1") + block_bounds(self.shape, "") + list(index_constraints)
         alternatives = []
@@ -703,10 +703,16 @@ class KernelSync:
             base += constraints
             for constraint in constraints + [c for option in options for c in option]:
                 sizes |= set(constraint[0])
-        launch = {thread_var("1", axis) for axis in "xyz"} | {block_var("", axis) for axis in "xyz"}
-        sizes -= launch | {f"B.{axis}" for axis in "xyz"} | {f"G.{axis}" for axis in "xyz"} | set(products)
-        return any(decide(base + [less_equal(Lin.var(size), index)], alternatives, True).result == NONE
-                   for size in sorted(sizes - set(index.coeffs)))
+        if limit is not None:
+            lin = Linearizer(self.context, "1", products=True)
+            lin.at = access.node
+            bounds = [lin.lin(limit, access.node.scope)]
+            base += lin.constraints
+        else:
+            launch = {thread_var("1", axis) for axis in "xyz"} | {block_var("", axis) for axis in "xyz"}
+            sizes -= launch | {f"B.{axis}" for axis in "xyz"} | {f"G.{axis}" for axis in "xyz"} | set(products)
+            bounds = [Lin.var(size) for size in sorted(sizes - set(index.coeffs))]
+        return any(decide(base + [less_equal(bound, index)], alternatives, True).result == NONE for bound in bounds)
 
     def _index_exact(self, access: MemoryAccess, inst: str, renamed: frozenset[str], across_blocks: bool) -> bool:
         return self._exact_indices.get((id(access), inst, renamed, across_blocks), False)
@@ -1955,6 +1961,17 @@ def _weakly(method: Callable) -> Callable:
     """A bound method as a function that holds its object weakly."""
     reference = weakref.WeakMethod(method)
     return lambda *args: reference()(*args)
+
+
+def index_proven_below(program: Program, function: ir.Function, access: ir.Expr, limit: ir.Expr | None = None) -> bool:
+    """Whether the constraint solver proves the index of the global access `access` (the expression as
+    written) below `limit`, or below a size its guards compare with (`KernelSync.below_a_compared_size`);
+    False for what this analysis does not model (device functions, shared memory)."""
+    if not function.is_kernel:
+        return False
+    kernel = sync_analysis(program).kernel(function)
+    return any(memory.expr.span == access.span and kernel.below_a_compared_size(memory, limit)
+               for memory in kernel.global_accesses)
 
 
 def sync_analysis(program: Program) -> SyncAnalysis:

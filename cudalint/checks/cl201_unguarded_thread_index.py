@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from cudalint.analysis.barriers import sync_analysis
+from cudalint.analysis.barriers import index_proven_below
 from cudalint.analysis.guards import AXES, Access, GuardAnalysis, global_axes
 from cudalint.analysis.launch_link import CEIL, LaunchLinks
 from cudalint.checks.context import RuleContext
@@ -48,7 +48,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
                 axes = [a for a in axes if any(links.grid_can_overshoot(k, a) for k in kernels)]
             if axes and not function.is_kernel:
                 axes = [a for a in axes if a not in call_sites_bound]
-            if axes and _bounded_by_the_engine(ctx.program, function, access):
+            if axes and index_proven_below(ctx.program, function, access.node):
                 axes = []
             if axes:
                 unguarded.append((access, axes))
@@ -72,16 +72,6 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
                               f"`{access.root.name}` is accessed under `{guard}` on line "
                               f"{ctx.location(sibling.node.span).line}: threads past that bound access out of bounds "
                               f"here; guard it the same way")
-
-
-def _bounded_by_the_engine(program, function: ir.Function, access: Access) -> bool:
-    """Whether the race analysis's constraint solver proves the access's index below a size its guards
-    compare with (`KernelSync.below_a_compared_size`), for a global access of a kernel it models."""
-    if not function.is_kernel:
-        return False
-    kernel = sync_analysis(program).kernel(function)
-    span = access.node.span
-    return any(memory.expr.span == span and kernel.below_a_compared_size(memory) for memory in kernel.global_accesses)
 
 
 def _unbounded_axes(provenance, need, comparisons, index) -> set[str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from cudalint.analysis.barriers import index_proven_below
 from cudalint.analysis.guards import Comparison, GuardAnalysis, global_axes, strip
 from cudalint.analysis.symbolic import BLOCK_DIM, BLOCK_IDX, GRID_DIM, Poly
 from cudalint.checks.context import RuleContext
@@ -44,7 +45,8 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
                         continue
                     subject_poly = provenance.poly(subject)
                     constant_size = bool(global_axes(subject_poly))
-                    if _admits_size(subject_poly, provenance.poly(limit), index, constant_size):
+                    if _admits_size(subject_poly, provenance.poly(limit), index, constant_size) \
+                            and not index_proven_below(program, function, access.node, limit):
                         reported.add(id(comparison.node))
                         yield _finding(ctx, comparison, subject, limit, access)
                         break
