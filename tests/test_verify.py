@@ -1050,6 +1050,17 @@ def test_binding_header_is_precompiled_once_and_used_by_gpp(tmp_path: Path) -> N
     broken.finish()
     failed = re.fullmatch(r'#include "(.+)"', line).group(1)[:-len(".h")] + ".h.failed"
     assert Path(failed).is_file() and not Path(failed[:-len(".failed")] + ".gch").exists()
+    # a worker that only runs candidates includes the wrapper but never starts a precompilation
+    runner_side = BindingHeader(str(tmp_path / "pch4"), torch_stub, {"torch": "2.11"}, precompile=False)
+    assert runner_side.include_line({}).startswith('#include "') and runner_side._pending is None
+    # a partial header left by a killed build is removed by the next one that takes the lock
+    fresh = BindingHeader(str(tmp_path / "pch5"), torch_stub, {"torch": "2.11"})
+    stale = Path(re.fullmatch(r'#include "(.+)"', runner_side.include_line({})).group(1).replace("pch4", "pch5"))
+    stale.parent.mkdir(parents=True)
+    (stale.parent / "torch_extension.h.gch.999999.tmp").write_text("partial")
+    fresh.include_line({})
+    fresh.finish()
+    assert not list(stale.parent.glob("*.tmp")) and (stale.parent / "torch_extension.h.gch").is_file()
     later = BindingHeader(str(tmp_path / "pch3"), torch_stub, {"torch": "2.11"})
     assert later.include_line({"extra_cflags": ["-DNO_SUCH_FLAG_WORKS", "-fno-such-option"]}) == line
     assert later._pending is None  # nothing started

@@ -776,16 +776,23 @@ class KernelSync:
     def _iterations_at(self, start: CfgNode, keys: tuple[str, ...], at: CfgNode | None, access: MemoryAccess
                        ) -> dict[str, tuple[str | None, int]]:
         """The `iterations` of a Linearizer lowering `access` (and its guards) in the interval from `start`,
-        at node `at`, for the counters `keys` that are pinned there. A guard of the access evaluated before
-        the interval began is in the access's iteration (the conditions enclosing it); any other node
-        outside the interval pins nothing."""
+        at node `at`, for the counters `keys` that are pinned there. A guard of the access is evaluated in the
+        access's iteration (the conditions enclosing it), also when its node is reached again from the
+        interval's start through the loop's back edge; another node is pinned by its own state only when
+        every path to it from the start is barrier-free and within the interval (`steps`), and a node the
+        access is reached from in an earlier iteration is not told apart from one in the same iteration, so
+        any other node of the loop pins nothing."""
         found: dict[str, tuple[str | None, int]] = {}
         for key in keys:
             steps = self._counter_steps(start, key)
             if steps is None or at is None:
                 continue
-            own_guard = at not in steps and any(g.node is at for g in access.guards)
-            state = steps.get(access.node if own_guard else at)
+            if at is access.node or any(g.node is at for g in access.guards):
+                state = steps.get(access.node)
+            elif at in self._counter_loop(key):
+                continue  # maybe evaluated in an earlier iteration than the access's: left free
+            else:
+                state = steps.get(at)
             if state is None:
                 continue
             entered, count = state
@@ -981,22 +988,39 @@ class KernelSync:
         return any(access.volatile for access in self.global_accesses)
 
     def _writes_back(self, access: MemoryAccess) -> bool:
-        """A plain store `s[e] = v` where the one value of `v` reaching it was read from `s[e]` by this thread,
-        and `e` names only values assigned once: the store writes the element's own content back."""
+        """A plain store `s[e] = v` where the one value of `v` reaching it was read from `s[e]` by this thread
+        as the element's own type, with no barrier and no other store to the array on any path between the
+        read and the store, and `e` names only values assigned once: the store writes back the content the
+        element still has in this barrier interval."""
         value = access.value
-        while isinstance(value, ir.Cast):
-            value = value.operand
         if access.mode != WRITE or not isinstance(value, ir.Name) or not isinstance(access.expr, ir.Index):
             return False
         scope = access.node.scope
         reaching = self.reaching(scope, value.ref, access.node)
         if reaching is None or reaching[1] is not scope or not isinstance(reaching[0], ir.Index):
             return False
-        if " ".join(reaching[0].text.split()) != " ".join(access.expr.text.split()):
+        read, read_node = reaching[0], reaching[2]
+        if " ".join(read.text.split()) != " ".join(access.expr.text.split()):
             return False
+        element = access.array.decl.element_type
+        if not _same_type(value.type, read.type) or (element and not _same_type(element, read.type)):
+            return False  # `int v = s[0]; s[0] = v;` on a float array stores a truncated value
         assigned = assigned_values(scope.function)
-        return all(len(assigned.get(node.ref, ())) <= 1 for node in access.expr.index.walk()
-                   if isinstance(node, ir.Name) and node.ref)
+        if any(len(assigned.get(node.ref, ())) > 1 or isinstance(node, ir.Call)
+               for node in access.expr.index.walk() if isinstance(node, (ir.Name, ir.Call))):
+            return False
+        # every path from the read to the store: no barrier, no other store to the array
+        pred, seen, stack = self.cfg.graph.pred, {access.node}, list(self.cfg.graph.pred[access.node])
+        while stack:
+            node = stack.pop()
+            if node in seen or node is read_node:
+                continue
+            seen.add(node)
+            if node.kind == "barrier" or node is self.cfg.entry or len(seen) > 2000 or any(
+                    other.writes and other.key == access.key for other in self.by_node.get(node, ())):
+                return False
+            stack.extend(pred[node])
+        return True
 
     def _same_value(self, a: MemoryAccess, b: MemoryAccess, across_blocks: bool) -> bool:
         """Both plain stores of one value that is the same in every thread (and block)."""
@@ -1115,6 +1139,13 @@ def guard_alternatives(lin: Linearizer, guard: Guard) -> list[list[Constraint]] 
         # per-thread counter, which does not decide which threads run the code after the loop
         return None
     return lin.condition(guard.cond, guard.scope, guard.positive)
+
+
+def _same_type(a: str, b: str) -> bool:
+    """Two C types equal but for qualifiers and spacing (`const float` and `float`)."""
+    def bare(type_: str) -> str:
+        return " ".join(w for w in type_.replace("*", " * ").split() if w not in ("const", "volatile", "__restrict__"))
+    return bool(a) and bool(b) and bare(a) == bare(b)
 
 
 def _assigns(node: CfgNode) -> frozenset[str]:

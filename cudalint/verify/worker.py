@@ -51,6 +51,7 @@ import sys
 import time
 import traceback
 
+STARTED = time.time()  # the worker's start, for its deadline
 CACHE_VERSION = "1"
 LINEINFO = "-lineinfo"  # added to every CUDA build: sanitizer reports then carry source lines
 POISON_BYTE = 0xFF
@@ -191,7 +192,8 @@ def toolchain_id(torch) -> dict:
     }
 
 
-def install_build_cache(progress: Progress, cache_dir: str, light: bool = False, precompiled: bool = False) -> None:
+def install_build_cache(progress: Progress, cache_dir: str, light: bool = False, precompiled: bool = False,
+                        precompile: bool = False, deadline: float | None = None) -> None:
     """Route every `torch.utils.cpp_extension.load_inline` call into `cache_dir/ext/<key>`: a call whose
     sources and flags were built before reuses the library (ninja finds nothing to do).
 
@@ -200,7 +202,8 @@ def install_build_cache(progress: Progress, cache_dir: str, light: bool = False,
     `<torch/extension.h>` (`<torch/torch.h>`, `<torch/all.h>`) and uses nothing beyond ATen,
     `<torch/types.h>` in its place (`lighter_cuda_sources`). When that build fails, the call is built
     exactly as written, and only that build's outcome counts. With `precompiled`, the minimal build's C++
-    unit includes `<torch/extension.h>` through a header precompiled in the cache (`BindingHeader`)."""
+    unit includes `<torch/extension.h>` through a header precompiled in the cache (`BindingHeader`); with
+    `precompile` too (build workers), a missing header is made, waited for until `deadline` at most."""
     import inspect
 
     import torch
@@ -211,8 +214,9 @@ def install_build_cache(progress: Progress, cache_dir: str, light: bool = False,
     toolchain = toolchain_id(torch)
 
     aten = AtenHeaders(cpp_extension.include_paths())
-    binding = BindingHeader(os.path.join(cache_dir, "pch"), cpp_extension, toolchain) if precompiled else None
-    if binding is not None:
+    binding = None
+    if precompiled and light:
+        binding = BindingHeader(os.path.join(cache_dir, "pch"), cpp_extension, toolchain, precompile, deadline)
         atexit.register(binding.finish)  # a header being precompiled is published before the worker ends
 
     def build(arguments: dict, cuda_sources: list[str], variant: str, written_as: list[str], preamble: str = ""):
@@ -230,8 +234,11 @@ def install_build_cache(progress: Progress, cache_dir: str, light: bool = False,
         options = {k: v for k, v in arguments.items() if k in (
             "with_cuda", "is_python_module", "with_pytorch_error_handling", "no_implicit_headers", "use_pch",
             "sycl_sources", "extra_sycl_cflags", "with_sycl")}
-        binding_include = binding.include_line(arguments) if binding is not None else TORCH_EXTENSION_INCLUDE
-        built_cpp = [binding_include, *cpp_sources] if preamble else cpp_sources
+        if preamble:
+            include = binding.include_line(arguments) if binding is not None else TORCH_EXTENSION_INCLUDE
+            built_cpp = [include, *cpp_sources]
+        else:
+            built_cpp = cpp_sources
         built_cuda = [preamble, *cuda_sources] if preamble else cuda_sources
         key = cache_key(name, built_cpp, built_cuda, arguments.get("functions"), arguments.get("extra_cflags"),
                         cuda_flags, arguments.get("extra_ldflags"), arguments.get("extra_include_paths"),
@@ -395,15 +402,19 @@ class BindingHeader:
     either way. The flags are the ones load_inline gives `main.cpp` (written by torch's own ninja-file
     writer into a scratch directory) less the extension's name, which the header does not use. The first
     build that finds no header for its flags precompiles it in the background while it builds as usual
-    (one at a time, under a lock); later builds use it."""
+    (one at a time, under a lock), and waits for it before it exits, until its own deadline at most; later
+    builds use it. Workers that only run candidates (`precompile` off) never start one."""
 
     WRAPPER = "torch_extension.h"
     FAILED = ".failed"  # beside the wrapper: g++ could not precompile it with these flags; not tried again
 
-    def __init__(self, root: str, cpp_extension, toolchain: dict) -> None:
+    def __init__(self, root: str, cpp_extension, toolchain: dict, precompile: bool = True,
+                 deadline: float | None = None) -> None:
         self.root = root
         self.cpp_extension = cpp_extension
         self.toolchain = toolchain
+        self.precompile = precompile
+        self.deadline = deadline
         self._pending = None  # (process, lock file, partial output, final output) of a background build
 
     def include_line(self, arguments: dict) -> str:
@@ -419,7 +430,7 @@ class BindingHeader:
             if not os.path.exists(wrapper):
                 _write_atomically(wrapper, TORCH_EXTENSION_INCLUDE + "\n")
             made = any(os.path.exists(wrapper + suffix) for suffix in (".gch", self.FAILED))
-            if not made and self._pending is None:
+            if not made and self.precompile and self._pending is None:
                 self._start(directory, wrapper, compiler, cflags)
         except OSError:
             return TORCH_EXTENSION_INCLUDE
@@ -470,31 +481,44 @@ class BindingHeader:
             lock.close()
             return
         final = wrapper + ".gch"
-        if os.path.exists(final):
+        if os.path.exists(final) or os.path.exists(wrapper + self.FAILED):
             lock.close()
             return
+        for name in os.listdir(directory):  # left by a killed build: only the lock holder writes one
+            if name.endswith(".tmp"):
+                os.remove(os.path.join(directory, name))
         partial = f"{final}.{os.getpid()}.tmp"
         process = subprocess.Popen([compiler, *cflags, "-x", "c++-header", wrapper, "-o", partial],
                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self._pending = (process, lock, partial, final)
 
     def finish(self, timeout: float = 300.0) -> None:
-        """Wait for a background precompilation this process started and publish its header."""
+        """Wait for a background precompilation this process started (until the deadline at most) and
+        publish its header; a compiler that fails marks the flags, one killed or cut short does not."""
         if self._pending is None:
             return
         process, lock, partial, final = self._pending
         self._pending = None
+        if self.deadline is not None:
+            timeout = min(timeout, max(self.deadline - time.time(), 0.0))
         try:
-            if process.wait(timeout=timeout) == 0:
+            status = process.wait(timeout=timeout)
+            if status == 0:
                 os.replace(partial, final)
-            else:
-                _write_atomically(final[:-len(".gch")] + self.FAILED, f"exit status {process.returncode}\n")
+            elif status > 0:
+                _write_atomically(final[:-len(".gch")] + self.FAILED, f"exit status {status}\n")
         except Exception:  # noqa: BLE001 - a header not made is a slower build next time, nothing more
             process.kill()
         finally:
             if os.path.exists(partial):
                 os.remove(partial)
             lock.close()
+
+
+def _deadline(request: dict) -> float | None:
+    """When the parent kills this worker, less a margin to write the result (None: no limit)."""
+    timeout = request.get("timeout")
+    return STARTED + float(timeout) - 5.0 if timeout else None
 
 
 def _write_atomically(path: str, text: str) -> None:
@@ -886,7 +910,8 @@ def run(request: dict, progress: Progress) -> None:
     if device.type == "cuda":
         progress.state["device_name"] = torch.cuda.get_device_name(device)
     install_build_cache(progress, request["cache_dir"], light=bool(request.get("light_build", False)),
-                        precompiled=bool(request.get("precompiled_header", False)))
+                        precompiled=bool(request.get("precompiled_header", False)),
+                        precompile=request["mode"] == "build", deadline=_deadline(request))
     seed = int(request.get("seed", 42))
     tolerances = {k: tuple(v) for k, v in (request.get("tolerances") or {}).items()}
 
@@ -1074,7 +1099,8 @@ def build(request: dict, progress: Progress) -> None:
     import torch  # noqa: F401 - imported before the solution so that a missing torch is reported plainly
 
     install_build_cache(progress, request["cache_dir"], light=bool(request.get("light_build", False)),
-                        precompiled=bool(request.get("precompiled_header", False)))
+                        precompiled=bool(request.get("precompiled_header", False)),
+                        precompile=request["mode"] == "build", deadline=_deadline(request))
     reference = None
     if request.get("reference"):
         progress.stage("load reference")
