@@ -349,8 +349,9 @@ def merge(base: dict, rerun: dict) -> dict:
     for path, result in rerun["files"].items():
         files[path] = dict(result, plain_runs=rerun.get("plain_runs", 2))
     merged.update(files=files, drivers=rerun["drivers"], not_run=rerun["not_run"],
-                  runs=base.get("runs") or [_run_summary(base)])
-    merged["runs"] = [*merged["runs"], _run_summary(rerun)]
+                  runs=[*(base.get("runs") or [_run_summary(base)]), _run_summary(rerun)])
+    for key in ("environment", "seconds", "compile_seconds", "jobs", "timeout_s", "plain_runs"):
+        merged.pop(key, None)  # one run's figures: `runs` holds each run's
     return merged
 
 

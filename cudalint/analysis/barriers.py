@@ -2001,7 +2001,7 @@ def index_proven_below(program: Program, function: ir.Function, access: ir.Expr,
     if not function.is_kernel:
         return False
     kernel = sync_analysis(program).kernel(function)
-    return any(memory.expr.span == access.span and kernel.below_a_compared_size(memory, limit)
+    return any(memory.expr is access and kernel.below_a_compared_size(memory, limit)
                for memory in kernel.global_accesses)
 
 
