@@ -694,6 +694,8 @@ class KernelSync:
         and grid bounds; a guard or limit the lowering cannot express is left free, which only makes the
         system easier to satisfy, and undecided is False. CL201 and CL202 ask this before reporting what
         their patterns find (a bound implied by a block-uniform fast path, `interior = ...`)."""
+        if not self._solver_exact(access, limit):
+            return False
         index, index_constraints, guards, _exact, products = self._lowered(access, "1", frozenset(), None)
         base = thread_bounds(self.shape, "1") + block_bounds(self.shape, "") + list(index_constraints)
         alternatives = []
@@ -713,6 +715,42 @@ class KernelSync:
             sizes -= launch | {f"B.{axis}" for axis in "xyz"} | {f"G.{axis}" for axis in "xyz"} | set(products)
             bounds = [Lin.var(size) for size in sorted(sizes - set(index.coeffs))]
         return any(decide(base + [less_equal(bound, index)], alternatives, True).result == NONE for bound in bounds)
+
+    def _solver_exact(self, access: MemoryAccess, limit: ir.Expr | None) -> bool:
+        """Whether one thread's guards and index mean, as constraints, what they compute: every variable
+        assigned more than once, other than a loop counter, has one assignment reaching where it is read
+        (the lowering then takes that value; with several, it would take the guard's and the index's for one
+        value), and no integer is narrower than 32 bits (the constraints' integers do not wrap)."""
+        scope = access.node.scope
+        assigned = assigned_values(scope.function)
+        counters = self.analysis.induction.get(scope.function_key, {})
+        stack = [(access.expr, scope, access.node)]
+        # the guards the lowering keeps (`guard_alternatives` drops a switch and a per-thread loop's exit)
+        stack += [(guard.cond, guard.scope, guard.node or access.node) for guard in access.guards
+                  if not (guard.kind == "switch" or (guard.kind == "after_loop"
+                                                     and guard.scope.facts.is_dependent(guard.cond)))]
+        if limit is not None:
+            stack.append((limit, scope, access.node))
+        seen: set[tuple] = set()
+        while stack:
+            expr, where, at = stack.pop()
+            for node in expr.walk():
+                if isinstance(node, ir.Cast) and _narrow_integer(node.type):
+                    return False
+                if not isinstance(node, ir.Name) or not node.ref or (node.ref, at.index) in seen:
+                    continue
+                seen.add((node.ref, at.index))
+                if _narrow_integer(node.type):
+                    return False
+                definition = where.env.definition(node.ref)
+                if definition is not None:
+                    stack.append((definition, where, at))
+                elif len(assigned.get(node.ref, ())) > 1 and node.ref not in counters:
+                    reaching = self.reaching(where, node.ref, at)
+                    if reaching is None:
+                        return False
+                    stack.append(reaching)
+        return True
 
     def _index_exact(self, access: MemoryAccess, inst: str, renamed: frozenset[str], across_blocks: bool) -> bool:
         return self._exact_indices.get((id(access), inst, renamed, across_blocks), False)
@@ -1000,14 +1038,18 @@ class KernelSync:
         if reaching is None or reaching[1] is not scope or not isinstance(reaching[0], ir.Index):
             return False
         read, read_node = reaching[0], reaching[2]
-        if " ".join(read.text.split()) != " ".join(access.expr.text.split()):
-            return False
+        if _shape(read) != _shape(access.expr) or any(
+                isinstance(node, (ir.Index, ir.Call)) or (isinstance(node, ir.Unary) and node.op == "*")
+                for node in access.expr.index.walk()):
+            return False  # another element, or an index read from memory that may change in between
+        if _escapes(scope.function, value.ref):
+            return False  # `bump(v)` by reference, `*(&v) = ...`: v may not hold what was read
         element = access.array.decl.element_type
         if not _same_type(value.type, read.type) or (element and not _same_type(element, read.type)):
             return False  # `int v = s[0]; s[0] = v;` on a float array stores a truncated value
         assigned = assigned_values(scope.function)
-        if any(len(assigned.get(node.ref, ())) > 1 or isinstance(node, ir.Call)
-               for node in access.expr.index.walk() if isinstance(node, (ir.Name, ir.Call))):
+        if any(len(assigned.get(node.ref, ())) > 1 for node in access.expr.index.walk()
+               if isinstance(node, ir.Name) and node.ref):
             return False
         # every path from the read to the store: no barrier, no other store to the array
         pred, seen, stack = self.cfg.graph.pred, {access.node}, list(self.cfg.graph.pred[access.node])
@@ -1139,6 +1181,28 @@ def guard_alternatives(lin: Linearizer, guard: Guard) -> list[list[Constraint]] 
         # per-thread counter, which does not decide which threads run the code after the loop
         return None
     return lin.condition(guard.cond, guard.scope, guard.positive)
+
+
+def _shape(expr: ir.Expr) -> tuple:
+    """An expression's structure with variables by declaration, not by name (shadowing `i` is another `i`)."""
+    return tuple((type(node).__name__, node.ref or node.name) if isinstance(node, ir.Name)
+                 else (type(node).__name__, getattr(node, "op", None), getattr(node, "value", None))
+                 for node in expr.walk())
+
+
+def _escapes(function: ir.Function, ref: str | None) -> bool:
+    """Whether a local's address is taken or it is passed to a call (which may take it by reference)."""
+    for node in function.of_type(ir.Unary, ir.Call):
+        operands = [node.operand] if isinstance(node, ir.Unary) and node.op == "&" else (
+            node.args if isinstance(node, ir.Call) else [])
+        if any(isinstance(operand, ir.Name) and operand.ref == ref for operand in operands):
+            return True
+    return False
+
+
+def _narrow_integer(type_: str) -> bool:
+    words = set(type_.replace("*", " * ").split())
+    return "*" not in words and bool(words & {"short", "char", "int8_t", "int16_t", "uint8_t", "uint16_t"})
 
 
 def _same_type(a: str, b: str) -> bool:

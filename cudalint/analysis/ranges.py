@@ -509,12 +509,11 @@ class _Search:
         """An enclosing loop whose counter only its own condition reads (`for (t = 0; t < K; t += TILE)`
         around a tile's reads) runs the body for some iteration whenever the body runs at all: its
         condition is not one the witness must satisfy, and its counter need not be simulated. Not a loop
-        whose start or bound names the thread (`for (j = threadIdx.x; j < 32; ...)`): some threads never
-        enter it."""
+        whose start or bound differs between threads (`for (j = threadIdx.x; j < 32; ...)`): some threads
+        never enter it."""
         for loop in list(self.loops):
-            _, thread_builtins, _ = _references([loop.init, loop.cond], self.env)
-            if any(b.startswith("tid.") for b in thread_builtins):
-                continue
+            if any(self.dependence.is_dependent(part) for part in (loop.init, loop.cond) if part is not None):
+                continue  # a start or bound that differs between threads (`j = threadIdx.x`, `j < n[tid]`)
             own = [c for c in self.conditions if c.kind == "loop" and c.origin is loop.stmt]
             others = [c.expr for c in self.conditions if c not in own]
             refs, _, _ = _references(others, self.env)

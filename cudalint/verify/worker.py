@@ -484,10 +484,11 @@ class BindingHeader:
         if os.path.exists(final) or os.path.exists(wrapper + self.FAILED):
             lock.close()
             return
-        for name in os.listdir(directory):  # left by a killed build: only the lock holder writes one
-            if name.endswith(".tmp"):
+        for name in os.listdir(directory):  # left by a killed build: only the lock holder writes these
+            if name.startswith(self.WRAPPER + ".gch.") and name.endswith(".tmp"):
                 os.remove(os.path.join(directory, name))
         partial = f"{final}.{os.getpid()}.tmp"
+        # in the worker's process group, so that the parent's kill of a worker that overruns stops it too
         process = subprocess.Popen([compiler, *cflags, "-x", "c++-header", wrapper, "-o", partial],
                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self._pending = (process, lock, partial, final)
@@ -508,7 +509,8 @@ class BindingHeader:
             elif status > 0:
                 _write_atomically(final[:-len(".gch")] + self.FAILED, f"exit status {status}\n")
         except Exception:  # noqa: BLE001 - a header not made is a slower build next time, nothing more
-            process.kill()
+            process.kill()  # past the deadline: the partial header is removed below and never published
+            process.wait()
         finally:
             if os.path.exists(partial):
                 os.remove(partial)
