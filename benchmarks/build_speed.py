@@ -32,6 +32,8 @@ import sys
 import tempfile
 import time
 
+from build_floor import ninja_steps  # this script's folder is first on sys.path
+
 HEAVY = re.compile(r'#\s*include\s*[<"]torch/(?:extension|torch|all)\.h[>"]')
 
 
@@ -61,18 +63,12 @@ def copy(rows: list[dict], data: str, target: str) -> None:
         handle.writelines(json.dumps(row) + "\n" for row in rows)
 
 
-def ninja_steps(directory: str) -> dict[str, float]:
-    """Seconds of each ninja step of one extension's build (`main.o`, `cuda.cuda.o`, the link)."""
-    steps = {}
+def extension_steps(directory: str) -> dict[str, float]:
+    """`build_floor.ninja_steps` of one extension's build directory; empty when it has no ninja log."""
     try:
-        lines = open(os.path.join(directory, ".ninja_log"), encoding="utf-8").read().splitlines()
+        return ninja_steps(directory)
     except OSError:
-        return steps
-    for line in lines[1:]:
-        fields = line.split("\t")
-        if len(fields) >= 4:
-            steps[fields[3]] = (int(fields[1]) - int(fields[0])) / 1000.0
-    return steps
+        return {}
 
 
 def run(data: str, variant: str, out: str, skip: set[str] = frozenset(), builds: int = 8,
@@ -103,7 +99,7 @@ def run(data: str, variant: str, out: str, skip: set[str] = frozenset(), builds:
                "results": [
         {"path": row["path"], "harness_correct": row["correct"], "status": record["status"],
          "message": record["message"][:300], "build_seconds": (record["build"] or {}).get("seconds"),
-         "extensions": [dict(e, steps=ninja_steps(e.get("directory", "")))
+         "extensions": [dict(e, steps=extension_steps(e.get("directory", "")))
                         for e in (record["build"] or {}).get("extensions", [])], "notes": record["notes"]}
         for row, record in zip(rows, records)]}
     os.makedirs(out, exist_ok=True)

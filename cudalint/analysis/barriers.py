@@ -40,6 +40,7 @@ from cudalint.analysis.conflicts import (
 from cudalint.analysis.uniformity import Uniformity, per_thread_nodes, value_dependent_refs
 from cudalint.findings import short_text
 from cudalint.model import ir
+from cudalint.model.constants import bare_type, is_integer_type, type_size
 from cudalint.model.program import Program, SharedArray
 
 READ, WRITE, UPDATE, ATOMIC = "read", "write", "update", "atomic"
@@ -426,9 +427,8 @@ class KernelSync:
         self.cfg = analysis.cfg(function)
         self.shape = analysis.block_shape(function)
         self.accesses = _Accesses(analysis.program, self.cfg).collect()
-        self.by_node: dict[CfgNode, list[MemoryAccess]] = {}
-        for access in self.accesses:
-            self.by_node.setdefault(access.node, []).append(access)
+        self.by_node = _by_node(self.accesses)
+        self._write_backs: dict[int, bool] = {}
         self.context = LinearContext(self.shape, analysis.induction, analysis.loop_counters,
                                      analysis.counter_bounds, _weakly(analysis.value_dependent),
                                      reaching=_weakly(self.reaching))
@@ -459,10 +459,7 @@ class KernelSync:
 
     @cached_property
     def global_by_node(self) -> dict[CfgNode, list[MemoryAccess]]:
-        found: dict[CfgNode, list[MemoryAccess]] = {}
-        for access in self.global_accesses:
-            found.setdefault(access.node, []).append(access)
-        return found
+        return _by_node(self.global_accesses)
 
     @cached_property
     def grid_epoch_starts(self) -> list[CfgNode]:
@@ -998,7 +995,14 @@ class KernelSync:
         from the same element (`v = s[0]; s[0] = v;`) leaves the element as it is: it races with no read and
         no other such store (racecheck reports none), only with a store of another value."""
         return self._races([(a, b, starts) for a, b, starts in self.candidate_pairs()
-                            if not all(not x.writes or self._writes_back(x) for x in (a, b))])
+                            if not all(not x.writes or self._is_write_back(x) for x in (a, b))])
+
+    def _is_write_back(self, access: MemoryAccess) -> bool:
+        """`_writes_back`, decided once per access (it is asked for every pair the access is in)."""
+        found = self._write_backs.get(id(access))
+        if found is None:
+            found = self._write_backs[id(access)] = self._writes_back(access)
+        return found
 
     @cached_property
     def global_races(self) -> list[Race]:
@@ -1045,7 +1049,8 @@ class KernelSync:
         if _escapes(scope.function, value.ref):
             return False  # `bump(v)` by reference, `*(&v) = ...`: v may not hold what was read
         element = access.array.decl.element_type
-        if not _same_type(value.type, read.type) or (element and not _same_type(element, read.type)):
+        if not value.type or bare_type(value.type) != bare_type(read.type) or (
+                element and bare_type(element) != bare_type(read.type)):
             return False  # `int v = s[0]; s[0] = v;` on a float array stores a truncated value
         assigned = assigned_values(scope.function)
         if any(len(assigned.get(node.ref, ())) > 1 for node in access.expr.index.walk()
@@ -1200,16 +1205,16 @@ def _escapes(function: ir.Function, ref: str | None) -> bool:
     return False
 
 
+def _by_node(accesses: list[MemoryAccess]) -> dict[CfgNode, list[MemoryAccess]]:
+    found: dict[CfgNode, list[MemoryAccess]] = {}
+    for access in accesses:
+        found.setdefault(access.node, []).append(access)
+    return found
+
+
 def _narrow_integer(type_: str) -> bool:
-    words = set(type_.replace("*", " * ").split())
-    return "*" not in words and bool(words & {"short", "char", "int8_t", "int16_t", "uint8_t", "uint16_t"})
-
-
-def _same_type(a: str, b: str) -> bool:
-    """Two C types equal but for qualifiers and spacing (`const float` and `float`)."""
-    def bare(type_: str) -> str:
-        return " ".join(w for w in type_.replace("*", " * ").split() if w not in ("const", "volatile", "__restrict__"))
-    return bool(a) and bool(b) and bare(a) == bare(b)
+    """An integer type narrower than 32 bits (`short`, `uint8_t`); not `bool`, whose 0 and 1 the constraints hold."""
+    return is_integer_type(type_) and "bool" not in type_ and (type_size(type_) or 4) < 4
 
 
 def _assigns(node: CfgNode) -> frozenset[str]:

@@ -176,10 +176,15 @@ _TYPE_SIZES = {
 }
 
 
+def bare_type(type_: str) -> str:
+    """A C type without qualifiers, references and spacing differences (`const float &` is `float`)."""
+    return " ".join(w for w in type_.replace("&", " ").replace("*", " * ").split()
+                    if w not in ("const", "volatile", "__restrict__"))
+
+
 def type_size(type_: str) -> int | None:
     """The size in bytes of a scalar or CUDA vector type (`const float`, `__half`); None for any other type
     (a template parameter, a struct, a pointer)."""
     if "*" in type_ or "[" in type_:
         return None
-    words = [w for w in type_.replace("&", " ").split() if w not in ("const", "volatile", "__restrict__")]
-    return _TYPE_SIZES.get(" ".join(words))
+    return _TYPE_SIZES.get(bare_type(type_))
