@@ -1,7 +1,7 @@
-"""Cold build time of real generated solutions in the `verify` stage: the lighter build (the CUDA unit with
-only the ATen headers it uses, else `<torch/types.h>` for `<torch/extension.h>`, redone as written when it
-fails) against building exactly as `load_inline` would, with the verdict of each (issue 24). Needs torch
-with CUDA and a GPU.
+"""Build time of real generated solutions in the `verify` stage, cold and warm: the lighter build (host code
+split off into the binding unit, else the CUDA unit with only the ATen headers it uses, else
+`<torch/types.h>` for `<torch/extension.h>`; redone as written when it fails) against building exactly as
+`load_inline` would, with the verdict of each (issue 24). Needs torch with CUDA and a GPU.
 
     # pick the solutions (here): every k-th kernel the harness built, levels 1-2, from the development set
     python benchmarks/build_speed.py --pick 24 --data ../shared/data/realkernels --copy-to buildbench
@@ -9,8 +9,8 @@ with CUDA and a GPU.
     python benchmarks/build_speed.py --pick 6 --levels 1 2 3 --not-in exact.json --data ../shared/data/realkernels \
         --copy-to buildbench
     # on the GPU machine, one call per variant (each with an empty build cache):
-    python3 benchmarks/build_speed.py --data buildbench --variant light --out $OUT
-    python3 benchmarks/build_speed.py --data buildbench --variant exact --out $OUT [--not-in exact.json]
+    python3 benchmarks/build_speed.py --data buildbench --variant light --warm-pch --warm --out $OUT [--shard I N]
+    python3 benchmarks/build_speed.py --data buildbench --variant exact --warm --out $OUT [--not-in exact.json]
     # here: the table (several exact records are merged)
     python benchmarks/build_speed.py --render light.json exact.json [exact-more.json] > benchmarks/results/build_speed.md
 
@@ -72,10 +72,12 @@ def extension_steps(directory: str) -> dict[str, float]:
 
 
 def run(data: str, variant: str, out: str, skip: set[str] = frozenset(), builds: int = 8,
-        warm_pch: bool = False, shard: tuple[int, int] = (0, 1)) -> str:
+        warm_pch: bool = False, shard: tuple[int, int] = (0, 1), warm: bool = False) -> str:
     """One variant over the solutions with an empty build cache. With `warm_pch`, the binding unit's
     precompiled header (made once per toolchain and flags, like the torch install itself) is made first by
-    building the first solution alone, whose time is recorded apart; then the extension cache is emptied."""
+    building the first solution alone, whose time is recorded apart; then the extension cache is emptied.
+    With `warm`, the same solutions are built once more into the cache the cold builds filled (the warm
+    build: every library is found, ninja has nothing to do)."""
     from cudalint.verify.runner import Candidate, VerifyOptions, verify_batch
 
     rows = [json.loads(line) for line in open(os.path.join(data, "labels.jsonl"), encoding="utf-8")]
@@ -85,25 +87,29 @@ def run(data: str, variant: str, out: str, skip: set[str] = frozenset(), builds:
     cache = tempfile.mkdtemp(prefix=f"cudalint-build-{variant}-")
     options = VerifyOptions(lint=False, timing=False, cache_dir=cache, build_jobs=builds, light_build=variant == "light",
                             run_timeout=180.0, build_timeout=400.0)
-    warm = None
+    pch_warmup = None
     if warm_pch:
         started = time.time()
         [first] = verify_batch(candidates[:1], dataclasses.replace(options, build_only=True))
-        warm = {"path": rows[0]["path"], "seconds": time.time() - started,
+        pch_warmup = {"path": rows[0]["path"], "seconds": time.time() - started,
                 "headers": sorted(os.listdir(os.path.join(cache, "pch"))) if os.path.isdir(os.path.join(cache, "pch"))
                 else [], "status": first["status"]}
         shutil.rmtree(os.path.join(cache, "ext"), ignore_errors=True)
     started = time.time()
     records = verify_batch(candidates, options)
-    payload = {"variant": variant, "builds_at_a_time": builds, "pch_warmup": warm, "seconds": time.time() - started,
+    seconds = time.time() - started
+    again = verify_batch(candidates, dataclasses.replace(options, build_only=True)) if warm else [{}] * len(rows)
+    payload = {"variant": variant, "builds_at_a_time": builds, "pch_warmup": pch_warmup, "seconds": seconds,
                "results": [
         {"path": row["path"], "harness_correct": row["correct"], "status": record["status"],
          "message": record["message"][:300], "build_seconds": (record["build"] or {}).get("seconds"),
+         "warm_build_seconds": (rebuilt.get("build") or {}).get("seconds"),
          "extensions": [dict(e, steps=extension_steps(e.get("directory", "")))
                         for e in (record["build"] or {}).get("extensions", [])], "notes": record["notes"]}
-        for row, record in zip(rows, records)]}
+        for row, record, rebuilt in zip(rows, records, again)]}
     os.makedirs(out, exist_ok=True)
-    path = os.path.join(out, f"{variant}{'-pch' if warm_pch else ''}-{builds}-{shard[0]}of{shard[1]}.json")
+    path = os.path.join(out, f"{variant}{'-pch' if warm_pch else ''}{'-warm' if warm else ''}-{builds}-"
+                             f"{shard[0]}of{shard[1]}.json")
     with open(path, "w", encoding="utf-8") as handle:
         json.dump(payload, handle, indent=1)
     shutil.rmtree(cache, ignore_errors=True)
@@ -116,30 +122,40 @@ def render(*paths: str) -> str:
     runs = [json.load(open(path, encoding="utf-8")) for path in paths]
     light = {r["path"]: r for run in runs if run["variant"] == "light" for r in run["results"]}
     exact = {r["path"]: r for run in runs if run["variant"] == "exact" for r in run["results"]}
-    lines = ["| solution | harness | exact: build s | verdict | lighter: build s | headers used | verdict | same |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    lines = ["| solution | harness | exact: cold s | warm s | verdict | lighter: cold s | warm s | build used | verdict "
+             "| same |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     same = 0
-    ratios, exact_times, light_times = [], [], []
+    ratios, exact_times, light_times, warm_times = [], [], [], {"exact": [], "light": []}
     for path in sorted(exact):
         e, l = exact[path], light.get(path)
         if l is None:
             continue
         variants = ", ".join(sorted({x.get("variant") or "-" for x in l["extensions"]})) or "-"
-        fell_back = any("built as written" in note for note in l["notes"])
-        used = "exact (lighter failed)" if fell_back else variants
+        fell_back = any("the lighter build" in note and "failed" in note for note in l["notes"])
+        used = variants + (" (after a lighter build failed)" if fell_back else "")
         agree = e["status"] == l["status"]
         same += agree
         if e["build_seconds"] and l["build_seconds"]:
             exact_times.append(e["build_seconds"])
             light_times.append(l["build_seconds"])
             ratios.append(l["build_seconds"] / e["build_seconds"])
+        for variant, result in (("exact", e), ("light", l)):
+            if result.get("warm_build_seconds"):
+                warm_times[variant].append(result["warm_build_seconds"])
         lines.append(f"| {path} | {'correct' if e['harness_correct'] else 'wrong'} | {e['build_seconds'] or 0:.1f} | "
-                     f"{e['status']} | {l['build_seconds'] or 0:.1f} | {used} | {l['status']} | "
-                     f"{'yes' if agree else '**no**'} |")
+                     f"{_seconds(e.get('warm_build_seconds'))} | {e['status']} | {l['build_seconds'] or 0:.1f} | "
+                     f"{_seconds(l.get('warm_build_seconds'))} | {used} | {l['status']} | {'yes' if agree else '**no**'} |")
     summary = (f"{len(lines) - 2} solutions; verdicts identical on {same}; cold build median "
                f"{statistics.median(exact_times):.1f} s exact, {statistics.median(light_times):.1f} s lighter "
                f"(median ratio {statistics.median(ratios):.2f})" if ratios else "no timings")
+    for variant, times in warm_times.items():
+        if times:
+            summary += f"; warm build median {statistics.median(times):.1f} s {variant} ({len(times)} solutions)"
     return summary + "\n\n" + "\n".join(lines) + "\n"
+
+
+def _seconds(value) -> str:
+    return f"{value:.1f}" if value else "-"
 
 
 def main() -> int:
@@ -155,6 +171,7 @@ def main() -> int:
     parser.add_argument("--builds", type=int, default=8, help="builds at a time (default 8)")
     parser.add_argument("--warm-pch", action="store_true",
                         help="make the binding unit's precompiled header first (one solution alone), then measure")
+    parser.add_argument("--warm", action="store_true", help="then build the same solutions again into the filled cache")
     parser.add_argument("--shard", type=int, nargs=2, default=[0, 1], metavar=("I", "N"),
                         help="only every N-th solution from the I-th (to fit a device call's time limit)")
     parser.add_argument("--render", nargs="+", metavar="JSON", help="result files of both variants")
@@ -167,7 +184,7 @@ def main() -> int:
         copy(rows, args.data, args.copy_to)
         print(f"{len(rows)} solutions copied to {args.copy_to}")
     else:
-        print(run(args.data, args.variant, args.out, skip, args.builds, args.warm_pch, tuple(args.shard)))
+        print(run(args.data, args.variant, args.out, skip, args.builds, args.warm_pch, tuple(args.shard), args.warm))
     return 0
 
 

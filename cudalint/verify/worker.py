@@ -51,6 +51,11 @@ import sys
 import time
 import traceback
 
+if __package__:
+    from . import host_split
+else:  # run as a script: the module beside it
+    import host_split
+
 STARTED = time.time()  # the worker's start, for its deadline
 CACHE_VERSION = "1"
 LINEINFO = "-lineinfo"  # added to every CUDA build: sanitizer reports then carry source lines
@@ -214,16 +219,19 @@ def install_build_cache(progress: Progress, cache_dir: str, light: bool = False,
     toolchain = toolchain_id(torch)
 
     aten = AtenHeaders(cpp_extension.include_paths())
+    common_nvcc_flags = list(getattr(cpp_extension, "COMMON_NVCC_FLAGS", []))  # nvcc gets them before the call's
     binding = None
     if precompiled and light:
         binding = BindingHeader(os.path.join(cache_dir, "pch"), cpp_extension, toolchain, precompile, deadline)
         atexit.register(binding.finish)  # a header being precompiled is published before the worker ends
 
-    def build(arguments: dict, cuda_sources: list[str], variant: str, written_as: list[str], preamble: str = ""):
-        """One `load_inline` call into the cache; a `preamble` (the minimal build's headers) is passed as
+    def build(arguments: dict, cuda_sources: list[str], variant: str, written_as: list[str], preamble: str = "",
+              host: str = ""):
+        """One `load_inline` call into the cache; a `preamble` (the lighter builds' headers) is passed as
         its own first source string of the CUDA unit, with load_inline's implicit headers off (and
         `<torch/extension.h>` prepended to the C++ unit as load_inline would, through the shared
-        precompiled header where there is one: `BindingHeader`)."""
+        precompiled header where there is one: `BindingHeader`), followed by the `host` part of a split
+        CUDA unit (`host_split`) before the solution's own C++ sources."""
         name = arguments.get("name")
         cpp_sources = _as_list(arguments.get("cpp_sources"))
         cuda_flags = list(arguments.get("extra_cuda_cflags") or [])
@@ -236,7 +244,7 @@ def install_build_cache(progress: Progress, cache_dir: str, light: bool = False,
             "sycl_sources", "extra_sycl_cflags", "with_sycl")}
         if preamble:
             include = binding.include_line(arguments) if binding is not None else TORCH_EXTENSION_INCLUDE
-            built_cpp = [include, *cpp_sources]
+            built_cpp = [include, host, *cpp_sources] if host else [include, *cpp_sources]
         else:
             built_cpp = cpp_sources
         built_cuda = [preamble, *cuda_sources] if preamble else cuda_sources
@@ -285,19 +293,28 @@ def install_build_cache(progress: Progress, cache_dir: str, light: bool = False,
     def load_inline(*args, **kwargs):
         arguments = dict(signature.bind(*args, **kwargs).arguments)
         cuda_sources = _as_list(arguments.get("cuda_sources"))
-        # one lighter attempt (the fewest headers that serve), then the sources as written
-        minimal = None if not light or arguments.get("no_implicit_headers") else minimal_cuda_sources(
-            cuda_sources, aten)
-        lighter = None if not light or minimal else lighter_cuda_sources(cuda_sources)
-        if minimal or lighter:
+        # the lighter attempts that apply (host code split off, the fewest headers), then the sources as written
+        attempts = []
+        if light and not arguments.get("no_implicit_headers"):
+            split, refusal = split_cuda_sources(arguments, cuda_sources, common_nvcc_flags)
+            if refusal:
+                progress.note(f"{arguments.get('name')}: host code not split off: {refusal}")
+            if split is not None:
+                attempts.append(("split", split.device_sources, split.device_preamble, split.host_source))
+            minimal = minimal_cuda_sources(cuda_sources, aten)
+            lighter = None if minimal else lighter_cuda_sources(cuda_sources)
+            if minimal:
+                attempts.append(("minimal", minimal[1], minimal[0], ""))
+            elif lighter:
+                attempts.append(("light", lighter, "", ""))
+        for variant, sources, preamble, host in attempts:
             try:
-                if minimal:
-                    return build(arguments, minimal[1], "minimal", cuda_sources, preamble=minimal[0])
-                return build(arguments, lighter, "light", cuda_sources)
+                return build(arguments, sources, variant, cuda_sources, preamble=preamble, host=host)
             except BuildFailure:
-                progress.note(f"{arguments.get('name')}: the lighter build"
-                              f"{_VARIANT_NOTE['minimal' if minimal else 'light']} failed; built as written")
+                progress.note(f"{arguments.get('name')}: the lighter build{_VARIANT_NOTE[variant]} failed")
                 progress.state["extensions"][-1]["superseded"] = True
+        if attempts:
+            progress.note(f"{arguments.get('name')}: built as written")
         return build(arguments, cuda_sources, "exact", cuda_sources)
 
     cpp_extension.load_inline = load_inline
@@ -322,7 +339,8 @@ def lighter_cuda_sources(cuda_sources: list[str]) -> list[str] | None:
 
 
 TORCH_EXTENSION_INCLUDE = "#include <torch/extension.h>"  # what load_inline prepends to the C++ unit
-_VARIANT_NOTE = {"minimal": " (only the ATen headers it uses)", "light": " (<torch/types.h> for <torch/extension.h>)"}
+_VARIANT_NOTE = {"split": " (host code built with the binding unit)", "minimal": " (only the ATen headers it uses)",
+                 "light": " (<torch/types.h> for <torch/extension.h>)"}
 # every header that brings all of ATen's operators (what load_inline prepends to a CUDA unit included)
 _ATEN_INCLUDE = re.compile(
     r'^[ \t]*#[ \t]*include[ \t]*[<"](?:torch/(?:extension|torch|all|types)|ATen/ATen)\.h[>"][^\n]*', re.MULTILINE)
@@ -388,6 +406,56 @@ def minimal_cuda_sources(cuda_sources: list[str], aten: AtenHeaders) -> tuple[st
     preamble = ("".join(f"#include <{h}>\n" for h in headers)
                 + "namespace torch {\nusing namespace at;\n" + aten.aliases + "}\n")
     return preamble, [_ATEN_INCLUDE.sub("", source) for source in cuda_sources]
+
+
+# nvcc flags that change only device code: the split builds host code with g++ (`-D`/`-U` become directives)
+_DEVICE_ONLY_FLAG = re.compile(
+    r"-O[0-3s]?|--?use_fast_math|-lineinfo|--?(?:expt-relaxed-constexpr|expt-extended-lambda|extended-lambda|restrict|"
+    r"resource-usage|res-usage)|-std=c\+\+\d\d|--?(?:ftz|prec-div|prec-sqrt|fmad)=(?:true|false)|"
+    r"--?(?:maxrregcount|ptxas-options|gpu-architecture|arch|gencode)=\S+|-arch=\S+|-gencode=\S+|-Xptxas=\S+|"
+    r"-DNDEBUG")
+
+
+def split_cuda_sources(arguments: dict, cuda_sources: list[str], common_nvcc_flags: list[str] = ()):
+    """The host-split build of a load_inline call (`host_split.split_host_code`) and None, or None and why
+    not. Beyond what the split itself refuses, host code keeps what it saw under nvcc: a unit without
+    `<torch/extension.h>` (whose host code saw `<torch/types.h>`) may name nothing beyond ATen; the macros
+    of nvcc's `-D`/`-U` flags (torch's `common_nvcc_flags`, then the call's) are defined for it, and other
+    flags that would reach host code (`-I`, `-Xcompiler`, ...) keep the unit whole; and the solution's C++
+    sources, which now follow the host part in one unit, may not use a name of it they do not declare."""
+    joined = "\n".join(cuda_sources)
+    if not cuda_sources:
+        return None, "no CUDA sources"
+    if not _HEAVY_INCLUDE.search(joined) and _BEYOND_ATEN.search(joined):
+        return None, "host code names more than <torch/types.h> declares"
+    macros, flags, position = [], [*common_nvcc_flags, *_as_list(arguments.get("extra_cuda_cflags"))], 0
+    while position < len(flags):
+        flag = flags[position]
+        macro = re.fullmatch(r"(-D|-U|--define-macro=?|--undefine-macro=?)(.*)", flag)
+        if macro:
+            value = macro.group(2)
+            if not value and position + 1 < len(flags):
+                position += 1
+                value = flags[position]
+            name, _, definition = value.partition("=")
+            if not re.fullmatch(r"[A-Za-z_]\w*", name):
+                return None, f"the nvcc flag {flag} defines no macro this split can read"
+            undefine = macro.group(1).startswith(("-U", "--undefine"))
+            macros.append(f"#undef {name}" if undefine else f"#define {name} {definition if '=' in value else '1'}")
+        elif flag in ("-Xptxas", "--ptxas-options"):
+            position += 1  # its argument goes to ptxas: device code only
+        elif not _DEVICE_ONLY_FLAG.fullmatch(flag):
+            return None, f"the nvcc flag {flag} may change host code"
+        position += 1
+    try:
+        split = host_split.split_host_code(cuda_sources, tuple(macros))
+    except host_split.NotSplittable as refusal:
+        return None, str(refusal)
+    cpp = "\n".join(_as_list(arguments.get("cpp_sources")))
+    borrowed = (host_split.identifiers(cpp) & host_split.declared_names(split.host_source)) - host_split.declared_names(cpp)
+    if borrowed:
+        return None, f"the C++ sources use {sorted(borrowed)[0]} from the CUDA unit without declaring it"
+    return split, None
 
 
 class BindingHeader:
