@@ -128,6 +128,8 @@ REFUSED = {
                           "void f(float* y) { k<<<1, 1>>>(y); }", "not one kernel"),
     "device code uses a host function": ("int host_only() { return 3; }\n__global__ void k(float* y) { y[0] = host_only(); }\n"
                                          "void f(float* y) { k<<<1, 1>>>(y); }", "moves to the host part"),
+    "nvcc's own min in host code": ("__global__ void k(float* y) { y[0] = 0; }\n"
+                                    "void f(float* y, int n) { k<<<1, min(n, 1024)>>>(y); }", "calls min()"),
     "launch through a pointer": ("__global__ void k(float* y) { y[0] = 0; }\n"
                                  "void f(float* y) { auto p = k; (*p)<<<1, 1>>>(y); }", "other than a named kernel"),
 }

@@ -463,6 +463,12 @@ def split_host_code(cuda_sources: list[str], host_macros: tuple[str, ...] = ()) 
     nvcc_only = sorted(host_names & _NVCC_ONLY_NAMES)
     if nvcc_only:
         raise NotSplittable(f"host code uses {nvcc_only[0]}, which g++ does not give it")
+    for item in host_items:
+        for position in range(item.first + 1, item.last - 1):
+            token = tokens[position]
+            if token.text in ("min", "max") and tokens[position + 1].text == "(" \
+                    and tokens[position - 1].text not in ("::", ".", "->"):
+                raise NotSplittable(f"host code calls {token.text}(), which nvcc declares for it and g++ does not")
 
     # the shared declarations the host part needs (types, constants, host-device functions), transitively
     needed = set(host_names)
