@@ -72,12 +72,13 @@ def extension_steps(directory: str) -> dict[str, float]:
 
 
 def run(data: str, variant: str, out: str, skip: set[str] = frozenset(), builds: int = 8,
-        warm_pch: bool = False, shard: tuple[int, int] = (0, 1), warm: bool = False) -> str:
+        warm_pch: bool = False, shard: tuple[int, int] = (0, 1), warm: bool = False, build_only: bool = False) -> str:
     """One variant over the solutions with an empty build cache. With `warm_pch`, the binding unit's
     precompiled header (made once per toolchain and flags, like the torch install itself) is made first by
     building the first solution alone, whose time is recorded apart; then the extension cache is emptied.
     With `warm`, the same solutions are built once more into the cache the cold builds filled (the warm
-    build: every library is found, ninja has nothing to do)."""
+    build: every library is found, ninja has nothing to do). With `build_only`, no correctness trials: the
+    verdict is left to another record of the same solutions."""
     from cudalint.verify.runner import Candidate, VerifyOptions, verify_batch
 
     rows = [json.loads(line) for line in open(os.path.join(data, "labels.jsonl"), encoding="utf-8")]
@@ -86,7 +87,7 @@ def run(data: str, variant: str, out: str, skip: set[str] = frozenset(), builds:
                   for r in rows]
     cache = tempfile.mkdtemp(prefix=f"cudalint-build-{variant}-")
     options = VerifyOptions(lint=False, timing=False, cache_dir=cache, build_jobs=builds, light_build=variant == "light",
-                            run_timeout=180.0, build_timeout=400.0)
+                            run_timeout=180.0, build_timeout=400.0, build_only=build_only)
     pch_warmup = None
     if warm_pch:
         started = time.time()
@@ -108,8 +109,8 @@ def run(data: str, variant: str, out: str, skip: set[str] = frozenset(), builds:
                         for e in (record["build"] or {}).get("extensions", [])], "notes": record["notes"]}
         for row, record, rebuilt in zip(rows, records, again)]}
     os.makedirs(out, exist_ok=True)
-    path = os.path.join(out, f"{variant}{'-pch' if warm_pch else ''}{'-warm' if warm else ''}-{builds}-"
-                             f"{shard[0]}of{shard[1]}.json")
+    path = os.path.join(out, f"{variant}{'-pch' if warm_pch else ''}{'-warm' if warm else ''}"
+                             f"{'-buildonly' if build_only else ''}-{builds}-{shard[0]}of{shard[1]}.json")
     with open(path, "w", encoding="utf-8") as handle:
         json.dump(payload, handle, indent=1)
     shutil.rmtree(cache, ignore_errors=True)
@@ -120,8 +121,7 @@ def render(*paths: str) -> str:
     """The table of the lighter build against the build as written, from result files of either variant
     (several files of one variant are merged: shards, or solutions measured in another session)."""
     runs = [json.load(open(path, encoding="utf-8")) for path in paths]
-    light = {r["path"]: r for run in runs if run["variant"] == "light" for r in run["results"]}
-    exact = {r["path"]: r for run in runs if run["variant"] == "exact" for r in run["results"]}
+    light, exact = _merged(runs, "light"), _merged(runs, "exact")
     lines = ["| solution | harness | exact: cold s | warm s | verdict | lighter: cold s | warm s | build used | verdict "
              "| same |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     same = 0
@@ -154,6 +154,23 @@ def render(*paths: str) -> str:
     return summary + "\n\n" + "\n".join(lines) + "\n"
 
 
+def _merged(runs: list[dict], variant: str) -> dict[str, dict]:
+    """One record per solution from the runs of `variant`: the first with a verdict (a build-only run has
+    none), with the warm build time of whichever run measured one."""
+    merged: dict[str, dict] = {}
+    for run in runs:
+        if run["variant"] != variant:
+            continue
+        for result in run["results"]:
+            known = merged.get(result["path"])
+            if known is None or known["status"] == "built" and result["status"] != "built":
+                merged[result["path"]] = dict(result, warm_build_seconds=result.get("warm_build_seconds")
+                                              or (known or {}).get("warm_build_seconds"))
+            elif result.get("warm_build_seconds") and not known.get("warm_build_seconds"):
+                known["warm_build_seconds"] = result["warm_build_seconds"]
+    return merged
+
+
 def _seconds(value) -> str:
     return f"{value:.1f}" if value else "-"
 
@@ -172,6 +189,7 @@ def main() -> int:
     parser.add_argument("--warm-pch", action="store_true",
                         help="make the binding unit's precompiled header first (one solution alone), then measure")
     parser.add_argument("--warm", action="store_true", help="then build the same solutions again into the filled cache")
+    parser.add_argument("--build-only", action="store_true", help="no correctness trials (verdicts from other records)")
     parser.add_argument("--shard", type=int, nargs=2, default=[0, 1], metavar=("I", "N"),
                         help="only every N-th solution from the I-th (to fit a device call's time limit)")
     parser.add_argument("--render", nargs="+", metavar="JSON", help="result files of both variants")
@@ -184,7 +202,8 @@ def main() -> int:
         copy(rows, args.data, args.copy_to)
         print(f"{len(rows)} solutions copied to {args.copy_to}")
     else:
-        print(run(args.data, args.variant, args.out, skip, args.builds, args.warm_pch, tuple(args.shard), args.warm))
+        print(run(args.data, args.variant, args.out, skip, args.builds, args.warm_pch, tuple(args.shard), args.warm,
+                  args.build_only))
     return 0
 
 

@@ -130,6 +130,8 @@ REFUSED = {
                                          "void f(float* y) { k<<<1, 1>>>(y); }", "moves to the host part"),
     "nvcc's own min in host code": ("__global__ void k(float* y) { y[0] = 0; }\n"
                                     "void f(float* y, int n) { k<<<1, min(n, 1024)>>>(y); }", "calls min()"),
+    "qualified launch": ("__global__ void k(float* y) { y[0] = 0; }\nvoid f(float* y) { a::k<<<1, 1>>>(y); }",
+                         "a launch of a qualified name (a::k)"),
     "launch through a pointer": ("__global__ void k(float* y) { y[0] = 0; }\n"
                                  "void f(float* y) { auto p = k; (*p)<<<1, 1>>>(y); }", "other than a named kernel"),
 }
@@ -150,6 +152,24 @@ def test_torch_names_in_host_only_declarations_and_look_alikes_in_device_code():
     device, host = split.device_sources[0].split("\n"), split.host_source.split("\n")[len(host_split.HOST_PREAMBLE_HEADERS):]
     assert device[1].startswith("#define CHECK_CUDA") and device[2].strip() == ""  # the macro is unused there
     assert host[2] == "using namespace torch;" and "float c10" in device[3]
+
+
+def test_declarations_that_look_alike():
+    source = ("struct __align__(16) Pair { float a, b; };\nstruct Pair make_pair_host(float a) { return Pair{a, a}; }\n"
+              "__global__ void k(Pair* y) { y[0].a = 0; }\n"
+              "void f(Pair* y) { Pair p = make_pair_host(1.0f); ::k<<<1, 1>>>(y); }")
+    split = split_host_code([source])
+    device, host = split.device_sources[0].split("\n"), split.host_source.split("\n")[len(host_split.HOST_PREAMBLE_HEADERS):]
+    assert device[0] == host[0] == "struct __align__(16) Pair { float a, b; };"  # a type: both units
+    assert device[1].strip() == "" and host[1].startswith("struct Pair make_pair_host")  # a host function
+    assert "::cudalint_launch_k((1), (1), (0), (0), y);" in host[3]
+
+
+def test_a_hash_inside_a_line_is_no_directive():
+    tokens = host_split.tokenize("x = a #b\n  # define N 3\ny " + "#" * 5000)
+    assert [t.kind for t in tokens[:5]] == ["id", "punct", "id", "punct", "id"]
+    assert tokens[5].kind == "pp" and tokens[5].text == "# define N 3"
+    assert len(tokens) == 5007 and {t.text for t in tokens[7:]} == {"#"}
 
 
 def test_inline_host_device_function_goes_to_both_units():

@@ -104,26 +104,19 @@ class HostSplit:
 
 
 def tokenize(text: str) -> list[Token]:
-    tokens = []
-    for match in _TOKEN.finditer(text):
-        kind = match.lastgroup
-        if kind == "delimiter":
-            kind = "raw"
+    tokens, position = [], 0
+    while position < len(text):
+        match = _TOKEN.match(text, position)  # always matches: any character is at least a punctuator
+        kind, start, position = match.lastgroup, match.start(), match.end()
         if kind in ("space", "comment"):
             continue
-        start = match.start()
-        if kind == "pp":
-            line_start = text.rfind("\n", 0, start) + 1
-            if text[line_start:start].strip():  # a '#' inside a line (no directive): stringizing or stray
-                tokens.append(Token("punct", "#", start, start + 1))
-                tokens.extend(tokenize_at(text, start + 1, match.end()))
-                continue
-        tokens.append(Token(kind, match.group(), start, match.end()))
+        if kind == "pp" and text[text.rfind("\n", 0, start) + 1:start].strip():
+            # a '#' inside a line is no directive (stringizing, or stray): scan on after it
+            tokens.append(Token("punct", "#", start, start + 1))
+            position = start + 1
+            continue
+        tokens.append(Token(kind, match.group(), start, position))
     return tokens
-
-
-def tokenize_at(text: str, start: int, end: int) -> list[Token]:
-    return [Token(t.kind, t.text, t.start + start, t.end + start) for t in tokenize(text[start:end])]
 
 
 def _matching(tokens: list[Token], index: int, opening: str, closing: str) -> int:
@@ -204,7 +197,7 @@ def _directive(token: Token, index: int) -> Item:
 
 def _declaration_end(tokens: list[Token], index: int) -> int:
     """The index after the declaration starting at `index`: after its `;`, or after a function's body."""
-    position, head_class, initializer = index, False, False
+    position, head_class, initializer, call = index, False, False, False
     while position < len(tokens):
         text = tokens[position].text
         if tokens[position].kind == "pp":
@@ -219,14 +212,16 @@ def _declaration_end(tokens: list[Token], index: int) -> int:
             position = _template_end(tokens, position)
             continue
         if text in ("(", "["):
+            # a parameter list (not an attribute's arguments: `struct __align__(16) S {...};`)
+            call = call or text == "(" and position > index and tokens[position - 1].text not in _ATTRIBUTE_WORDS
             position = _skip_group(tokens, position)
             continue
         if text == "{":
             close = _skip_group(tokens, position)
-            if head_class or initializer:  # a class body or an initializer: the declaration ends at its `;`
+            if initializer or head_class and not call:  # a class body or an initializer: on to the `;`
                 position = close
                 continue
-            return close  # a function body
+            return close  # a function body (`struct S make() {...}` too)
         position += 1
     raise NotSplittable("a declaration without its end")
 
@@ -266,7 +261,7 @@ def _classify(tokens: list[Token], first: int, last: int) -> Item:
         if token.kind == "id":
             words.append(token.text)
         scan += 1
-    if words and words[0] in _CLASS_WORDS or "typedef" in words:
+    if "typedef" in words or words and words[0] in _CLASS_WORDS and parameters is None:
         type_name = _type_name(tokens, first, last, words)
         return Item(first, last, "type", type_name, names, template)
     qualifiers = _DEVICE_QUALIFIERS.intersection(words)
@@ -292,14 +287,18 @@ def _type_name(tokens: list[Token], first: int, last: int, words: list[str]) -> 
         ids = [t.text for t in tokens[first:last] if t.kind == "id"]
         return ids[-1] if ids else None
     for position in range(first, last):
-        if tokens[position].text in _CLASS_WORDS and position + 1 < last and tokens[position + 1].kind == "id":
-            return tokens[position + 1].text
+        if tokens[position].text in _CLASS_WORDS:
+            scan = position + 1
+            while scan < last and tokens[scan].text in _ATTRIBUTE_WORDS and scan + 1 < last \
+                    and tokens[scan + 1].text == "(":
+                scan = _skip_group(tokens, scan + 1)
+            return tokens[scan].text if scan < last and tokens[scan].kind == "id" else None
     return None
 
 
 @dataclass(frozen=True)
 class Launch:
-    start: int  # token index of the kernel's name (or its qualification)
+    start: int  # token index of the kernel's name (or of the `::` before it)
     open_paren: int  # token index of the `(` of the launch's arguments
     kernel: str
     config: tuple[tuple[int, int], ...]  # token ranges of the launch configuration's 2-4 expressions
@@ -317,17 +316,17 @@ def _launches(tokens: list[Token], first: int, last: int) -> list[Launch]:
         if start < first or tokens[start].kind != "id":
             raise NotSplittable("a launch of something other than a named kernel (a template or a pointer)")
         kernel = tokens[start].text
-        while start - 2 >= first and tokens[start - 1].text == "::" and tokens[start - 2].kind == "id":
-            start -= 2
         if start - 1 >= first and tokens[start - 1].text == "::":
-            start -= 1
-        config, begin, depth, scan = [], position + 3, 0, position + 3
+            if start - 2 >= first and tokens[start - 2].kind == "id":
+                raise NotSplittable(f"a launch of a qualified name ({tokens[start - 2].text}::{kernel})")
+            start -= 1  # `::k<<<...>>>`
+        config, begin, scan = [], position + 3, position + 3
         while scan < last:
             text = tokens[scan].text
             if text in _CLOSING:
                 scan = _skip_group(tokens, scan)
                 continue
-            if depth == 0 and _adjacent(tokens, scan, ">"):
+            if _adjacent(tokens, scan, ">"):
                 break
             if text == ",":
                 config.append((begin, scan))
@@ -634,8 +633,14 @@ def declared_names(text: str) -> set[str]:
 
 
 def identifiers(text: str) -> set[str]:
-    return {t.text for t in tokenize(text) if t.kind == "id"} | {
-        name for t in tokenize(text) if t.kind == "pp" for name in re.findall(r"[A-Za-z_]\w*", t.text)}
+    """Every identifier of a C++ source, those of its directives (macro bodies) too."""
+    names = set()
+    for token in tokenize(text):
+        if token.kind == "id":
+            names.add(token.text)
+        elif token.kind == "pp":
+            names.update(re.findall(r"[A-Za-z_]\w*", token.text))
+    return names
 
 
 __all__ = ["HostSplit", "NotSplittable", "declared_names", "identifiers", "split_host_code", "tokenize"]

@@ -79,7 +79,7 @@ class VerifyOptions:
     isolate_network: bool = True  # workers without network where user and network namespaces allow it
     pass_env: tuple[str, ...] = ()  # environment variables the scrubbed worker environment keeps as well
     parity: str = "cudalint"  # "kernelbench": mirror KernelBench's eval (README: GPU verification)
-    light_build: bool = True  # build CUDA units with only the ATen headers they use; as written if that fails
+    light_build: bool = True  # host code split off, else only the ATen headers used; as written if that fails
     # the light build's binding unit loads <torch/extension.h> precompiled (about 750 MB per C++ flag set in
     # CACHE/pch with g++ 12 and torch 2.11); off: g++ parses it in every build
     precompiled_header: bool = True

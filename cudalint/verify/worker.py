@@ -21,10 +21,11 @@ The build cache: every `load_inline` call is routed to `CACHE/ext/<name>-<key>`,
 sources, the flags (`-lineinfo` is added to the CUDA flags, so sanitizer reports carry source lines) and
 the toolchain (torch, CUDA, TORCH_CUDA_ARCH_LIST, Python); an unchanged call finds its library there and
 ninja has nothing to do. A compile error is cached too (same key, same diagnostics, no rebuild); a build
-killed or failing without compiler diagnostics is not. With `light_build` (the default of `verify`), CUDA
-sources that use only ATen's tensor and a few operators are first built with just those headers
-(`minimal_cuda_sources`), others that need nothing beyond ATen with `<torch/types.h>` for
-`<torch/extension.h>` (`lighter_cuda_sources`), and as written when that fails.
+killed or failing without compiler diagnostics is not. With `light_build` (the default of `verify`), a CUDA
+unit is first built with its host code split off into the binding unit (`split_cuda_sources`, `host_split`),
+then, where that does not apply or fails, with just the ATen headers it uses (`minimal_cuda_sources`), or
+`<torch/types.h>` for `<torch/extension.h>` when it needs nothing beyond ATen (`lighter_cuda_sources`), and
+as written when those fail.
 
 The result file is rewritten (atomically) at each stage, so when the process dies or hangs the parent
 still knows how far it got: `stage`, the extensions built, the trials done.
@@ -202,10 +203,11 @@ def install_build_cache(progress: Progress, cache_dir: str, light: bool = False,
     """Route every `torch.utils.cpp_extension.load_inline` call into `cache_dir/ext/<key>`: a call whose
     sources and flags were built before reuses the library (ninja finds nothing to do).
 
-    With `light`, a call is first built with lighter headers: only `<ATen/core/Tensor.h>` and the headers
-    of the operators its CUDA unit names (`minimal_cuda_sources`), else, for a unit that includes
+    With `light`, a call is first built with its CUDA unit's host code in the binding unit
+    (`split_cuda_sources`), then with lighter headers: only `<ATen/core/Tensor.h>` and the headers of the
+    operators its CUDA unit names (`minimal_cuda_sources`), else, for a unit that includes
     `<torch/extension.h>` (`<torch/torch.h>`, `<torch/all.h>`) and uses nothing beyond ATen,
-    `<torch/types.h>` in its place (`lighter_cuda_sources`). When that build fails, the call is built
+    `<torch/types.h>` in its place (`lighter_cuda_sources`). When those builds fail, the call is built
     exactly as written, and only that build's outcome counts. With `precompiled`, the minimal build's C++
     unit includes `<torch/extension.h>` through a header precompiled in the cache (`BindingHeader`); with
     `precompile` too (build workers), a missing header is made, waited for until `deadline` at most."""
@@ -412,8 +414,7 @@ def minimal_cuda_sources(cuda_sources: list[str], aten: AtenHeaders) -> tuple[st
 _DEVICE_ONLY_FLAG = re.compile(
     r"-O[0-3s]?|--?use_fast_math|-lineinfo|--?(?:expt-relaxed-constexpr|expt-extended-lambda|extended-lambda|restrict|"
     r"resource-usage|res-usage)|-std=c\+\+\d\d|--?(?:ftz|prec-div|prec-sqrt|fmad)=(?:true|false)|"
-    r"--?(?:maxrregcount|ptxas-options|gpu-architecture|arch|gencode)=\S+|-arch=\S+|-gencode=\S+|-Xptxas=\S+|"
-    r"-DNDEBUG")
+    r"--?(?:maxrregcount|ptxas-options|gpu-architecture|arch|gencode)=\S+|-arch=\S+|-gencode=\S+|-Xptxas=\S+")
 
 
 def split_cuda_sources(arguments: dict, cuda_sources: list[str], common_nvcc_flags: list[str] = ()):
