@@ -130,6 +130,8 @@ REFUSED = {
                                          "void f(float* y) { k<<<1, 1>>>(y); }", "moves to the host part"),
     "nvcc's own min in host code": ("__global__ void k(float* y) { y[0] = 0; }\n"
                                     "void f(float* y, int n) { k<<<1, min(n, 1024)>>>(y); }", "calls min()"),
+    "nvcc's own rsqrtf in host code": ("__global__ void k(float* y, float s) { y[0] = s; }\n"
+                                       "void f(float* y, int d) { k<<<1, 1>>>(y, rsqrtf((float)d)); }", "calls rsqrtf()"),
     "qualified launch": ("__global__ void k(float* y) { y[0] = 0; }\nvoid f(float* y) { a::k<<<1, 1>>>(y); }",
                          "a launch of a qualified name (a::k)"),
     "launch through a pointer": ("__global__ void k(float* y) { y[0] = 0; }\n"

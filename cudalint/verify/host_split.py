@@ -69,6 +69,14 @@ _NVCC_ONLY_NAMES = frozenset({"__CUDACC__", "__CUDA_ARCH__", "__NVCC__", "__CUDA
                               "cooperative_groups", "nvcuda"})
 
 
+# functions of CUDA's math API that nvcc declares for host code too, and g++'s libraries do not
+_NVCC_HOST_FUNCTIONS = frozenset({
+    "min", "max", "umin", "umax", "llmin", "llmax", "rsqrt", "rsqrtf", "rcbrt", "rcbrtf", "sinpi", "sinpif", "cospi",
+    "cospif", "sincospi", "sincospif", "erfinv", "erfinvf", "erfcinv", "erfcinvf", "erfcx", "erfcxf", "normcdf",
+    "normcdff", "normcdfinv", "normcdfinvf", "rhypot", "rhypotf", "norm3d", "norm3df", "norm4d", "norm4df", "rnorm3d",
+    "rnorm3df", "rnorm4d", "rnorm4df", "fdividef", "saturate"})
+
+
 class NotSplittable(Exception):
     """The unit has something the split cannot carry over unchanged (the message says what)."""
 
@@ -465,7 +473,7 @@ def split_host_code(cuda_sources: list[str], host_macros: tuple[str, ...] = ()) 
     for item in host_items:
         for position in range(item.first + 1, item.last - 1):
             token = tokens[position]
-            if token.text in ("min", "max") and tokens[position + 1].text == "(" \
+            if token.text in _NVCC_HOST_FUNCTIONS and tokens[position + 1].text == "(" \
                     and tokens[position - 1].text not in ("::", ".", "->"):
                 raise NotSplittable(f"host code calls {token.text}(), which nvcc declares for it and g++ does not")
 
