@@ -5,6 +5,7 @@ host part calls. The build itself, against torch, is measured on the GPU machine
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -15,7 +16,7 @@ from hypothesis import strategies as st
 
 from cudalint.verify import host_split
 from cudalint.verify.host_split import NotSplittable, split_host_code
-from cudalint.verify.worker import split_cuda_sources
+from cudalint.verify.worker import HOST_UNIT, _host_unit, split_cuda_sources
 
 UNIT = r"""#include <torch/extension.h>
 #include <cuda_runtime.h>
@@ -51,12 +52,16 @@ def _lines(text: str) -> list[str]:
     return text.split("\n")
 
 
+def _host_lines(split) -> list[str]:
+    """The host part's lines after its preamble: line N of the source is item N."""
+    return _lines(split.host_source.split("void cudalint_configure_launch(", 1)[1].split("\n", 1)[1])
+
+
 def test_host_code_moves_out_and_kernels_stay_line_for_line():
     split = split_host_code([UNIT])
     [device] = split.device_sources
     original = _lines(UNIT)
-    preamble = len(host_split.HOST_PREAMBLE_HEADERS)
-    device_lines, host_lines = _lines(device), _lines(split.host_source)[preamble:]
+    device_lines, host_lines = _lines(device), _host_lines(split)
     launchers = device_lines[len(original):]
     for number, line in enumerate(original):
         kept, moved = device_lines[number], host_lines[number]
@@ -74,15 +79,16 @@ def test_host_code_moves_out_and_kernels_stay_line_for_line():
             assert kept == line and moved.startswith("void cudalint_launch_")
         else:
             assert kept == line
-    # a launch over two lines: the call's head on the first, the arguments where they were
-    assert host_lines[22] == "    ::cudalint_launch_scale_kernel((blocks), (BLOCK), (0), (at::cuda::getCurrentCUDAStream()), "
-    assert host_lines[23] == "x.data_ptr<float>(), y.data_ptr<float>(), p);"
-    assert host_lines[24] == "    ::cudalint_launch_fill_kernel((1), (kTile), (0), (0), y.data_ptr<float>(), 0);"
+    # a launch over two lines: the configuration (evaluated first, as nvcc does) and the call's head on the
+    # first, the arguments where they were
+    assert host_lines[22] == ("    (::cudalint_configure_launch((blocks), (BLOCK), (0), (at::cuda::getCurrentCUDAStream())), "
+                              "::cudalint_launch_scale_kernel(")
+    assert host_lines[23] == "x.data_ptr<float>(), y.data_ptr<float>(), p));"
+    assert host_lines[24] == ("    (::cudalint_configure_launch((1), (kTile), (0), (0)), "
+                              "::cudalint_launch_fill_kernel(y.data_ptr<float>(), 0));")
     assert "<<<" not in split.host_source
-    assert split.launches == 2 and split.kernels == ("fill_kernel", "scale_kernel")
     launcher_text = "\n".join(launchers)
-    assert ("void cudalint_launch_fill_kernel(dim3 cudalint_grid, dim3 cudalint_block, size_t cudalint_shared_bytes, "
-            "cudaStream_t cudalint_stream, float* y, int cudalint_argument_1, float value)") in launcher_text
+    assert "void cudalint_launch_fill_kernel(float* y, int cudalint_argument_1, float value) {" in launcher_text
     assert "fill_kernel<<<cudalint_grid, cudalint_block, cudalint_shared_bytes, cudalint_stream>>>(y, cudalint_argument_1, value);" in launcher_text
     # the host declaration keeps the default argument the launch relies on
     assert "int cudalint_argument_1, float value = 1.0f);" in host_lines[14]
@@ -95,7 +101,7 @@ def test_several_source_strings_keep_their_own_lines():
     split = split_host_code([first, second])
     assert [part.count("\n") for part in split.device_sources[:1]] == [first.count("\n")]
     assert split.device_sources[1].startswith(" " * len("torch::Tensor scale_cuda"))
-    assert "cudalint_launch_scale_kernel(dim3" in split.device_sources[1]
+    assert "void cudalint_launch_scale_kernel(const float* __restrict__ x" in split.device_sources[1]
 
 
 REFUSED = {
@@ -134,6 +140,22 @@ REFUSED = {
                                        "void f(float* y, int d) { k<<<1, 1>>>(y, rsqrtf((float)d)); }", "calls rsqrtf()"),
     "qualified launch": ("__global__ void k(float* y) { y[0] = 0; }\nvoid f(float* y) { a::k<<<1, 1>>>(y); }",
                          "a launch of a qualified name (a::k)"),
+    "a macro changed inside a body": ("#define TILE 16\nstatic void configure() {\n#undef TILE\n#define TILE 32\n}\n"
+                                      "__global__ void k(int* y) { y[0] = TILE; }\nvoid f(int* y) { k<<<1, 1>>>(y); }",
+                                      "#undef inside a declaration"),
+    "a // comment continued": ("#define BLOCK 256\n__global__ void k(int* y) { y[0] = 0; }\n// tune it: \\\n"
+                               "#define BLOCK 128\nvoid f(int* y) { k<<<1, BLOCK>>>(y); }", "a // comment continued"),
+    "a directive after a comment": ("/* tuning */ #define BLOCK 128\n__global__ void k(int* y) { y[0] = 0; }\n"
+                                    "void f(int* y) { k<<<1, BLOCK>>>(y); }", "a directive after a comment"),
+    "a lone carriage return": ("__global__ void k(int* y) { y[0] = 0; }\rvoid f(int* y) { k<<<1, 1>>>(y); }",
+                               "a lone carriage return"),
+    "an unterminated raw string": ('const char* s = R"x(never closed;\n__global__ void k(int* y) {}', "unterminated raw"),
+    "host-device helper that asks for nvcc": (
+        "__host__ __device__ inline int block_size() { return __CUDACC_VER_MAJOR__ > 0 ? 128 : 64; }\n"
+        "__global__ void k(int* y) { y[0] = 0; }\nvoid f(int* y) { k<<<1, block_size()>>>(y); }", "__CUDACC_VER_MAJOR__"),
+    "host-device helper that calls nvcc's min": (
+        "__host__ __device__ inline int clamp_block(int n) { return min(n, 1024); }\n"
+        "__global__ void k(int* y) { y[0] = 0; }\nvoid f(int* y, int n) { k<<<1, clamp_block(n)>>>(y); }", "calls min()"),
     "launch through a pointer": ("__global__ void k(float* y) { y[0] = 0; }\n"
                                  "void f(float* y) { auto p = k; (*p)<<<1, 1>>>(y); }", "other than a named kernel"),
 }
@@ -151,7 +173,7 @@ def test_torch_names_in_host_only_declarations_and_look_alikes_in_device_code():
               "__global__ void k(float* y) { float c10 = 0.0f; float at = 1.0f; y[0] = c10 + at; }\n"
               "Tensor f(Tensor y) { CHECK_CUDA(y); k<<<1, 1>>>(y.data_ptr<float>()); return y; }")
     split = split_host_code([source])
-    device, host = split.device_sources[0].split("\n"), split.host_source.split("\n")[len(host_split.HOST_PREAMBLE_HEADERS):]
+    device, host = split.device_sources[0].split("\n"), _host_lines(split)
     assert device[1].startswith("#define CHECK_CUDA") and device[2].strip() == ""  # the macro is unused there
     assert host[2] == "using namespace torch;" and "float c10" in device[3]
 
@@ -161,10 +183,10 @@ def test_declarations_that_look_alike():
               "__global__ void k(Pair* y) { y[0].a = 0; }\n"
               "void f(Pair* y) { Pair p = make_pair_host(1.0f); ::k<<<1, 1>>>(y); }")
     split = split_host_code([source])
-    device, host = split.device_sources[0].split("\n"), split.host_source.split("\n")[len(host_split.HOST_PREAMBLE_HEADERS):]
+    device, host = split.device_sources[0].split("\n"), _host_lines(split)
     assert device[0] == host[0] == "struct __align__(16) Pair { float a, b; };"  # a type: both units
     assert device[1].strip() == "" and host[1].startswith("struct Pair make_pair_host")  # a host function
-    assert "::cudalint_launch_k((1), (1), (0), (0), y);" in host[3]
+    assert "(::cudalint_configure_launch((1), (1), (0), (0)), ::cudalint_launch_k(y));" in host[3]
 
 
 def test_a_hash_inside_a_line_is_no_directive():
@@ -186,23 +208,52 @@ def _arguments(**changes) -> dict:
 
 
 def test_the_worker_refuses_what_would_change_host_code():
-    assert split_cuda_sources(_arguments(extra_cuda_cflags=["-O3", "--use_fast_math", "-Xptxas", "-v"]), [UNIT])[0]
+    assert split_cuda_sources(_arguments(extra_cuda_cflags=["-O3", "--use_fast_math", "-Xptxas", "-v"],
+                                         extra_cflags=["-O3", "-Wall"]), [UNIT])[0]
     # nvcc's -D/-U reach host code as well: the host part defines them first, torch's own before the call's
     split, _ = split_cuda_sources(_arguments(extra_cuda_cflags=["-DUSE_FAST=1", "-D", "WIDE", "-U__CUDA_NO_HALF_OPERATORS__"]),
                                   [UNIT], ["-D__CUDA_NO_HALF_OPERATORS__", "--expt-relaxed-constexpr"])
     assert split.host_source.startswith("#define __CUDA_NO_HALF_OPERATORS__ 1\n#define USE_FAST 1\n#define WIDE 1\n"
                                         "#undef __CUDA_NO_HALF_OPERATORS__\n#include <cuda.h>\n")
-    for flag in ("-I/opt/include", "-Xcompiler", "-fopenmp", "--compiler-options=-O0"):
+    for flag in ("-I/opt/include", "-Xcompiler", "-fopenmp", "--compiler-options=-O0", "-std=c++20"):
         split, reason = split_cuda_sources(_arguments(extra_cuda_cflags=[flag]), [UNIT])
-        assert split is None and flag in reason
-    # without <torch/extension.h> the host code saw <torch/types.h>: nothing beyond ATen may pass
-    beyond = UNIT.replace("#include <torch/extension.h>", "").replace("return y;", "py::print(1); return y;")
-    split, reason = split_cuda_sources(_arguments(), [beyond])
-    assert split is None and "torch/types.h" in reason
-    # the C++ sources follow the host part in one unit: they may not lean on its names undeclared
-    split, reason = split_cuda_sources(_arguments(cpp_sources="int blocks_for(int n) { return n / kTile; }"), [UNIT])
-    assert split is None and "kTile" in reason
-    assert split_cuda_sources(_arguments(cpp_sources="constexpr int kTile = 4;\nint g() { return kTile; }"), [UNIT])[0]
+        assert split is None and flag in reason, flag
+    # torch joins the flags unquoted into its ninja file: the shell splits them at spaces, and reads quotes
+    split, _ = split_cuda_sources(_arguments(extra_cuda_cflags=["-DN=4 -DFAST_PATH", "", "-O3 --use_fast_math"],
+                                             extra_cflags=[""]), [UNIT])
+    assert split.host_source.startswith("#define N 4\n#define FAST_PATH 1\n#include")
+    for flag in ("-DTHREADS='128'", '-DNAME="abc"', "-DX=$(id)"):
+        split, reason = split_cuda_sources(_arguments(extra_cuda_cflags=[flag]), [UNIT])
+        assert split is None and "the shell" in reason, flag
+    # g++ gives the host part the C++ flags too, which nvcc never gave host code
+    for flag in ("-DFAST_PATH", "-fopenmp", "-ffast-math", "-std=c++20"):
+        split, reason = split_cuda_sources(_arguments(extra_cflags=[flag]), [UNIT])
+        assert split is None and flag in reason, flag
+
+
+def test_the_host_unit_joins_the_build_and_leaves_torch_as_it_was(tmp_path, monkeypatch):
+    calls = []
+
+    class Extension:  # the one function of torch.utils.cpp_extension the host unit goes through
+        @staticmethod
+        def _jit_compile(name, sources, *rest, **options):
+            calls.append((name, list(sources), rest, options, os.environ.get("MAX_JOBS")))
+            return "module"
+
+    original = Extension._jit_compile
+    monkeypatch.setenv("MAX_JOBS", "2")
+    with _host_unit(Extension, str(tmp_path), "int host_part();\n"):
+        assert Extension._jit_compile("m", ["main.cpp", "cuda.cu"], ["-O3"], verbose=False) == "module"
+    assert calls == [("m", ["main.cpp", "cuda.cu", str(tmp_path / HOST_UNIT)], (["-O3"],), {"verbose": False}, "3")]
+    assert (tmp_path / HOST_UNIT).read_text() == "int host_part();\n"
+    assert Extension._jit_compile is original and os.environ["MAX_JOBS"] == "2"
+    # an unchanged host unit is not written again (ninja would rebuild it), and no host part changes nothing
+    stamp = (tmp_path / HOST_UNIT).stat().st_mtime_ns
+    with _host_unit(Extension, str(tmp_path), "int host_part();\n"):
+        pass
+    with _host_unit(Extension, str(tmp_path), ""):
+        assert Extension._jit_compile is original
+    assert (tmp_path / HOST_UNIT).stat().st_mtime_ns == stamp
 
 
 @settings(max_examples=300, deadline=None)
@@ -226,5 +277,40 @@ def test_the_cuda_unit_compiles_to_the_launchers(tmp_path):
                            capture_output=True, text=True)
     assert built.returncode == 0, built.stderr
     symbols = subprocess.run(["nm", "-C", str(tmp_path / "cuda.o")], capture_output=True, text=True).stdout
-    assert "cudalint_launch_scale_kernel(dim3, dim3, unsigned long, CUstream_st*, float const*, float*, Params)" in symbols
-    assert "cudalint_launch_fill_kernel(dim3, dim3, unsigned long, CUstream_st*, float*, int, float)" in symbols
+    assert "cudalint_launch_scale_kernel(float const*, float*, Params)" in symbols
+    assert "cudalint_launch_fill_kernel(float*, int, float)" in symbols
+    assert "cudalint_configure_launch(dim3, dim3, unsigned long, CUstream_st*)" in symbols
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None or shutil.which("g++") is None, reason="needs nvcc and g++")
+def test_the_two_units_link_into_one_program(tmp_path):
+    """A unit with no torch in it: the host part by g++, the kernels by nvcc, linked; the program's host
+    code runs as the unit built whole does (without a GPU the launch fails the same way)."""
+    unit = ("#include <cstdio>\n#define BLOCK 128\nstruct Span { int first, count; };\n"
+            "__global__ void fill(float* y, Span s, float value = 2.0f) { int i = s.first + threadIdx.x; if (i < s.count) y[i] = value; }\n"
+            "static int blocks_for(int n) { std::printf(\"configuration\\n\"); return (n + BLOCK - 1) / BLOCK; }\n"
+            "static int counted(int n) { std::printf(\"argument\\n\"); return n; }\n"
+            "int run(float* y, int n) {\n  fill<<<blocks_for(n), BLOCK>>>(y, Span{0, counted(n)});\n"
+            "  cudaError_t error = cudaGetLastError();\n  std::printf(\"launch: %d\\n\", (int)(error != cudaSuccess));\n"
+            "  return blocks_for(n);\n}\n")
+    split = split_host_code([unit])
+    (tmp_path / "cuda.cu").write_text(split.device_preamble + "\n".join(split.device_sources))
+    (tmp_path / "host.cpp").write_text(split.host_source)
+    (tmp_path / "main.cpp").write_text("int run(float*, int);\nint main() { return run(nullptr, 300) == 3 ? 0 : 1; }\n")
+    whole = tmp_path / "whole.cu"
+    whole.write_text(unit + "int main() { return run(nullptr, 300) == 3 ? 0 : 1; }\n")
+    dry_run = subprocess.run(["nvcc", "--dryrun", "-c", "-x", "cu", "/dev/null"], capture_output=True, text=True)
+    cuda_include = re.search(r'INCLUDES="-I([^"\s]+)', dry_run.stderr + dry_run.stdout).group(1)  # nvcc's own -I
+    steps = [["nvcc", "-c", str(tmp_path / "cuda.cu"), "-o", str(tmp_path / "cuda.o")],
+             ["g++", "-c", "-std=c++17", "-I", cuda_include, str(tmp_path / "host.cpp"), "-o", str(tmp_path / "host.o")],
+             ["g++", "-c", str(tmp_path / "main.cpp"), "-o", str(tmp_path / "main.o")],
+             ["nvcc", str(tmp_path / "cuda.o"), str(tmp_path / "host.o"), str(tmp_path / "main.o"), "-o", str(tmp_path / "split")],
+             ["nvcc", str(whole), "-o", str(tmp_path / "whole")]]
+    for step in steps:
+        done = subprocess.run(step, capture_output=True, text=True)
+        assert done.returncode == 0, (step, done.stderr)
+    split_run = subprocess.run([str(tmp_path / "split")], capture_output=True, text=True, timeout=60)
+    whole_run = subprocess.run([str(tmp_path / "whole")], capture_output=True, text=True, timeout=60)
+    assert (split_run.returncode, split_run.stdout) == (whole_run.returncode, whole_run.stdout)
+    # the configuration is evaluated before the arguments, as nvcc orders a launch
+    assert split_run.returncode == 0 and split_run.stdout.startswith("configuration\nargument\nlaunch: ")

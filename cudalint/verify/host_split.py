@@ -38,21 +38,22 @@ HOST_PREAMBLE_HEADERS = ("cuda.h", "cuda_runtime.h", "cuda_fp16.h", "cuda_bf16.h
 _TOKEN = re.compile(r"""
     (?P<space>\s+)
   | (?P<comment>//[^\n]*|/\*.*?(?:\*/|\Z))
-  | (?P<pp>\#(?:\\\r?\n|[^\n])*)
-  | (?P<raw>(?:u8|u|U|L)?R"(?P<delimiter>[^()\\\s]{0,16})\(.*?\)(?P=delimiter)")
+  | (?P<raw>(?:u8|u|U|L)?R"(?P<delimiter>[^()\\\s]{0,16})\()
   | (?P<string>(?:u8|u|U|L)?"(?:\\.|[^"\\\n])*")
   | (?P<char>(?:u8|u|U|L)?'(?:\\.|[^'\\\n])+')
   | (?P<id>[A-Za-z_]\w*)
   | (?P<number>\.?\d(?:[eEpP][+-]|[\w.'])*)
   | (?P<punct>::|->|\.\.\.|.)
 """, re.DOTALL | re.VERBOSE)
+_DIRECTIVE = re.compile(r"\#(?:\\\r?\n|[^\n])*")
 
 _TORCH_INCLUDE = re.compile(r'#\s*include\s*[<"](?:torch|ATen|c10|pybind11|caffe2)/')
-# headers g++ can take in the host part (the rest are device libraries: cub, cooperative groups, mma, ...)
+# headers g++ can take in the host part: the C++ library's, C's, and the CUDA host APIs' (not device libraries:
+# cub, cooperative groups, mma, curand_kernel, cuda_pipeline, ...)
 _HOST_SAFE_INCLUDE = re.compile(
-    r'#\s*include\s*<(?:[a-z_]+|(?:assert|ctype|errno|float|limits|math|stdint|stddef|stdio|stdlib|string|'
-    r'time)\.h|cuda|cuda_runtime|cuda_runtime_api|cuda_fp16|cuda_bf16|driver_types|vector_types|cublas_v2|'
-    r'cublas|cublasLt|cusparse|curand|cufft|cudnn)(?:\.h)?>')
+    r'#\s*include\s*<(?:[a-z_]+|(?:assert|ctype|errno|float|limits|math|stdint|stddef|stdio|stdlib|string|time)\.h|'
+    r'(?:cuda|cuda_runtime|cuda_runtime_api|cuda_fp16|cuda_bf16|cuda_fp8|driver_types|vector_types|cublas_v2|cublas|'
+    r'cublasLt|cusparse|curand|cufft|cudnn)\.h)>')
 _DEVICE_QUALIFIERS = frozenset({"__global__", "__device__", "__constant__", "__shared__", "__managed__"})
 _ATTRIBUTE_WORDS = frozenset({"__launch_bounds__", "__attribute__", "alignas", "__align__", "__declspec",
                               "decltype", "__cluster_dims__", "__maxnreg__"})
@@ -106,24 +107,43 @@ class Item:
 class HostSplit:
     device_sources: list[str]  # the CUDA unit, one string per source string it was given (lines kept)
     device_preamble: str  # headers for the CUDA unit, passed as its own first source string
-    host_source: str  # the host part, for the binding unit after <torch/extension.h> (lines kept too)
-    launches: int  # launch sites rewritten
-    kernels: tuple[str, ...]  # the kernels given a launcher
+    host_source: str  # the host part: a C++ unit of its own after torch's header (its lines after the preamble)
 
 
 def tokenize(text: str) -> list[Token]:
-    tokens, position = [], 0
+    """The unit's tokens, comments left out. What would make these tokens differ from the preprocessor's
+    is refused: a lone carriage return (a line end for gcc), a `//` comment continued by a backslash, a
+    directive after a comment on its line."""
+    if re.search(r"\r(?!\n)", text):
+        raise NotSplittable("a lone carriage return")
+    tokens, position, line_clean, after_comment = [], 0, True, False
     while position < len(text):
+        if text[position] == "#":
+            if line_clean and not after_comment:
+                match = _DIRECTIVE.match(text, position)
+                tokens.append(Token("pp", match.group(), position, match.end()))
+                position, line_clean = match.end(), False
+                continue
+            if line_clean:
+                raise NotSplittable("a directive after a comment on its line")
         match = _TOKEN.match(text, position)  # always matches: any character is at least a punctuator
         kind, start, position = match.lastgroup, match.start(), match.end()
-        if kind in ("space", "comment"):
+        if kind == "space":
+            if "\n" in match.group():
+                line_clean, after_comment = True, False
             continue
-        if kind == "pp" and text[text.rfind("\n", 0, start) + 1:start].strip():
-            # a '#' inside a line is no directive (stringizing, or stray): scan on after it
-            tokens.append(Token("punct", "#", start, start + 1))
-            position = start + 1
+        if kind == "comment":
+            if match.group().startswith("//") and match.group().rstrip().endswith("\\"):
+                raise NotSplittable("a // comment continued on the next line")
+            after_comment = after_comment or line_clean
             continue
-        tokens.append(Token(kind, match.group(), start, position))
+        line_clean = False
+        if kind in ("raw", "delimiter"):  # find the raw string's end at once: no backtracking over the text
+            close = text.find(f"){match.group('delimiter')}\"", position)
+            if close < 0:
+                raise NotSplittable("an unterminated raw string")
+            kind, position = "raw", close + len(match.group("delimiter")) + 2
+        tokens.append(Token(kind, text[start:position], start, position))
     return tokens
 
 
@@ -186,21 +206,33 @@ def parse_items(tokens: list[Token]) -> list[Item]:
         if token.text == "extern" and index + 1 < len(tokens) and tokens[index + 1].kind == "string":
             raise NotSplittable('an extern "C" block')
         end = _declaration_end(tokens, index)
+        for inner in tokens[index:end]:  # a macro changed inside a body would change it in one unit only
+            if inner.kind == "pp" and _directive_word(inner) in ("define", "undef", "include"):
+                raise NotSplittable(f"#{_directive_word(inner)} inside a declaration")
         items.append(_classify(tokens, index, end))
         index = end
     return items
 
 
-def _directive(token: Token, index: int) -> Item:
+def _directive_word(token: Token) -> str:
     words = token.text[1:].split(None, 1)
-    directive = words[0] if words else ""
+    return words[0] if words else ""
+
+
+def _directive_names(token: Token) -> set[str]:
+    """The identifiers of a directive (a macro's name and body, a condition's names)."""
+    return set(re.findall(r"[A-Za-z_]\w*", token.text[1:]))
+
+
+def _directive(token: Token, index: int) -> Item:
+    directive = _directive_word(token)
     if directive in ("if", "ifdef", "ifndef", "elif", "else", "endif", "error", "line"):
         raise NotSplittable(f"top-level #{directive}")
-    names = set(re.findall(r"[A-Za-z_]\w*", token.text))
     name = None
-    if directive in ("define", "undef") and len(words) > 1:
-        name = re.match(r"\s*([A-Za-z_]\w*)", words[1]).group(1) if re.match(r"\s*[A-Za-z_]", words[1]) else None
-    return Item(index, index + 1, "pp", name, names)
+    if directive in ("define", "undef"):
+        defined = re.match(r"\s*#\s*(?:define|undef)\s+([A-Za-z_]\w*)", token.text)
+        name = defined.group(1) if defined else None
+    return Item(index, index + 1, "pp", name, _directive_names(token))
 
 
 def _declaration_end(tokens: list[Token], index: int) -> int:
@@ -453,49 +485,47 @@ def split_host_code(cuda_sources: list[str], host_macros: tuple[str, ...] = ()) 
         if kernels[launch.kernel].template:
             raise NotSplittable(f"{launch.kernel} is a template")
 
-    # what the host part names, once its launches are calls: nothing the CUDA unit alone has
-    launch_tokens = {p for launch in launches for p in range(launch.start, launch.open_paren)
-                     if tokens[p].kind == "id" and tokens[p].text == launch.kernel}
-    host_names = set()
-    for item in host_items:
-        for position in range(item.first, item.last):
-            token = tokens[position]
-            if token.kind == "id" and position not in launch_tokens:
-                host_names.add(token.text)
-            elif token.kind == "pp":
-                host_names.update(re.findall(r"[A-Za-z_]\w*", token.text))
+    # the shared declarations the host part needs (types, constants, host-device functions), transitively
+    launch_tokens = {launch.start + (tokens[launch.start].text == "::") for launch in launches}
+    wanted = [name for item in host_items for name in _names(tokens, item, launch_tokens)]
+    for kernel in {launch.kernel for launch in launches}:
+        first, last = kernels[kernel].parameters
+        wanted.extend(t.text for t in tokens[first:last] if t.kind == "id")
+    shareable: dict[str, list[int]] = {}
+    for number, item in enumerate(items):
+        if item.kind in ("type", "constant", "host_device") and item.name and number not in host_only:
+            shareable.setdefault(item.name, []).append(number)
+    host_shared: set[int] = set()
+    host_names = {name for item in host_items for name in _names(tokens, item, launch_tokens)}
+    seen: set[str] = set()
+    while wanted:
+        name = wanted.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        for number in shareable.get(name, ()):
+            item = items[number]
+            if item.kind == "host_device" and not _inline(tokens, item):
+                raise NotSplittable(f"host code calls {item.name}, a __host__ __device__ function with external "
+                                    f"linkage (it would be defined twice)")
+            host_shared.add(number)
+            names = _names(tokens, item)
+            host_names.update(names)
+            wanted.extend(names)
+
+    # what g++ compiles of it, once its launches are calls: nothing the CUDA unit alone has, nothing of nvcc's
     named_device = sorted(host_names & device_only)
     if named_device:
         raise NotSplittable(f"host code names {named_device[0]}, which only the CUDA unit has")
     nvcc_only = sorted(host_names & _NVCC_ONLY_NAMES)
     if nvcc_only:
         raise NotSplittable(f"host code uses {nvcc_only[0]}, which g++ does not give it")
-    for item in host_items:
+    for item in [*host_items, *(items[number] for number in host_shared)]:
         for position in range(item.first + 1, item.last - 1):
             token = tokens[position]
             if token.text in _NVCC_HOST_FUNCTIONS and tokens[position + 1].text == "(" \
                     and tokens[position - 1].text not in ("::", ".", "->"):
                 raise NotSplittable(f"host code calls {token.text}(), which nvcc declares for it and g++ does not")
-
-    # the shared declarations the host part needs (types, constants, host-device functions), transitively
-    needed = set(host_names)
-    for kernel in {launch.kernel for launch in launches}:
-        first, last = kernels[kernel].parameters
-        needed.update(t.text for t in tokens[first:last] if t.kind == "id")
-    shared = {"type", "constant", "host_device"}
-    host_shared: set[int] = set()
-    changed = True
-    while changed:
-        changed = False
-        for number, item in enumerate(items):
-            if number in host_shared or item.kind not in shared or item.name not in needed:
-                continue
-            if item.kind == "host_device" and not _inline(tokens, item):
-                raise NotSplittable(f"host code calls {item.name}, a __host__ __device__ function with external "
-                                    f"linkage (it would be defined twice)")
-            host_shared.add(number)
-            needed.update(item.names)
-            changed = True
 
     # what stays in the CUDA unit may not need torch: a torch namespace, macro, or a macro of the unit's own
     # that expands to one (`CHECK_CUDA(x)` defined there and used only in host code moves out harmlessly)
@@ -517,13 +547,26 @@ def split_host_code(cuda_sources: list[str], host_macros: tuple[str, ...] = ()) 
     launched = sorted({launch.kernel for launch in launches})
     signatures = {kernel: _parameters(joined, tokens, kernels[kernel].parameters, kernel) for kernel in launched}
     device_text, host_text = _units(joined, tokens, items, host_only, host_shared, signatures, launches)
-    launchers = "".join(_launcher_definition(kernel, signatures[kernel]) for kernel in launched)
+    launchers = _CONFIGURATION + "".join(_launcher_definition(kernel, signatures[kernel]) for kernel in launched)
     device_sources = _parts_like(device_text, cuda_sources)
     device_sources[-1] += "\n" + launchers
     preamble = "".join(f"#include <{header}>\n" for header in DEVICE_PREAMBLE_HEADERS)
     host = ("".join(f"{line}\n" for line in host_macros)
-            + "".join(f"#include <{header}>\n" for header in HOST_PREAMBLE_HEADERS) + host_text + "\n")
-    return HostSplit(device_sources, preamble, host, len(launches), tuple(launched))
+            + "".join(f"#include <{header}>\n" for header in HOST_PREAMBLE_HEADERS) + _CONFIGURE_DECLARATION
+            + host_text + "\n")
+    return HostSplit(device_sources, preamble, host)
+
+
+def _names(tokens: list[Token], item: Item, skipped: set[int] = frozenset()) -> list[str]:
+    """The identifiers an item names (those of its directives too), less the tokens at `skipped`."""
+    names = []
+    for position in range(item.first, item.last):
+        token = tokens[position]
+        if token.kind == "id" and position not in skipped:
+            names.append(token.text)
+        elif token.kind == "pp":
+            names.extend(_directive_names(token))
+    return names
 
 
 def _names_torch(tokens: list[Token]) -> bool:
@@ -549,7 +592,7 @@ def _units(joined: str, tokens: list[Token], items: list[Item], host_only: set[i
     by_start = {launch.start: launch for launch in launches}
     for number, item in enumerate(items):
         start, end = tokens[item.first].start, tokens[item.last - 1].end
-        between = joined[cursor:start]  # comments and blank space: kept in both
+        between = joined[cursor:start]  # comments and blank space: kept in the CUDA unit, blanked in the host part
         device.append(between)
         host.append(_blank(between))
         text = joined[start:end]
@@ -590,27 +633,38 @@ def _rewritten(joined: str, tokens: list[Token], item: Item, by_start: dict) -> 
         pieces.append(joined[cursor:start])
         config = [joined[tokens[a].start:tokens[b - 1].end] for a, b in launch.config]
         config += ["0", "0"][len(config) - 2:]
-        call = f"::{LAUNCHER_PREFIX}{launch.kernel}(" + ", ".join(f"({value})" for value in config)
-        if not launch.empty_arguments:
-            call += ", "
+        # nvcc evaluates the configuration before the arguments: the comma operator keeps that order
+        call = (f"({CONFIGURE}(" + ", ".join(f"({value})" for value in config) + f"), "
+                f"::{LAUNCHER_PREFIX}{launch.kernel}(")
         pieces.append(call + "\n" * joined.count("\n", start, paren_end))
-        cursor = paren_end
-        position = launch.open_paren + 1
+        close = _skip_group(tokens, launch.open_paren) - 1
+        pieces.append(joined[paren_end:tokens[close].end] + ")")
+        cursor = tokens[close].end
+        position = close + 1
     pieces.append(joined[cursor:tokens[item.last - 1].end])
     return "".join(pieces)
 
 
-_LAUNCH_PARAMETERS = ("dim3 cudalint_grid", "dim3 cudalint_block", "size_t cudalint_shared_bytes",
-                      "cudaStream_t cudalint_stream")
+CONFIGURE = "::cudalint_configure_launch"
+_CONFIGURE_DECLARATION = (f"void {CONFIGURE[2:]}(dim3 grid, dim3 block, size_t shared_bytes = 0, "
+                          f"cudaStream_t stream = 0);\n")
+# the configuration a launch set, for the launcher that follows it on the same thread
+_CONFIGURATION = (
+    "static thread_local dim3 cudalint_grid, cudalint_block;\n"
+    "static thread_local size_t cudalint_shared_bytes;\n"
+    "static thread_local cudaStream_t cudalint_stream;\n"
+    f"void {CONFIGURE[2:]}(dim3 grid, dim3 block, size_t shared_bytes, cudaStream_t stream) {{\n"
+    "  cudalint_grid = grid; cudalint_block = block; cudalint_shared_bytes = shared_bytes; cudalint_stream = stream;\n"
+    "}\n")
 
 
 def _launcher_declaration(kernel: str, parameters: list[Parameter]) -> str:
-    listed = ", ".join([*_LAUNCH_PARAMETERS, *(p.text + p.default for p in parameters)])
+    listed = ", ".join(p.text + p.default for p in parameters)
     return f"void {LAUNCHER_PREFIX}{kernel}({listed});"
 
 
 def _launcher_definition(kernel: str, parameters: list[Parameter]) -> str:
-    listed = ", ".join([*_LAUNCH_PARAMETERS, *(p.text for p in parameters)])
+    listed = ", ".join(p.text for p in parameters)
     arguments = ", ".join(p.name for p in parameters)
     return (f"void {LAUNCHER_PREFIX}{kernel}({listed}) {{\n"
             f"  {kernel}<<<cudalint_grid, cudalint_block, cudalint_shared_bytes, cudalint_stream>>>({arguments});\n"
@@ -632,23 +686,4 @@ def _parts_like(text: str, parts: list[str]) -> list[str]:
     return pieces
 
 
-def declared_names(text: str) -> set[str]:
-    """The names a C++ source declares or defines at top level (functions, types, variables, macros)."""
-    try:
-        return {item.name for item in parse_items(tokenize(text)) if item.name}
-    except NotSplittable:
-        return set()
-
-
-def identifiers(text: str) -> set[str]:
-    """Every identifier of a C++ source, those of its directives (macro bodies) too."""
-    names = set()
-    for token in tokenize(text):
-        if token.kind == "id":
-            names.add(token.text)
-        elif token.kind == "pp":
-            names.update(re.findall(r"[A-Za-z_]\w*", token.text))
-    return names
-
-
-__all__ = ["HostSplit", "NotSplittable", "declared_names", "identifiers", "split_host_code", "tokenize"]
+__all__ = ["HostSplit", "NotSplittable", "split_host_code", "tokenize"]

@@ -42,6 +42,7 @@ called directly by the candidate.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import hashlib
 import importlib.util
 import json
@@ -246,11 +247,15 @@ def install_build_cache(progress: Progress, cache_dir: str, light: bool = False,
             "sycl_sources", "extra_sycl_cflags", "with_sycl")}
         if preamble:
             include = binding.include_line(arguments) if binding is not None else TORCH_EXTENSION_INCLUDE
-            built_cpp = [include, host, *cpp_sources] if host else [include, *cpp_sources]
+            built_cpp = [include, *cpp_sources]
         else:
             built_cpp = cpp_sources
+        if host:  # its own unit, after what the CUDA unit saw of torch (the precompiled header serves it too)
+            host = (include if _HEAVY_INCLUDE.search("\n".join(written_as)) else "#include <torch/types.h>") \
+                + "\n" + host
         built_cuda = [preamble, *cuda_sources] if preamble else cuda_sources
-        key = cache_key(name, built_cpp, built_cuda, arguments.get("functions"), arguments.get("extra_cflags"),
+        key = cache_key(name, [*built_cpp, host] if host else built_cpp, built_cuda, arguments.get("functions"),
+                        arguments.get("extra_cflags"),
                         cuda_flags, arguments.get("extra_ldflags"), arguments.get("extra_include_paths"),
                         options, toolchain)
         directory = os.path.join(cache_dir, "ext", f"{name}-{key[:20]}")
@@ -277,7 +282,8 @@ def install_build_cache(progress: Progress, cache_dir: str, light: bool = False,
             call.update(cuda_sources=list(built_cuda), extra_cuda_cflags=cuda_flags)
         started = time.time()
         try:
-            module = original(**call)
+            with _host_unit(cpp_extension, directory, host):
+                module = original(**call)
         except Exception as error:
             record["error"] = f"{type(error).__name__}: {error}"
             if COMPILER_DIAGNOSTIC.search(record["error"]):  # a real compile error, not a killed compiler
@@ -295,29 +301,34 @@ def install_build_cache(progress: Progress, cache_dir: str, light: bool = False,
     def load_inline(*args, **kwargs):
         arguments = dict(signature.bind(*args, **kwargs).arguments)
         cuda_sources = _as_list(arguments.get("cuda_sources"))
-        # the lighter attempts that apply (host code split off, the fewest headers), then the sources as written
-        attempts = []
+        tried = False
         if light and not arguments.get("no_implicit_headers"):
-            split, refusal = split_cuda_sources(arguments, cuda_sources, common_nvcc_flags)
-            if refusal:
-                progress.note(f"{arguments.get('name')}: host code not split off: {refusal}")
-            if split is not None:
-                attempts.append(("split", split.device_sources, split.device_preamble, split.host_source))
-            minimal = minimal_cuda_sources(cuda_sources, aten)
-            lighter = None if minimal else lighter_cuda_sources(cuda_sources)
-            if minimal:
-                attempts.append(("minimal", minimal[1], minimal[0], ""))
-            elif lighter:
-                attempts.append(("light", lighter, "", ""))
-        for variant, sources, preamble, host in attempts:
-            try:
-                return build(arguments, sources, variant, cuda_sources, preamble=preamble, host=host)
-            except BuildFailure:
-                progress.note(f"{arguments.get('name')}: the lighter build{_VARIANT_NOTE[variant]} failed")
-                progress.state["extensions"][-1]["superseded"] = True
-        if attempts:
+            for variant, sources, preamble, host in lighter_attempts(arguments, cuda_sources):
+                tried = True
+                try:
+                    return build(arguments, sources, variant, cuda_sources, preamble=preamble, host=host)
+                except BuildFailure:
+                    progress.note(f"{arguments.get('name')}: the lighter build{_VARIANT_NOTE[variant]} failed")
+                    progress.state["extensions"][-1]["superseded"] = True
+        if tried:
             progress.note(f"{arguments.get('name')}: built as written")
         return build(arguments, cuda_sources, "exact", cuda_sources)
+
+    def lighter_attempts(arguments: dict, cuda_sources: list[str]):
+        """The lighter builds that apply, each made when the one before failed: host code split off, then
+        the fewest headers (variant, CUDA sources, CUDA preamble, host part)."""
+        split, refusal = split_cuda_sources(arguments, cuda_sources, common_nvcc_flags)
+        if refusal:
+            progress.note(f"{arguments.get('name')}: host code not split off: {refusal}")
+        else:
+            yield "split", split.device_sources, split.device_preamble, split.host_source
+        minimal = minimal_cuda_sources(cuda_sources, aten)
+        if minimal:
+            yield "minimal", minimal[1], minimal[0], ""
+            return
+        lighter = lighter_cuda_sources(cuda_sources)
+        if lighter:
+            yield "light", lighter, "", ""
 
     cpp_extension.load_inline = load_inline
 
@@ -410,26 +421,43 @@ def minimal_cuda_sources(cuda_sources: list[str], aten: AtenHeaders) -> tuple[st
     return preamble, [_ATEN_INCLUDE.sub("", source) for source in cuda_sources]
 
 
-# nvcc flags that change only device code: the split builds host code with g++ (`-D`/`-U` become directives)
-_DEVICE_ONLY_FLAG = re.compile(
-    r"-O[0-3s]?|--?use_fast_math|-lineinfo|--?(?:expt-relaxed-constexpr|expt-extended-lambda|extended-lambda|restrict|"
-    r"resource-usage|res-usage)|-std=c\+\+\d\d|--?(?:ftz|prec-div|prec-sqrt|fmad)=(?:true|false)|"
+# nvcc flags whose effect on host code the split keeps: the optimization level (no change of meaning) and
+# flags of device code only; `-D`/`-U` become directives of the host part, every other flag keeps the unit whole
+_HOST_NEUTRAL_NVCC_FLAG = re.compile(
+    r"-O[0-3]?|--?use_fast_math|-lineinfo|--?(?:expt-relaxed-constexpr|expt-extended-lambda|extended-lambda|restrict|"
+    r"resource-usage|res-usage)|--?(?:ftz|prec-div|prec-sqrt|fmad)=(?:true|false)|"
     r"--?(?:maxrregcount|ptxas-options|gpu-architecture|arch|gencode)=\S+|-arch=\S+|-gencode=\S+|-Xptxas=\S+")
+# the C++ flags the host part may share with the binding unit (g++ gets `extra_cflags`, nvcc did not)
+_HOST_NEUTRAL_CXX_FLAG = re.compile(r"-O[0-3s]?|-g\d?|-w|-W[\w=-]*|-fPIC")
+# what a shell reads other than as words split at spaces (torch's ninja file passes the flags unquoted)
+_SHELL_SPECIAL = re.compile(r"""["'`$\\;&|<>()*?\[\]{}~#!]""")
+
+
+def _shell_words(flags: list[str]) -> list[str] | None:
+    """The words a shell makes of `flags` joined by spaces, as the compiler gets them from torch's ninja file;
+    None when one holds a quote or another character the shell would read."""
+    if any(_SHELL_SPECIAL.search(flag) for flag in flags):
+        return None
+    return [word for flag in flags for word in flag.split()]
 
 
 def split_cuda_sources(arguments: dict, cuda_sources: list[str], common_nvcc_flags: list[str] = ()):
-    """The host-split build of a load_inline call (`host_split.split_host_code`) and None, or None and why
-    not. Beyond what the split itself refuses, host code keeps what it saw under nvcc: a unit without
-    `<torch/extension.h>` (whose host code saw `<torch/types.h>`) may name nothing beyond ATen; the macros
-    of nvcc's `-D`/`-U` flags (torch's `common_nvcc_flags`, then the call's) are defined for it, and other
-    flags that would reach host code (`-I`, `-Xcompiler`, ...) keep the unit whole; and the solution's C++
-    sources, which now follow the host part in one unit, may not use a name of it they do not declare."""
-    joined = "\n".join(cuda_sources)
+    """The host-split build of a load_inline call (`host_split.split_host_code`) and the first line of its
+    host unit, or None and why not. The host part is a C++ unit of its own, beside the binding unit, and
+    keeps what it saw under nvcc: after `<torch/extension.h>` where the CUDA unit included it, else after
+    `<torch/types.h>` (what load_inline gave the CUDA unit); with the macros of nvcc's `-D`/`-U` flags
+    (torch's `common_nvcc_flags`, then the call's). Flags that would reach host code otherwise (`-I`,
+    `-std`, `-Xcompiler`, ...) and C++ flags beyond the optimization level and warnings keep the unit whole."""
     if not cuda_sources:
         return None, "no CUDA sources"
-    if not _HEAVY_INCLUDE.search(joined) and _BEYOND_ATEN.search(joined):
-        return None, "host code names more than <torch/types.h> declares"
-    macros, flags, position = [], [*common_nvcc_flags, *_as_list(arguments.get("extra_cuda_cflags"))], 0
+    cxx_flags = _shell_words(_as_list(arguments.get("extra_cflags")))
+    flags = _shell_words([*common_nvcc_flags, *_as_list(arguments.get("extra_cuda_cflags"))])
+    if cxx_flags is None or flags is None:
+        return None, "a flag the shell would read other than as words"
+    for flag in cxx_flags:
+        if not _HOST_NEUTRAL_CXX_FLAG.fullmatch(flag):
+            return None, f"the C++ flag {flag} would reach host code nvcc compiled without it"
+    macros, position = [], 0
     while position < len(flags):
         flag = flags[position]
         macro = re.fullmatch(r"(-D|-U|--define-macro=?|--undefine-macro=?)(.*)", flag)
@@ -438,24 +466,20 @@ def split_cuda_sources(arguments: dict, cuda_sources: list[str], common_nvcc_fla
             if not value and position + 1 < len(flags):
                 position += 1
                 value = flags[position]
-            name, _, definition = value.partition("=")
+            name, equals, definition = value.partition("=")
             if not re.fullmatch(r"[A-Za-z_]\w*", name):
                 return None, f"the nvcc flag {flag} defines no macro this split can read"
             undefine = macro.group(1).startswith(("-U", "--undefine"))
-            macros.append(f"#undef {name}" if undefine else f"#define {name} {definition if '=' in value else '1'}")
+            macros.append(f"#undef {name}" if undefine else f"#define {name} {definition if equals else '1'}")
         elif flag in ("-Xptxas", "--ptxas-options"):
             position += 1  # its argument goes to ptxas: device code only
-        elif not _DEVICE_ONLY_FLAG.fullmatch(flag):
+        elif not _HOST_NEUTRAL_NVCC_FLAG.fullmatch(flag):
             return None, f"the nvcc flag {flag} may change host code"
         position += 1
     try:
         split = host_split.split_host_code(cuda_sources, tuple(macros))
     except host_split.NotSplittable as refusal:
         return None, str(refusal)
-    cpp = "\n".join(_as_list(arguments.get("cpp_sources")))
-    borrowed = (host_split.identifiers(cpp) & host_split.declared_names(split.host_source)) - host_split.declared_names(cpp)
-    if borrowed:
-        return None, f"the C++ sources use {sorted(borrowed)[0]} from the CUDA unit without declaring it"
     return split, None
 
 
@@ -584,6 +608,42 @@ class BindingHeader:
             if os.path.exists(partial):
                 os.remove(partial)
             lock.close()
+
+
+HOST_UNIT = "host.cpp"  # the split's host part, a third unit of the extension
+
+
+@contextlib.contextmanager
+def _host_unit(cpp_extension, directory: str, host: str):
+    """With a `host` part: load_inline's build gets one more C++ unit, `directory/host.cpp`, compiled with the
+    binding unit's flags (torch's `_jit_compile` is given it beside `main.cpp` and `cuda.cu`, which load_inline
+    writes as usual), and one more ninja job, so that the two C++ units build side by side."""
+    if not host:
+        yield
+        return
+    jit_compile = cpp_extension._jit_compile
+    path = os.path.join(directory, HOST_UNIT)
+    try:
+        with open(path, encoding="utf-8") as handle:
+            unchanged = handle.read() == host
+    except OSError:
+        unchanged = False
+    if not unchanged:  # an unchanged file keeps its time: ninja has nothing to redo
+        _write_atomically(path, host)
+    jobs = os.environ.get("MAX_JOBS")
+
+    def with_host(name, sources, *rest, **options):
+        return jit_compile(name, [*sources, path], *rest, **options)
+
+    cpp_extension._jit_compile = with_host
+    if jobs and jobs.isdigit():
+        os.environ["MAX_JOBS"] = str(int(jobs) + 1)
+    try:
+        yield
+    finally:
+        cpp_extension._jit_compile = jit_compile
+        if jobs is not None:
+            os.environ["MAX_JOBS"] = jobs
 
 
 def _deadline(request: dict) -> float | None:
