@@ -149,8 +149,9 @@ def verify_command(
     network: Annotated[bool, typer.Option(
         "--network", help="Let workers reach the network (default: none, where user namespaces allow).")] = False,
     exact_build: Annotated[bool, typer.Option(
-        "--exact-build", help="Build the CUDA sources exactly as written (default: host code split off into the "
-                              "binding unit, else only the ATen headers they use; as written when that fails).")] = False,
+        "--exact-build", help="Build the CUDA sources exactly as written (default: host code split off into a "
+                              "unit of its own, else only the ATen headers they use; as written when that "
+                              "fails).")] = False,
     precompiled_header: Annotated[bool, typer.Option(
         "--precompiled-header/--no-precompiled-header",
         help="The lighter build's binding unit loads <torch/extension.h> precompiled once per C++ flag set in "

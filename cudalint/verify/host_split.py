@@ -1,22 +1,27 @@
-"""The host-split build of a CUDA unit: its host code compiled with the binding unit, its kernels alone.
+"""The host-split build of a CUDA unit: its host code compiled by g++ as a unit of its own, its kernels alone.
 
 A KernelBench-style CUDA unit is a few kernels and a host wrapper that takes `torch::Tensor`s and launches
 them. nvcc spends nearly all of such a unit's build on the tensor headers, in four passes (preprocessing,
 cudafe++, cicc, the host compiler), and it has no precompiled headers. Only the wrapper needs them. The
-split moves the wrapper (every host function and host variable) into the binding unit, which includes
-`<torch/extension.h>` through a precompiled header, and rewrites each launch `k<<<g, b, s, t>>>(args)`
-into a call of a launcher, `cudalint_launch_k(g, b, s, t, args)`, defined in the CUDA unit with `k`'s
-own parameters. The CUDA unit keeps the kernels, device functions and variables, types, constants and
-macros, with the CUDA runtime headers and the standard library in place of torch's.
+split moves the wrapper (every host function and host variable) into a C++ unit of its own, which the
+worker builds after the torch header the CUDA unit had (`<torch/extension.h>` precompiled, or
+`<torch/types.h>`), and rewrites each launch `k<<<g, b, s, t>>>(args)` there into
+`(cudalint_configure_launch(g, b, s, t), cudalint_launch_k(args))`: the configuration evaluated first, as
+nvcc orders a launch, then a launcher defined in the CUDA unit with `k`'s own parameters. The CUDA unit
+keeps the kernels, device functions and variables, types, constants and macros, with the CUDA runtime
+headers and the standard library in place of torch's; the host unit gets the types, constants and inline
+host-device functions it names.
 
 The split refuses (`NotSplittable`, with the reason) whatever it cannot carry over unchanged: torch names
 in device code, templated or overloaded kernels, a kernel named other than in a launch, host code that
-names a device function or variable, top-level conditional compilation, namespaces, `extern "C"`, host
-code that tests `__CUDACC__`. The worker then builds the unit another way, and any build of the split
-that fails is rebuilt as written, so a refusal or a miss costs time, never a verdict.
+names a device function or variable, tests `__CUDACC__` or calls the host math nvcc declares (`min`,
+`rsqrtf`), top-level conditional compilation or a macro changed inside a body, namespaces, `extern "C"`,
+and text the preprocessor would read otherwise than this tokenizer (a lone carriage return, a `//` comment
+continued by a backslash, a directive after a comment). The worker then builds the unit another way, and
+any build of the split that fails is rebuilt as written, so a refusal or a miss costs time, never a verdict.
 
-Both units keep the source's line numbers: what moves out of a unit is blanked there, line for line, and
-the launchers come after the last line of the CUDA unit.
+Both units keep the source's line numbers: what moves out of a unit is blanked there, line for line; the
+launchers come after the last line of the CUDA unit, the host unit's preamble before its first.
 
 Standard library only: the worker (`worker.py`, run as a script) imports it from beside itself.
 """

@@ -22,7 +22,7 @@ sources, the flags (`-lineinfo` is added to the CUDA flags, so sanitizer reports
 the toolchain (torch, CUDA, TORCH_CUDA_ARCH_LIST, Python); an unchanged call finds its library there and
 ninja has nothing to do. A compile error is cached too (same key, same diagnostics, no rebuild); a build
 killed or failing without compiler diagnostics is not. With `light_build` (the default of `verify`), a CUDA
-unit is first built with its host code split off into the binding unit (`split_cuda_sources`, `host_split`),
+unit is first built with its host code split off into a C++ unit of its own (`split_cuda_sources`, `host_split`),
 then, where that does not apply or fails, with just the ATen headers it uses (`minimal_cuda_sources`), or
 `<torch/types.h>` for `<torch/extension.h>` when it needs nothing beyond ATen (`lighter_cuda_sources`), and
 as written when those fail.
@@ -204,8 +204,8 @@ def install_build_cache(progress: Progress, cache_dir: str, light: bool = False,
     """Route every `torch.utils.cpp_extension.load_inline` call into `cache_dir/ext/<key>`: a call whose
     sources and flags were built before reuses the library (ninja finds nothing to do).
 
-    With `light`, a call is first built with its CUDA unit's host code in the binding unit
-    (`split_cuda_sources`), then with lighter headers: only `<ATen/core/Tensor.h>` and the headers of the
+    With `light`, a call is first built with its CUDA unit's host code in a C++ unit of its own
+    (`split_cuda_sources`, `_host_unit`), then with lighter headers: only `<ATen/core/Tensor.h>` and the headers of the
     operators its CUDA unit names (`minimal_cuda_sources`), else, for a unit that includes
     `<torch/extension.h>` (`<torch/torch.h>`, `<torch/all.h>`) and uses nothing beyond ATen,
     `<torch/types.h>` in its place (`lighter_cuda_sources`). When those builds fail, the call is built
@@ -233,8 +233,8 @@ def install_build_cache(progress: Progress, cache_dir: str, light: bool = False,
         """One `load_inline` call into the cache; a `preamble` (the lighter builds' headers) is passed as
         its own first source string of the CUDA unit, with load_inline's implicit headers off (and
         `<torch/extension.h>` prepended to the C++ unit as load_inline would, through the shared
-        precompiled header where there is one: `BindingHeader`), followed by the `host` part of a split
-        CUDA unit (`host_split`) before the solution's own C++ sources."""
+        precompiled header where there is one: `BindingHeader`); the `host` part of a split CUDA unit
+        (`host_split`) is a third unit, `host.cpp`, after the same header (`_host_unit`)."""
         name = arguments.get("name")
         cpp_sources = _as_list(arguments.get("cpp_sources"))
         cuda_flags = list(arguments.get("extra_cuda_cflags") or [])
@@ -352,7 +352,7 @@ def lighter_cuda_sources(cuda_sources: list[str]) -> list[str] | None:
 
 
 TORCH_EXTENSION_INCLUDE = "#include <torch/extension.h>"  # what load_inline prepends to the C++ unit
-_VARIANT_NOTE = {"split": " (host code built with the binding unit)", "minimal": " (only the ATen headers it uses)",
+_VARIANT_NOTE = {"split": " (host code split off into its own unit)", "minimal": " (only the ATen headers it uses)",
                  "light": " (<torch/types.h> for <torch/extension.h>)"}
 # every header that brings all of ATen's operators (what load_inline prepends to a CUDA unit included)
 _ATEN_INCLUDE = re.compile(
@@ -442,9 +442,9 @@ def _shell_words(flags: list[str]) -> list[str] | None:
 
 
 def split_cuda_sources(arguments: dict, cuda_sources: list[str], common_nvcc_flags: list[str] = ()):
-    """The host-split build of a load_inline call (`host_split.split_host_code`) and the first line of its
-    host unit, or None and why not. The host part is a C++ unit of its own, beside the binding unit, and
-    keeps what it saw under nvcc: after `<torch/extension.h>` where the CUDA unit included it, else after
+    """The host-split build of a load_inline call (`host_split.split_host_code`) and None, or None and why
+    not. The host part becomes a C++ unit of its own, beside the binding unit (`build`), and keeps what it
+    saw under nvcc: after `<torch/extension.h>` where the CUDA unit included it, else after
     `<torch/types.h>` (what load_inline gave the CUDA unit); with the macros of nvcc's `-D`/`-U` flags
     (torch's `common_nvcc_flags`, then the call's). Flags that would reach host code otherwise (`-I`,
     `-std`, `-Xcompiler`, ...) and C++ flags beyond the optimization level and warnings keep the unit whole."""
@@ -485,8 +485,8 @@ def split_cuda_sources(arguments: dict, cuda_sources: list[str], common_nvcc_fla
 
 class BindingHeader:
     """`<torch/extension.h>` precompiled once per toolchain and C++ flags, in the build cache
-    (`CACHE/pch/<key>/`), for the binding unit (`main.cpp`: torch's C++ API and pybind11) of the minimal
-    build. g++ parsing that header is most of `main.o`'s 14 s; loading a precompiled one is not. torch's
+    (`CACHE/pch/<key>/`), for the binding unit (`main.cpp`: torch's C++ API and pybind11) of the lighter
+    builds and the split's host unit (`host.cpp`, which has the same flags). g++ parsing that header is most of `main.o`'s 14 s; loading a precompiled one is not. torch's
     own `use_pch` writes into torch's include directory and removes it whenever `use_pch` is off, so it is
     not used here.
 
