@@ -37,7 +37,7 @@ LAUNCHER_PREFIX = "cudalint_launch_"
 DEVICE_PREAMBLE_HEADERS = ("cuda.h", "cuda_runtime.h", "cuda_fp16.h", "cuda_bf16.h", "cfloat", "climits",
                            "cmath", "cstdint", "cstdio", "cstdlib", "cstring", "algorithm", "limits",
                            "type_traits", "utility")
-# what the host part gets beyond <torch/extension.h>: what torch's headers and load_inline give it under nvcc
+# what the host unit gets after its torch header: what load_inline and torch's headers give host code under nvcc
 HOST_PREAMBLE_HEADERS = ("cuda.h", "cuda_runtime.h", "cuda_fp16.h", "cuda_bf16.h", "cassert")
 
 _TOKEN = re.compile(r"""
@@ -178,20 +178,23 @@ def _template_end(tokens: list[Token], index: int) -> int:
     """The index after `template <...>` starting at `index` (`tokens[index]` is `template`)."""
     if index + 1 >= len(tokens) or tokens[index + 1].text != "<":
         raise NotSplittable("a template without its parameter list")
-    depth, position = 0, index + 1
-    while position < len(tokens):
+    for position, angle in _outside_groups(tokens, index + 1, len(tokens)):
+        if tokens[position].text == ">" and angle == 1:
+            return position + 1
+    raise NotSplittable("an unterminated template parameter list")
+
+
+def _outside_groups(tokens: list[Token], first: int, last: int):
+    """(index, angle-bracket depth before it) of each token of `tokens[first:last]` outside (), [] and {}."""
+    position, angle = first, 0
+    while position < last:
         text = tokens[position].text
         if text in _CLOSING:
             position = _skip_group(tokens, position)
             continue
-        if text == "<":
-            depth += 1
-        elif text == ">":
-            depth -= 1
-            if depth == 0:
-                return position + 1
+        yield position, angle
+        angle += (text == "<") - (text == ">")
         position += 1
-    raise NotSplittable("an unterminated template parameter list")
 
 
 def parse_items(tokens: list[Token]) -> list[Item]:
@@ -410,22 +413,14 @@ def _parameters(text: str, tokens: list[Token], span: tuple[int, int], kernel: s
     first, last = span
     if first >= last or (last - first == 1 and tokens[first].text == "void"):
         return []
-    groups, begin, position, angle = [], first, first, 0
-    while position < last:
+    groups, begin = [], first
+    for position, angle in _outside_groups(tokens, first, last):
         value = tokens[position].text
-        if value in _CLOSING:
-            position = _skip_group(tokens, position)
-            continue
-        if value == "<":
-            angle += 1
-        elif value == ">":
-            angle -= 1
-        elif value == "," and angle == 0:
+        if value == "," and angle == 0:
             groups.append((begin, position))
             begin = position + 1
         elif value == "...":
             raise NotSplittable(f"variadic parameters of {kernel}")
-        position += 1
     groups.append((begin, last))
     parameters = []
     for number, (begin, end) in enumerate(groups):
