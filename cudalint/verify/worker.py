@@ -205,8 +205,8 @@ def install_build_cache(progress: Progress, cache_dir: str, light: bool = False,
     sources and flags were built before reuses the library (ninja finds nothing to do).
 
     With `light`, a call is first built with its CUDA unit's host code in a C++ unit of its own
-    (`split_cuda_sources`, `_host_unit`), then with lighter headers: only `<ATen/core/Tensor.h>` and the headers of the
-    operators its CUDA unit names (`minimal_cuda_sources`), else, for a unit that includes
+    (`split_cuda_sources`, `_host_unit`), then with lighter headers: only `<ATen/core/Tensor.h>` and the
+    headers of the operators its CUDA unit names (`minimal_cuda_sources`), else, for a unit that includes
     `<torch/extension.h>` (`<torch/torch.h>`, `<torch/all.h>`) and uses nothing beyond ATen,
     `<torch/types.h>` in its place (`lighter_cuda_sources`). When those builds fail, the call is built
     exactly as written, and only that build's outcome counts. With `precompiled`, the minimal build's C++
@@ -317,6 +317,8 @@ def install_build_cache(progress: Progress, cache_dir: str, light: bool = False,
     def lighter_attempts(arguments: dict, cuda_sources: list[str]):
         """The lighter builds that apply, each made when the one before failed: host code split off, then
         the fewest headers (variant, CUDA sources, CUDA preamble, host part)."""
+        if not cuda_sources:  # a C++-only extension: nothing to lighten
+            return
         split, refusal = split_cuda_sources(arguments, cuda_sources, common_nvcc_flags)
         if refusal:
             progress.note(f"{arguments.get('name')}: host code not split off: {refusal}")
@@ -486,9 +488,9 @@ def split_cuda_sources(arguments: dict, cuda_sources: list[str], common_nvcc_fla
 class BindingHeader:
     """`<torch/extension.h>` precompiled once per toolchain and C++ flags, in the build cache
     (`CACHE/pch/<key>/`), for the binding unit (`main.cpp`: torch's C++ API and pybind11) of the lighter
-    builds and the split's host unit (`host.cpp`, which has the same flags). g++ parsing that header is most of `main.o`'s 14 s; loading a precompiled one is not. torch's
-    own `use_pch` writes into torch's include directory and removes it whenever `use_pch` is off, so it is
-    not used here.
+    builds and the split's host unit (`host.cpp`, which has the same flags). g++ parsing that header is
+    most of `main.o`'s 14 s; loading a precompiled one is not. torch's own `use_pch` writes into torch's
+    include directory and removes it whenever `use_pch` is off, so it is not used here.
 
     The unit includes a wrapper that only includes `<torch/extension.h>`: where g++ finds no precompiled
     header beside it, or one it cannot use (other flags), it parses the header, and the unit is the same
