@@ -436,6 +436,12 @@ class KernelSync:
         self._lowerings: dict[tuple, tuple] = {}
         self._path_guards: dict[CfgNode, dict[CfgNode, tuple[Guard, ...]]] = {}
         self._exact_indices: dict[tuple, bool] = {}
+        # per-counter facts of the loop-counter pinning, and thread-index lowerings, made on first use
+        self._pinned_cache: dict[tuple, tuple[str, ...]] = {}
+        self._stepped_cache: dict[str, tuple[set[CfgNode], set[CfgNode]] | None] = {}
+        self._counter_loops: dict[str, set[CfgNode]] = {}
+        self._counter_steps_cache: dict[tuple, dict | None] = {}
+        self._thread_indices: dict = {}
 
     @cached_property
     def global_buffers(self) -> dict[str, GlobalBuffer]:
@@ -801,7 +807,7 @@ class KernelSync:
         if start is None or not renamed:
             return ()
         nodes = [access.node] + [g.node for g in access.guards + extra if g.node is not None]
-        cache = self.__dict__.setdefault("_pinned_cache", {})
+        cache = self._pinned_cache
         cache_key = (start.index, tuple(node.index for node in nodes), renamed)
         if cache_key not in cache:
             cache[cache_key] = tuple(sorted(key for key in renamed if self._stepped(key) is not None and all(
@@ -841,7 +847,7 @@ class KernelSync:
     def _stepped(self, key: str) -> tuple[set[CfgNode], set[CfgNode]] | None:
         """The step nodes of the loop whose counter `key` is, and the other nodes assigning it (its init);
         None when no loop step assigns it."""
-        cache = self.__dict__.setdefault("_stepped_cache", {})
+        cache = self._stepped_cache
         if key not in cache:
             steps = {n for n, assigned in self._def_nodes.items() if key in assigned and n.kind == "step"}
             inits = {n for n, assigned in self._def_nodes.items() if key in assigned and n.kind != "step"}
@@ -850,7 +856,7 @@ class KernelSync:
 
     def _counter_loop(self, key: str) -> set[CfgNode]:
         """The nodes on a cycle through the counter's step that passes no init of it: its loop's body."""
-        cache = self.__dict__.setdefault("_counter_loops", {})
+        cache = self._counter_loops
         if key not in cache:
             steps, inits = self._stepped(key)
             graph = self.cfg.graph
@@ -873,7 +879,7 @@ class KernelSync:
         when all paths from the start agree on it: whether they pass the counter's init, and how many of its
         steps they pass after that (or after the start); None for a node where paths disagree. None when no
         loop step assigns the variable."""
-        cache = self.__dict__.setdefault("_counter_steps_cache", {})
+        cache = self._counter_steps_cache
         cache_key = (start.index, key)
         if cache_key in cache:
             return cache[cache_key]
@@ -947,7 +953,7 @@ class KernelSync:
 
     def _thread_index(self, access: MemoryAccess) -> Lin | None:
         """The access's index when it is an exact function of threadIdx alone (`s[tid]`, `s[ty][tx]`)."""
-        cache = self.__dict__.setdefault("_thread_indices", {})
+        cache = self._thread_indices
         if id(access) not in cache:
             lin = Linearizer(self.context, "1", data_values=True)
             value = self._index(access, lin)

@@ -245,11 +245,10 @@ def install_build_cache(progress: Progress, cache_dir: str, light: bool = False,
         options = {k: v for k, v in arguments.items() if k in (
             "with_cuda", "is_python_module", "with_pytorch_error_handling", "no_implicit_headers", "use_pch",
             "sycl_sources", "extra_sycl_cflags", "with_sycl")}
+        include = None  # the C++ units' torch header, written here by the lighter builds (a split has a preamble)
         if preamble:
             include = binding.include_line(arguments) if binding is not None else TORCH_EXTENSION_INCLUDE
-            built_cpp = [include, *cpp_sources]
-        else:
-            built_cpp = cpp_sources
+        built_cpp = [include, *cpp_sources] if include else cpp_sources
         if host:  # its own unit, after what the CUDA unit saw of torch (the precompiled header serves it too)
             host = (include if _HEAVY_INCLUDE.search("\n".join(written_as)) else "#include <torch/types.h>") \
                 + "\n" + host
