@@ -23,7 +23,7 @@ from cudalint.checks.registry import Rule, all_rules, find_rule, matches, select
 from cudalint.compile_flags import CompileFlags
 from cudalint.config import ConfigError, LintOptions, options_by_nearest_config
 from cudalint.findings import Finding, Location, Severity
-from cudalint.frontend import HostDefinitions, LoweredUnit, lower_unit, prepare_workspace
+from cudalint.frontend import HostDefinitions, IncludedFiles, LoweredUnit, lower_unit, prepare_workspace
 from cudalint.model.program import build_program
 from cudalint.sources import SUFFIXES, SourceDocument, load_document
 from cudalint.suppressions import apply_suppressions, parse_suppressions, problems
@@ -61,7 +61,7 @@ def lint_source(text: str, filename: str = "<input>.cu", options: LintOptions | 
                 directory: str | None = None) -> list[Finding]:
     """Lint CUDA (or Python with embedded CUDA, when `filename` ends in .py) given as text."""
     options = (options or LintOptions()).validate()
-    return _lint_thread.run(_lint_text, filename, text, options, directory)
+    return _lint_thread.run(_lint_text, filename, text, options, directory)[0]
 
 
 def read_source(path: str) -> str:
@@ -128,9 +128,9 @@ def lint_file(path: str, options: LintOptions, cache: ResultCache | None = None)
         found = cache.lookup(path, options, digest)
         if found is not None:
             return FileResult(path, found)
-    findings = _lint_thread.run(_lint_text, path, text, options, os.path.dirname(os.path.abspath(path)))
+    findings, included = _lint_thread.run(_lint_text, path, text, options, os.path.dirname(os.path.abspath(path)))
     if cache is not None:
-        cache.store(path, text, options, findings, digest)
+        cache.store(path, text, options, findings, digest, included)
     return FileResult(path, findings)
 
 
@@ -260,11 +260,14 @@ class _LintThread:
 _lint_thread = _LintThread()
 
 
-def _lint_text(path: str, text: str, options: LintOptions, directory: str | None) -> list[Finding]:
+def _lint_text(path: str, text: str, options: LintOptions,
+               directory: str | None) -> tuple[list[Finding], IncludedFiles]:
     return _lint_document(load_document(path, text), options, directory)
 
 
-def _lint_document(document: SourceDocument, options: LintOptions, directory: str | None) -> list[Finding]:
+def _lint_document(document: SourceDocument, options: LintOptions,
+                   directory: str | None) -> tuple[list[Finding], IncludedFiles]:
+    """The document's findings, and the files on disk its parses read."""
     arch = architecture(options.arch)
     rules = selected_rules(options, document.path)
     findings: list[Finding] = []
@@ -273,9 +276,11 @@ def _lint_document(document: SourceDocument, options: LintOptions, directory: st
             findings += _run(rule, RuleContext(rule, document, arch, options=options))
     unit_rules = [r for r in rules if r.scope == "unit"]
     programs = []
+    included = []
     if unit_rules:
         for facts in _unit_facts(document, directory, findings, options.compile_flags(document.path)):
             programs.append(facts.program)
+            included.append(facts.lowered.included)
             for rule in unit_rules:
                 findings += _run(rule, RuleContext(rule, document, arch, facts, options))
     # cached analyses refer back to what they analyse: dropped here, the file's IR is freed now instead
@@ -294,7 +299,7 @@ def _lint_document(document: SourceDocument, options: LintOptions, directory: st
             if wrong:
                 findings.append(Finding(unused_rule.code, unused_rule.name, unused_rule.severity,
                                         suppression.location, "; ".join(wrong)))
-    return sorted(findings, key=Finding.sort_key)
+    return sorted(findings, key=Finding.sort_key), IncludedFiles.union(included)
 
 
 def _unit_facts(document: SourceDocument, directory: str | None, findings: list[Finding],

@@ -1,12 +1,15 @@
 """The lint result cache: a file's findings, kept in the user's cache directory and reused while nothing
 that they depend on has changed.
 
-An entry is found by the file's path and the settings it was linted with, and holds a digest of everything
-its findings depend on: cudalint's own code and version, the libclang library, the file's text, the
-selected rules, architecture and build flags, the project headers its includes reach (and the places where
-they are looked for and absent) and its KernelBench reference. An entry whose digest differs, or that
-cannot be read whole, is not used; a result with an incomplete analysis (CL900) is never stored. Entries
-are written to a temporary file and renamed into place, so concurrent processes read a whole entry or none.
+An entry is found by the file's path and the settings it was linted with. It holds a digest of what its
+findings depend on that is known before linting: cudalint's own code and version, the libclang library, the
+file's text, the selected rules, architecture and build flags and its KernelBench reference; and what the
+lint read from disk as the preprocessor resolved its includes (clang's own inclusion list, however an include
+is spelled): each file with a digest of the bytes read, and each place where a file would have been read
+instead, had one been there. An entry is used only when its digest matches, those files are unchanged and
+those places still hold no file; one that cannot be read whole is not used; a result with an incomplete
+analysis (CL900) is never stored. Entries are written to a temporary file and renamed into place, so
+concurrent processes read a whole entry or none.
 """
 
 from __future__ import annotations
@@ -20,7 +23,8 @@ from functools import cache
 from cudalint.caching import cache_root, mark_used_and_prune
 from cudalint.config import LintOptions
 from cudalint.findings import Finding
-from cudalint.frontend.parse import libclang_identity, project_headers
+from cudalint.frontend import IncludedFiles
+from cudalint.frontend.parse import libclang_identity
 from cudalint.harness.kernelbench import reference_for
 from cudalint.prefilter import INCOMPLETE
 
@@ -47,27 +51,32 @@ class ResultCache:
         return cls(directory)
 
     def digest(self, path: str, text: str, options: LintOptions) -> str:
-        """The digest of what the findings of `path`, with this text and these options, depend on."""
+        """The digest of what the findings of `path`, with this text and these options, depend on, as far as
+        it is known before linting."""
         return _digest(path, text, options)
 
     def lookup(self, path: str, options: LintOptions, digest: str) -> list[Finding] | None:
-        """The findings stored for `path` and these options when they were made under `digest`; None when
-        there are none, they are stale or the entry is damaged."""
+        """The findings stored for `path` and these options when they were made under `digest` from files
+        that are still as they were read; None when there are none, they are stale or the entry is damaged."""
         try:
             with open(self._entry(path, options), encoding="utf-8") as handle:
                 entry = json.load(handle)
-            if entry["digest"] != digest:
+            if entry["digest"] != digest or not all(_file_digest(name) == read for name, read in entry["files"]) \
+                    or any(os.path.isfile(name) for name in entry["absent"]):
                 return None
             return [Finding.from_dict(data) for data in entry["findings"]]
         except (OSError, ValueError, KeyError, TypeError, AttributeError):  # a missing, partial or foreign entry
             return None
 
-    def store(self, path: str, text: str, options: LintOptions, findings: list[Finding], digest: str) -> None:
+    def store(self, path: str, text: str, options: LintOptions, findings: list[Finding], digest: str,
+              included: IncludedFiles = IncludedFiles()) -> None:
         """Keep `findings`, made from `text` when its dependencies had `digest` (taken before the lint: if they
-        changed meanwhile, the findings may be of either state and are not kept)."""
+        changed meanwhile, the findings may be of either state and are not kept) and from the files
+        `included`."""
         if any(f.code == INCOMPLETE for f in findings) or _digest(path, text, options) != digest:
             return
-        entry = json.dumps({"digest": digest, "findings": [f.to_dict() for f in findings]})
+        entry = json.dumps({"digest": digest, "files": included.files, "absent": included.absent,
+                            "findings": [f.to_dict() for f in findings]})
         target = self._entry(path, options)
         try:
             os.makedirs(os.path.dirname(target), exist_ok=True)
@@ -97,11 +106,8 @@ def _settings(path: str, options: LintOptions) -> tuple:
 
 def _digest(path: str, text: str, options: LintOptions) -> str:
     settings = _settings(path, options)
-    flags, reference = settings[2], settings[3]
+    reference = settings[3]
     parts = [_code_digest(), repr((os.path.abspath(path), path, settings)), text]
-    directory = os.path.dirname(os.path.abspath(path))
-    for header, content in project_headers(text, directory, flags):
-        parts.append(f"{header}\0{'-' if content is None else _hash(content)}")
     if reference is not None:
         try:
             with open(reference, "rb") as handle:
@@ -128,6 +134,18 @@ def _code_digest() -> str | None:
             status = os.stat(os.path.join(root, name))
             parts.append(f"{os.path.relpath(os.path.join(root, name), package)}:{status.st_size}:{status.st_mtime_ns}")
     return _hash("\0".join(parts).encode("utf-8", "surrogatepass"))
+
+
+def _file_digest(path: str) -> str | None:
+    """The SHA-256 of the file's bytes (as `IncludedFiles` has them); None when it cannot be read or is not a
+    regular file (a FIFO would block the read)."""
+    if not os.path.isfile(path):
+        return None
+    try:
+        with open(path, "rb") as handle:
+            return hashlib.file_digest(handle, "sha256").hexdigest()
+    except OSError:
+        return None
 
 
 def _hash(data: bytes) -> str:

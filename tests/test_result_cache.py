@@ -139,3 +139,55 @@ def test_concurrent_runs_with_workers_share_the_cache(tmp_path) -> None:
     assert not list((tmp_path / "cache").rglob(".entry-*"))  # no temporary file left behind
     warm = subprocess.run(command, capture_output=True, text=True, env=env)
     assert (warm.returncode, warm.stdout) == (1, expected.stdout)
+
+
+_KERNEL = "__global__ void k(float* x, int n) {\n    x[INDEX] = 1.0f;\n}\n"
+UNGUARDED_INDEX = "#define INDEX (blockIdx.x * blockDim.x + threadIdx.x)\n"
+# however the include is spelled, the preprocessor reads helpers.cuh: so must the cache's check
+SPELLINGS = {
+    "macro": ("k.cu", '#define HELPERS "helpers.cuh"\n#include HELPERS\n' + _KERNEL),
+    "digraph": ("k.cu", '%:include "helpers.cuh"\n' + _KERNEL),
+    "continued line": ("k.cu", '#include \\\n    "helpers.cuh"\n' + _KERNEL),
+    "nested macro header": ("k.cu", '#include "outer.cuh"\n' + _KERNEL),
+    "one-line python string": ("k.py", "from torch.utils.cpp_extension import load_inline\n"
+                               "mod = load_inline(name='m', cpp_sources='', cuda_sources='#include \"helpers.cuh\"\\n"
+                               + _KERNEL.replace("\n", "\\n") + "', functions=[])\n"),
+}
+
+
+@pytest.mark.parametrize("spelling", SPELLINGS)
+def test_a_header_edit_lints_again_however_the_include_is_spelled(tmp_path, spelling: str) -> None:
+    name, source = SPELLINGS[spelling]
+    (tmp_path / name).write_text(source)
+    (tmp_path / "outer.cuh").write_text('#define INNER <helpers.cuh>\n#include INNER\n')
+    (tmp_path / "helpers.cuh").write_text(UNGUARDED_INDEX)
+    assert check("--select", "CL201,CL901", name).stdout.count("[CL201]") == 1
+    # the header no longer indexes by thread: a re-lint finds nothing; a stale entry would repeat CL201
+    (tmp_path / "helpers.cuh").write_text("#define INDEX 0\n")
+    after = check("--select", "CL201,CL901", name)
+    assert (after.exit_code, after.stdout) == (0, "")
+
+
+def test_a_header_created_where_a_macro_include_looked_lints_again(tmp_path) -> None:
+    (tmp_path / "include").mkdir()
+    (tmp_path / "include" / "helpers.cuh").write_text(UNGUARDED_INDEX)
+    (tmp_path / "k.cu").write_text('#define HELPERS "helpers.cuh"\n#include HELPERS\n' + _KERNEL)
+    assert check("--select", "CL201", "-I", "include", "k.cu").exit_code == 1
+    # a file of that name next to k.cu comes first in the search: the same run now reads it
+    (tmp_path / "helpers.cuh").write_text("#define INDEX 0\n")
+    assert check("--select", "CL201", "-I", "include", "k.cu").exit_code == 0
+
+
+def test_a_missing_header_spelled_through_a_macro_is_looked_for_again(tmp_path) -> None:
+    (tmp_path / "k.cu").write_text('#define HELPERS "helpers.cuh"\n#include HELPERS\n' + _KERNEL)
+    assert "[CL901]" in check("--select", "CL201,CL901", "k.cu").stdout  # 'helpers.cuh' file not found
+    (tmp_path / "helpers.cuh").write_text(UNGUARDED_INDEX)
+    after = check("--select", "CL201,CL901", "k.cu").stdout
+    assert "[CL901]" not in after and "[CL201]" in after
+
+
+def test_a_file_that_shadows_a_stub_header_lints_again(tmp_path) -> None:
+    (tmp_path / "k.cu").write_text("#include <mma.h>\n#ifndef INDEX\n" + UNGUARDED_INDEX + "#endif\n" + _KERNEL)
+    assert check("--select", "CL201", "k.cu").exit_code == 1
+    (tmp_path / "mma.h").write_text("#define INDEX 0\n")  # found before cudalint's stub, precompiled or not
+    assert check("--select", "CL201", "k.cu").exit_code == 0

@@ -2,7 +2,7 @@
 cudalint's own IR (`cudalint.model.ir`). Everything downstream sees cudalint types only."""
 
 from cudalint.frontend.lower import LoweredUnit, lower_unit
-from cudalint.frontend.parse import Diagnostic, prepare_workspace
+from cudalint.frontend.parse import Diagnostic, IncludedFiles, prepare_workspace
 from cudalint.frontend.prototypes import HostDefinitions
 
-__all__ = ["Diagnostic", "HostDefinitions", "LoweredUnit", "lower_unit", "prepare_workspace"]
+__all__ = ["Diagnostic", "HostDefinitions", "IncludedFiles", "LoweredUnit", "lower_unit", "prepare_workspace"]

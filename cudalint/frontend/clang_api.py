@@ -82,6 +82,8 @@ def _raw():
     lib.clang_disposeString.restype = None
     lib.clang_isExpression.argtypes = [ctypes.c_int]
     lib.clang_isExpression.restype = ctypes.c_uint
+    lib.clang_getFileContents.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.POINTER(ctypes.c_size_t)]
+    lib.clang_getFileContents.restype = ctypes.c_void_p
     return lib
 
 
@@ -358,6 +360,20 @@ def reparse(tu: ci.TranslationUnit, unsaved_files: list[tuple[str, str]]) -> boo
         data = contents.encode("utf-8")
         entry.name, entry.contents, entry.length = name.encode("utf-8"), data, len(data)
     return _lib().clang_reparseTranslationUnit(tu, len(unsaved_files), files, 0) == 0
+
+
+def inclusions(tu: ci.TranslationUnit) -> list[tuple[str, str, bytes | None]]:
+    """Each file the preprocessor entered through an `#include` (or `-include`), as clang's own inclusion list
+    has it: (path of the including file, path of the included file as found, the bytes the parse read from
+    it; None when clang no longer holds them)."""
+    raw = _raw()
+    found = []
+    for inclusion in tu.get_includes():
+        size = ctypes.c_size_t()
+        data = raw.clang_getFileContents(tu.obj, inclusion.include.obj, ctypes.byref(size))
+        found.append((inclusion.source.name, inclusion.include.name,
+                      ctypes.string_at(data, size.value) if data else None))
+    return found
 
 
 def in_main_file(cursor: ci.Cursor) -> bool:

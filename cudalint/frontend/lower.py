@@ -17,7 +17,7 @@ from cudalint.frontend.clang_api import (CHILDREN, END, INDEX, KIND, OPERATOR, R
                                          line_starts, location, main_file_bounds, referenced, result_type, size_of,
                                          spelling, type_spelling, unary_operator_spelling, usr)
 from cudalint.compile_flags import CompileFlags
-from cudalint.frontend.parse import Diagnostic, ParsedUnit, parse_unit
+from cudalint.frontend.parse import Diagnostic, IncludedFiles, ParsedUnit, parse_unit
 from cudalint.frontend.prototypes import HostDefinitions, from_definitions
 from cudalint.model import ir
 from cudalint.sources import CudaUnit
@@ -74,6 +74,7 @@ class LoweredUnit:
     functions: list[ir.Function] = field(default_factory=list)  # definitions
     globals: list[ir.VarDecl] = field(default_factory=list)
     prototypes: list[ir.Function] = field(default_factory=list)  # declarations without a body (`body` None)
+    included: IncludedFiles = IncludedFiles()  # what the parse read from disk
 
 
 def lower_unit(unit: CudaUnit, directory: str | None = None,
@@ -154,7 +155,8 @@ class Lowering:
     # ------------------------------------------------------------------------------------- top level
 
     def lower(self) -> LoweredUnit:
-        lowered = LoweredUnit(self.parsed.unit, self.parsed.diagnostics, self.parsed.unknown_headers)
+        lowered = LoweredUnit(self.parsed.unit, self.parsed.diagnostics, self.parsed.unknown_headers,
+                              included=self.parsed.included)
         self._top_level(self.parsed.translation_unit.cursor, lowered)
         return lowered
 

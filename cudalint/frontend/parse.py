@@ -13,7 +13,7 @@ import itertools
 import json
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -23,7 +23,7 @@ import clang.cindex as ci
 
 from cudalint.caching import cache_root, mark_used_and_prune
 from cudalint.compile_flags import CompileFlags
-from cudalint.frontend.clang_api import diagnostics, reparse
+from cudalint.frontend.clang_api import diagnostics, inclusions, reparse
 from cudalint.sources import CudaUnit, with_lines
 
 VIRTUAL_INCLUDE_DIR = "/__cudalint__/include"
@@ -49,6 +49,7 @@ _PRELUDES = {
 }
 
 _INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"]+)[>"]', re.MULTILINE)
+_NOT_FOUND = re.compile(r"'(.+)' file not found")  # clang's err_pp_file_not_found, the name after macro expansion
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,25 @@ class Diagnostic:
     line: int  # in the unit
     column: int
     in_main_file: bool
+
+
+@dataclass(frozen=True)
+class IncludedFiles:
+    """What a parse read from disk besides its unit's text and cudalint's stub headers, as the preprocessor
+    resolved its includes: results made from the parse hold while each file still has the bytes read and each
+    place where an include was looked for without a file there still has none."""
+
+    files: tuple[tuple[str, str], ...] = ()  # (path, SHA-256 of the bytes the parse read)
+    absent: tuple[str, ...] = ()  # paths that would have been read instead, had a file been there
+
+    @staticmethod
+    def union(parts: Iterable[IncludedFiles]) -> IncludedFiles:
+        files: dict[str, str] = {}
+        absent: set[str] = set()
+        for part in parts:
+            files.update(part.files)
+            absent.update(part.absent)
+        return IncludedFiles(tuple(sorted(files.items())), tuple(sorted(absent)))
 
 
 @dataclass
@@ -71,6 +91,7 @@ class ParsedUnit:
     diagnostics: list[Diagnostic]
     # headers the unit includes that are neither stubbed nor on disk: parsed as empty files
     unknown_headers: list[tuple[str, int]] = field(default_factory=list)  # (header, unit line)
+    included: IncludedFiles = IncludedFiles()
 
 
 @cache
@@ -563,38 +584,44 @@ def parse_unit(unit: CudaUnit, directory: str | None = None, flags: CompileFlags
             "error" if d.severity >= ci.Diagnostic.Error else "warning",
             d.spelling, location.line if in_main else 0, location.column if in_main else 0, in_main,
         ))
-    return ParsedUnit(unit, tu, main_file, reported, unknown)
+    return ParsedUnit(unit, tu, main_file, reported, unknown, _included_files(tu, headers, search, include))
+
+
+def _included_files(tu: ci.TranslationUnit, prelude: tuple[str, ...], search: list[str],
+                    include: str | None) -> IncludedFiles:
+    """What the parse `tu` read from disk (clang's inclusion list, however an include was spelled: through a
+    macro, `%:include`, a continued line) and where a file would have changed what it read: for each name it
+    looked up (an entered file's path past a folder it is searched in; a name clang found no file for; a
+    header of the precompiled prelude `prelude`, which the unit's own includes of it look up again), each
+    folder it may be looked up in (the search folders, the including files' folders) where no file is.
+    Over-counting is safe: a file appearing there only costs a lint."""
+    ours = tuple(folder + os.sep for folder in (include or VIRTUAL_INCLUDE_DIR, _VIRTUAL_UNKNOWN_DIR, _VIRTUAL_MAIN_DIR))
+    files: dict[str, str] = {}
+    folders = list(search)  # the user's folders a name is looked up in, in order; then the includers'
+    names: set[str] = set(_closure(prelude))
+    entered: list[str] = []
+    for includer, path, data in inclusions(tu):
+        folder = os.path.dirname(includer)
+        if not folder.startswith(ours) and folder not in folders:
+            folders.append(folder)
+        if not path.startswith(ours):
+            # None: clang no longer holds the bytes; a digest nothing matches keeps no result made from them
+            files[path] = "" if data is None else hashlib.sha256(data).hexdigest()
+        entered.append(path)
+    for path in entered:
+        names.update(path[len(root):] for root in (*ours, *(f + os.sep for f in folders)) if path.startswith(root))
+    for diagnostic in diagnostics(tu):
+        missing = _NOT_FOUND.match(diagnostic.spelling)
+        if missing is not None:
+            names.add(missing.group(1))
+    absent = {candidate for name in names for folder in folders
+              if not os.path.isfile(candidate := os.path.join(folder, name))}
+    return IncludedFiles(tuple(sorted(files.items())), tuple(sorted(absent)))
 
 
 def _search_folders(directory: str | None, flags: CompileFlags) -> list[str]:
     """Where a unit's includes are looked for on disk, in order, before the stubs."""
     return [directory, *flags.include_dirs] if directory else list(flags.include_dirs)
-
-
-def project_headers(text: str, directory: str | None, flags: CompileFlags) -> list[tuple[str, bytes | None]]:
-    """Each path at which parsing `text` looks for an included file on disk, with the file's content there
-    (None: no file): those of its `#include` lines and, from the files found, of theirs. What the parse reads
-    beyond the stubs, as far as the text tells (a condition or a macro name around an include aside: such an
-    include is counted all the same)."""
-    search = _search_folders(directory, flags)
-    found: dict[str, bytes | None] = {}
-    pending: list[tuple[str, str | None]] = [(text, None)]
-    while pending:
-        source, folder = pending.pop()
-        for match in _INCLUDE.finditer(source):
-            for base in ([folder] if folder else []) + search:
-                candidate = os.path.normpath(os.path.join(base, match.group(1).strip()))
-                if candidate in found:
-                    continue
-                found[candidate] = None
-                if os.path.isfile(candidate):  # quoted includes look in the including file's folder first
-                    try:
-                        with open(candidate, "rb") as handle:
-                            found[candidate] = handle.read()
-                    except OSError:
-                        continue
-                    pending.append((found[candidate].decode("utf-8", "replace"), os.path.dirname(candidate)))
-    return list(found.items())
 
 
 # A stub header whose text, with what it includes beyond the build's prelude, has this many lines is worth
