@@ -71,12 +71,43 @@ def cache_root() -> str | None:
 
 
 _UNUSED_FOR = 30 * 24 * 3600  # seconds after which another version's cache folder is removed
+# The marker of a folder cudalint created, in the Cache Directory Tagging format (backup tools skip such a
+# folder); only a folder holding it, with these exact words, is ever removed.
+CACHE_TAG = "CACHEDIR.TAG"
+_TAG_TEXT = ("Signature: 8a477f597d28d172789f06886806bc55\n"
+             "# This file is a cache directory tag created by cudalint.\n"
+             "# For information about cache directory tags see https://bford.info/cachedir/\n")
+
+
+def make_cache_folder(directory: str) -> None:
+    """Create the cache folder `directory` (and its parents) with cudalint's marker in it, unless it exists;
+    OSError when it cannot be made."""
+    os.makedirs(os.path.dirname(directory), exist_ok=True)
+    try:
+        os.mkdir(directory)
+    except FileExistsError:
+        if os.path.isdir(directory):
+            return
+        raise
+    with open(os.path.join(directory, CACHE_TAG), "w", encoding="utf-8") as handle:
+        handle.write(_TAG_TEXT)
+
+
+def _made_by_cudalint(folder: str) -> bool:
+    if os.path.islink(folder):
+        return False
+    try:
+        with open(os.path.join(folder, CACHE_TAG), encoding="utf-8") as handle:
+            return handle.read(len(_TAG_TEXT) + 1) == _TAG_TEXT
+    except (OSError, UnicodeDecodeError):
+        return False
 
 
 def mark_used_and_prune(directory: str) -> None:
     """Mark the cache folder `directory` (`<kind>-<digest>`) as used now, and remove the cache's other
-    folders of its kind (other cudalint versions, other libclang installations) that no process has used
-    for 30 days."""
+    folders of its kind (other cudalint versions, other libclang installations) that cudalint created (they
+    hold its marker) and no process has used for 30 days. Whatever else is there, wherever the cache directory
+    points, is left alone."""
     kind = os.path.basename(directory).split("-")[0] + "-"
     try:
         os.utime(directory)
@@ -89,7 +120,7 @@ def mark_used_and_prune(directory: str) -> None:
         if not name.startswith(kind) or other == directory:
             continue
         try:
-            if now - os.stat(other).st_mtime > _UNUSED_FOR:
+            if now - os.stat(other).st_mtime > _UNUSED_FOR and _made_by_cudalint(other):
                 shutil.rmtree(other, ignore_errors=True)
         except OSError:
             continue  # removed by another process meanwhile

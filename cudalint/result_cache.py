@@ -20,7 +20,7 @@ import os
 import tempfile
 from functools import cache
 
-from cudalint.caching import cache_root, mark_used_and_prune
+from cudalint.caching import cache_root, make_cache_folder, mark_used_and_prune
 from cudalint.config import LintOptions
 from cudalint.findings import Finding
 from cudalint.frontend import IncludedFiles
@@ -44,7 +44,7 @@ class ResultCache:
             return None
         directory = os.path.join(root, "results-" + code[:24])
         try:
-            os.makedirs(directory, exist_ok=True)
+            make_cache_folder(directory)
         except OSError:
             return None
         mark_used_and_prune(directory)

@@ -2,6 +2,7 @@
 
 import os
 import time
+from pathlib import Path
 
 import pytest
 
@@ -104,12 +105,21 @@ def test_caching_can_be_turned_off(fresh_workspace, monkeypatch, tmp_path) -> No
 
 def test_preludes_no_process_used_for_30_days_are_pruned(fresh_workspace, tmp_path) -> None:
     root = tmp_path / "cache"
-    stale, recent = root / "preludes-0ld", root / "preludes-rec3nt"
-    for folder in (stale, recent):
+    made = fresh_workspace()
+    assert _codes() == ["CL201"]
+    tag = (Path(made._directory) / "CACHEDIR.TAG").read_text()
+    assert tag.startswith("Signature: 8a477f597d28d172789f06886806bc55\n") and "cudalint" in tag
+    stale, recent, foreign, foreign_results = (root / "preludes-0ld", root / "preludes-rec3nt",
+                                               root / "preludes-notours", root / "results-notours")
+    for folder in (stale, recent, foreign, foreign_results):
         folder.mkdir(parents=True)
         (folder / "c++-0.pch").write_bytes(b"x")
+    for folder in (stale, recent):  # what cudalint created holds its marker
+        (folder / "CACHEDIR.TAG").write_text(tag)
+    (foreign / "CACHEDIR.TAG").write_text(tag.replace("cudalint", "another tool"))
     month_ago = time.time() - 31 * 24 * 3600
-    os.utime(stale, (month_ago, month_ago))
+    for old in (stale, foreign, foreign_results):
+        os.utime(old, (month_ago, month_ago))
     unrelated = root / "notes.txt"
     unrelated.write_text("not ours")
     os.utime(unrelated, (month_ago, month_ago))
@@ -117,4 +127,5 @@ def test_preludes_no_process_used_for_30_days_are_pruned(fresh_workspace, tmp_pa
     workspace = fresh_workspace()
     assert _codes() == ["CL201"]
     assert not stale.exists() and recent.exists() and unrelated.exists()
+    assert foreign.exists() and foreign_results.exists()  # old and named like ours, but not made by cudalint
     assert time.time() - os.stat(workspace._directory).st_mtime < 60  # marked as used

@@ -191,3 +191,20 @@ def test_a_file_that_shadows_a_stub_header_lints_again(tmp_path) -> None:
     assert check("--select", "CL201", "k.cu").exit_code == 1
     (tmp_path / "mma.h").write_text("#define INDEX 0\n")  # found before cudalint's stub, precompiled or not
     assert check("--select", "CL201", "k.cu").exit_code == 0
+
+
+def test_the_cleanup_removes_only_folders_cudalint_made(tmp_path) -> None:
+    _project(tmp_path)
+    check("k.cu")
+    (ours,) = (tmp_path / "cache").glob("results-*")
+    tag = (ours / "CACHEDIR.TAG").read_text()
+    old_ours, theirs = tmp_path / "cache" / "results-0ld", tmp_path / "cache" / "results-2025"
+    for folder in (old_ours, theirs):
+        folder.mkdir()
+        (folder / "data.json").write_text("{}")
+    (old_ours / "CACHEDIR.TAG").write_text(tag)
+    month_ago = os.stat(ours).st_mtime - 31 * 24 * 3600
+    for folder in (old_ours, theirs):
+        os.utime(folder, (month_ago, month_ago))
+    check("k.cu")
+    assert not old_ours.exists() and (theirs / "data.json").exists()

@@ -21,7 +21,7 @@ from pathlib import PurePosixPath
 
 import clang.cindex as ci
 
-from cudalint.caching import cache_root, mark_used_and_prune
+from cudalint.caching import cache_root, make_cache_folder, mark_used_and_prune
 from cudalint.compile_flags import CompileFlags
 from cudalint.frontend.clang_api import diagnostics, inclusions, reparse
 from cudalint.sources import CudaUnit, with_lines
@@ -463,7 +463,7 @@ def _write_headers_once(directory: str) -> str:
         if not _headers_match(include):
             raise OSError(f"{include}: changed since it was written")  # edited by hand: use a private copy
         return include
-    os.makedirs(directory, exist_ok=True)
+    make_cache_folder(directory)
     staging = tempfile.mkdtemp(prefix="include-", dir=directory)
     try:
         _write_headers(staging)
