@@ -1,16 +1,22 @@
-"""The model client against servers that misbehave (issue 20): a trickle that would outlast the timeout,
-bodies that are no chat completion, oversized answers, a base URL that cannot work, a key echoed back."""
+"""The model client against servers that misbehave (issues 20, 37, 38): a trickle that would outlast the
+timeout, bodies that are no chat completion (deep, NaN), oversized or compressed answers, redirects, a base
+URL that cannot work, a key echoed back (encoded too), a placeholder key."""
 
 from __future__ import annotations
 
+import base64
 import json
 import socket
 import threading
 import time
+import tracemalloc
+import zlib
+from urllib.parse import quote
 
 import pytest
 
-from cudalint.repairing.client import MAX_ANSWER_CHARS, ChatClient, ClientSettings, ModelAPIError, ServerUnreachable
+from cudalint.repairing.client import (MAX_ANSWER_CHARS, MAX_BODY_BYTES, ChatClient, ClientSettings, ModelAPIError,
+                                      Redactor, ServerUnreachable)
 
 KEY = "sk-test-0123456789abcdef"
 HI = [{"role": "user", "content": "hi"}]
@@ -123,11 +129,94 @@ def test_an_oversized_answer_is_refused():
             client(server.base_url, retries=0).complete(HI)
 
 
-def test_the_key_is_removed_from_the_answer_text():
+def test_the_answer_text_is_the_code_as_written_and_only_messages_are_redacted():
     answer = http_200(completion(f'const char* key = "{KEY}";'))
     with RawServer(lambda connection, stopped: connection.sendall(answer)) as server:
-        text = client(server.base_url, retries=0).complete(HI).text
-    assert KEY not in text and "[redacted]" in text
+        chat = client(server.base_url, retries=0)
+        text = chat.complete(HI).text
+    assert text == f'const char* key = "{KEY}";'  # code: redaction never touches it
+    assert chat.redact(text) == 'const char* key = "[redacted]";'
+
+
+def test_a_compressed_answer_is_cut_off_at_the_cap_while_it_is_read():
+    head = b'{"choices": [{"message": {"role": "assistant", "content": "'
+    bomb = zlib.compressobj(6, zlib.DEFLATED, 16 + zlib.MAX_WBITS)  # gzip: 256 MiB of "x" in about 250 KB
+    body = bomb.compress(head) + b"".join(bomb.compress(b"x" * (1 << 20)) for _ in range(256)) + bomb.flush()
+    assert len(body) < 1 << 20
+    reply = (b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\n"
+             b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+    with RawServer(lambda connection, stopped: connection.sendall(reply)) as server:
+        tracemalloc.start()
+        try:
+            with pytest.raises(ModelAPIError, match=f"over {MAX_BODY_BYTES:,} bytes: not a kernel"):
+                client(server.base_url, retries=0).complete(HI)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    assert peak < 4 * MAX_BODY_BYTES  # read whole, it takes 256 MiB and more
+
+
+@pytest.mark.parametrize("body", [
+    b"[" * 100_000 + b"]" * 100_000,
+    b'{"choices": [{"message": {"content": "ok"}, "finish_reason": "stop"}], "usage": {"prompt_tokens": NaN}}',
+    b'{"choices": [{"message": {"content": "ok"}, "x": -Infinity}]}',
+    b'{"choices": [{"message": {"content": "ok"}}], "usage": {"prompt_tokens": 1' + b"0" * 5000 + b"}}",
+], ids=["deep", "nan", "infinity", "huge-integer"])
+def test_a_deep_or_nan_answer_is_a_model_error(body):
+    with RawServer(lambda connection, stopped: connection.sendall(http_200(body))) as server:
+        with pytest.raises(ModelAPIError, match="not a chat completion"):
+            client(server.base_url, retries=0).complete(HI)
+
+
+def test_odd_token_counts_are_unknown_not_wrong():
+    body = json.dumps({"choices": [{"message": {"content": "ok"}, "finish_reason": "stop"}],
+                       "usage": {"prompt_tokens": -3, "completion_tokens": True}}).encode()
+    with RawServer(lambda connection, stopped: connection.sendall(http_200(body))) as server:
+        answer = client(server.base_url, retries=0).complete(HI)
+    assert (answer.text, answer.prompt_tokens, answer.completion_tokens) == ("ok", None, None)
+
+
+def test_a_redirect_is_not_followed_with_the_key():
+    seen = []
+
+    def redirect(connection, stopped):
+        seen.append(1)
+        connection.sendall(b"HTTP/1.1 307 Temporary Redirect\r\nLocation: http://127.0.0.1:9/v1/chat/completions"
+                           b"\r\nContent-Length: 0\r\n\r\n")
+
+    with RawServer(redirect) as server:
+        with pytest.raises(ModelAPIError, match="HTTP 307"):
+            client(server.base_url, retries=0).complete(HI)
+    assert seen == [1]
+
+
+_LONG = "sk-proj-Abc123/XyZ789+Qrs456=Tuv012"  # "/", "+", "=": as in base64-made keys
+_ENCODED = {
+    "plain": _LONG,
+    "upper case": _LONG.upper(),
+    "lower case": _LONG.lower(),
+    "url-encoded": quote(_LONG, safe=""),
+    "url-encoded, lower-case escapes": quote(_LONG, safe="").replace("%2F", "%2f"),
+    "base64": base64.b64encode(_LONG.encode()).decode(),
+    "base64 after other bytes": base64.b64encode(b"user:" + _LONG.encode()).decode(),
+    "base64 url-safe, misaligned": base64.urlsafe_b64encode(b"ab" + _LONG.encode()).decode(),
+    "a masked piece": _LONG[:3] + "****" + _LONG[-12:],
+}
+
+
+@pytest.mark.parametrize("form", _ENCODED)
+def test_redaction_removes_encoded_forms_of_the_key(form):
+    text = f"the server said: {_ENCODED[form]} was wrong"
+    redacted = Redactor(_LONG)(text)
+    assert "[redacted]" in redacted and redacted.startswith("the server said: ")
+    for encoded in _ENCODED.values():
+        assert encoded not in redacted or len(encoded) < 8
+
+
+@pytest.mark.parametrize("key", ["x", "EMPTY", "sk-no-key-req"])
+def test_a_placeholder_key_is_never_redacted(key):
+    text = "from torch.utils.cpp_extension import load_inline  # EMPTY x sk-no-key-req"
+    assert Redactor(key)(text) == text
 
 
 @pytest.mark.parametrize("url", ["htp://127.0.0.1:9/v1", "localhost:8000", "http:///v1"])

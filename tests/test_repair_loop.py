@@ -1,4 +1,4 @@
-"""The repair loop and `cudalint repair`, driving the real openai client against a local OpenAI-compatible
+"""The repair loop and `cudalint repair`, driving the model client against a local OpenAI-compatible
 server (tests/openai_stub_server.py) with scripted answers; and the extraction of code from answers."""
 
 from __future__ import annotations

@@ -1,41 +1,57 @@
-"""A small wrapper over the openai client for any OpenAI-compatible chat server.
+"""A small client for any OpenAI-compatible chat server (`POST <base URL>/chat/completions`), on the
+standard library's HTTP client: the answer is read in chunks and decoded under a byte cap, which a client
+that reads the whole body first cannot do (a 2 MB gzip body can decode to gigabytes).
 
 - The server: `base_url` if given, else the `OPENAI_BASE_URL` environment variable, else OpenAI's API
   (as the openai client does). vLLM, llama.cpp's server, Ollama and LiteLLM all work through a base URL.
+  Proxies come from the environment (`https_proxy`, `no_proxy`); redirects are not followed (they would
+  carry the key to another host).
 - The key: read from the environment variable named by `api_key_env` (default `OPENAI_API_KEY`). A missing
   or empty variable is an error (`MissingAPIKey`), as in the openai client; a server that needs no key
   accepts any value.
-- Retries: the openai client's own retries are off; this wrapper retries connection errors, timeouts,
-  HTTP 408, 409, 429 and 5xx up to `retries` times, waiting `backoff * 2**(attempt - 1)` seconds plus up
-  to 10% jitter, or the seconds of the server's `Retry-After` header when it sends one; no wait is longer
-  than `max_wait`. Every retry is recorded in the `Completion`.
+- Retries: connection errors, timeouts, HTTP 408, 409, 429 and 5xx are retried up to `retries` times,
+  waiting `backoff * 2**(attempt - 1)` seconds plus up to 10% jitter, or the seconds of the server's
+  `Retry-After` header when it sends one; no wait is longer than `max_wait`. Every retry is recorded in
+  the `Completion`.
 - `timeout` is a deadline for the whole answer, not per read: a server that trickles a byte at a time
-  is cut off when it passes (the connection is closed and the attempt counts as a timeout).
+  is cut off when it passes (the attempt counts as a timeout).
 - The base URL must be an http(s) URL with a host: anything else is a fatal error at once, not retried.
-- Answers are checked: a body that is no chat completion (not JSON, `choices` of the wrong shape) is a
-  `ModelAPIError`, an answer over `MAX_ANSWER_CHARS` is refused, and the key is removed from the
-  answer's text too, so that it can never be written into a result.
+- Answers are checked: a body over `MAX_BODY_BYTES` once decoded (gzip or deflate) is refused as soon as
+  the cap is passed; a body that is no chat completion (not JSON, nested past what Python parses, NaN or
+  Infinity, `choices` of the wrong shape) is a `ModelAPIError`, as is an answer over `MAX_ANSWER_CHARS`.
+- The answer's text is returned as the model wrote it: it is code, and redaction never touches code.
+  `redact` is for text that may be shown or stored (messages, transcripts): it removes the key and its
+  encoded forms (see `Redactor`).
 - Errors are `ModelError` subclasses whose messages never contain the key: `MissingAPIKey`,
   `ServerUnreachable`, `ModelRefused`, `ModelAPIError` (any other HTTP error, or retries exhausted).
 """
 
 from __future__ import annotations
 
+import base64
+import http.client
+import json
 import os
 import queue
 import random
 import re
+import socket
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+import urllib.error
+import urllib.request
+import zlib
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import quote, quote_plus, urlsplit, urlunsplit
 
 DEFAULT_API_KEY_ENV = "OPENAI_API_KEY"
 BASE_URL_ENV = "OPENAI_BASE_URL"
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 RETRYABLE_STATUS = frozenset({408, 409, 429})
 MAX_ANSWER_CHARS = 4 * 1024 * 1024  # what cudalint lints at most (engine.MAX_FILE_BYTES): more is no kernel
+MAX_BODY_BYTES = 4 * MAX_ANSWER_CHARS  # a body, decoded: room for the longest answer with its JSON escapes
+MIN_SECRET_CHARS = 16  # shorter keys ("x", "EMPTY", "sk-local") are placeholders for servers that need none
 
 
 class ModelError(Exception):
@@ -106,20 +122,57 @@ def safe_url(url: str | None) -> str | None:
 
 
 class Redactor:
-    """Removes the key (and any long piece of it) from text that may be shown or stored."""
+    """Removes the key from text that may be shown or stored (messages, logs, transcripts; never code): the
+    key in any letter case, base64 (standard or URL-safe, at any alignment in a longer encoded string),
+    percent-encoded, and any 8-character piece of it (servers echo keys partly masked). A key shorter than
+    `MIN_SECRET_CHARS` is a placeholder, not a secret: nothing is removed (redacting "x" would mangle every
+    word with an x)."""
 
     def __init__(self, secret: str | None) -> None:
         self.secret = secret or ""
+        self._pattern = _secret_pattern(self.secret) if len(self.secret) >= MIN_SECRET_CHARS else None
 
     def __call__(self, text: str) -> str:
-        if not self.secret or not text:
+        if self._pattern is None or not text:
             return text
-        text = text.replace(self.secret, "[redacted]")
-        if len(self.secret) >= 12:  # servers echo keys partly masked: drop any 8-character piece of it
-            pieces = {self.secret[i:i + 8] for i in range(len(self.secret) - 7)}
-            pattern = "|".join(re.escape(p) for p in sorted(pieces, key=len, reverse=True))
-            text = re.sub(f"(?:{pattern})+", "[redacted]", text)
-        return text
+        return self._pattern.sub("[redacted]", text)
+
+
+def _secret_pattern(secret: str) -> re.Pattern:
+    forms = {secret, quote(secret, safe=""), quote_plus(secret)}
+    forms.update(secret[i:i + 8] for i in range(len(secret) - 7))
+    data = secret.encode("utf-8")
+    for offset in range(3):  # the key after 0, 1 or 2 other bytes: the characters that encode only its bytes
+        encoded = base64.b64encode(bytes(offset) + data).decode("ascii")
+        first, last = -(-offset * 8 // 6), (8 * (offset + len(data)) - 6) // 6
+        inner = encoded[first:last + 1]
+        forms.update((inner, inner.replace("+", "-").replace("/", "_")))
+    alternatives = "|".join(re.escape(form) for form in sorted(forms, key=len, reverse=True))
+    return re.compile(f"(?:{alternatives})+", re.IGNORECASE)
+
+
+class _Unreachable(Exception):
+    """An attempt that got no answer: `what` says why ("cannot connect", "no answer within 5 s")."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__(what)
+        self.what = what
+
+
+class _TooLarge(Exception):
+    pass
+
+
+@dataclass
+class _Answer:
+    status: int
+    headers: Mapping[str, str]
+    body: bytes
+
+
+class _NoRedirects(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):
+        return None  # the 3xx answer stands: following it would send the key to wherever it points
 
 
 class ChatClient:
@@ -142,15 +195,8 @@ class ChatClient:
                 f"another variable with --api-key-env")
         self._redact = Redactor(key)
         self._sleep = sleep
-        import openai  # imported here: `cudalint check` never needs it
-
-        self._openai = openai
         self._key = key
-        self._client = self._new_client()
-
-    def _new_client(self):
-        return self._openai.OpenAI(api_key=self._key, base_url=self.base_url, timeout=self.settings.timeout,
-                                   max_retries=0)
+        self._opener = urllib.request.build_opener(_NoRedirects())
 
     def sampling(self) -> dict:
         """The sampling settings sent with every request (those left unset are not sent)."""
@@ -162,28 +208,49 @@ class ChatClient:
             sent["stop"] = list(settings.stop)
         return sent
 
-    def _request(self, messages: Sequence[Mapping[str, str]]):
-        """One request, cut off at the deadline. It runs on a daemon thread: one cut off is left to end
-        with its connection (closed under it, and dropped with it), and never holds up the exit."""
-        client, done = self._client, queue.Queue(maxsize=1)
+    def _request(self, messages: Sequence[Mapping[str, str]]) -> _Answer:
+        """One attempt, cut off at the deadline. It runs on a daemon thread: one cut off stops at its next
+        chunk (or its socket's timeout), and never holds up the exit."""
+        body = json.dumps({"model": self.settings.model, "messages": list(messages), **self.sampling()}).encode()
+        request = urllib.request.Request(
+            self.base_url.rstrip("/") + "/chat/completions", data=body, method="POST",
+            headers={"Authorization": f"Bearer {self._key}", "Content-Type": "application/json",
+                     "Accept": "application/json", "Accept-Encoding": "gzip, deflate"})
+        done, cancelled = queue.Queue(maxsize=1), threading.Event()
 
         def send() -> None:
             try:
-                done.put((True, client.chat.completions.create(
-                    model=self.settings.model, messages=list(messages), **self.sampling())))
+                done.put(self._exchange(request, cancelled))
             except BaseException as error:  # noqa: BLE001 - handed to the waiting caller
-                done.put((False, error))
+                done.put(error)
 
         threading.Thread(target=send, name="cudalint-model-request", daemon=True).start()
         try:
-            ok, value = done.get(timeout=self.settings.timeout)
+            value = done.get(timeout=self.settings.timeout)
         except queue.Empty:
-            self._client = self._new_client()  # the next attempt gets a connection of its own
-            client.close()
-            raise self._openai.APITimeoutError(request=None) from None
-        if not ok:
+            cancelled.set()
+            raise _Unreachable(self._no_answer) from None
+        if isinstance(value, BaseException):
             raise value
         return value
+
+    def _exchange(self, request: urllib.request.Request, cancelled: threading.Event) -> _Answer:
+        try:
+            response = self._opener.open(request, timeout=self.settings.timeout)
+        except urllib.error.HTTPError as error:
+            response = error  # an answer all the same: its body says why
+        except (urllib.error.URLError, http.client.HTTPException, OSError) as error:
+            raise _Unreachable(self._no_answer if _timed_out(error) else "cannot connect") from None
+        with response:
+            try:
+                data = _decoded(_chunks(response, cancelled), response.headers.get("Content-Encoding", ""))
+            except (http.client.HTTPException, OSError) as error:
+                raise _Unreachable(self._no_answer if _timed_out(error) else "the connection broke off") from None
+            return _Answer(response.status, response.headers, data)
+
+    @property
+    def _no_answer(self) -> str:
+        return f"no answer within {self.settings.timeout:g} s"
 
     @property
     def server(self) -> str:
@@ -193,35 +260,29 @@ class ChatClient:
         return self._redact(text)
 
     def complete(self, messages: Sequence[Mapping[str, str]]) -> Completion:
-        openai = self._openai
         notes: list[str] = []
         attempt = 0
         while True:
             attempt += 1
             try:
-                response = self._request(messages)
-            except (openai.APITimeoutError, openai.APIConnectionError) as error:
-                timed_out = isinstance(error, openai.APITimeoutError)
-                what = f"no answer within {self.settings.timeout:g} s" if timed_out else "cannot connect"
+                answer = self._request(messages)
+            except _Unreachable as error:
                 if attempt > self.settings.retries:
                     raise ServerUnreachable(
-                        f"{self.server}: {what} ({attempt} attempt{'s' if attempt > 1 else ''}); is the server "
-                        f"running and is the base URL right?") from None
-                notes.append(self._wait(attempt, what, None))
+                        f"{self.server}: {error.what} ({attempt} attempt{'s' if attempt > 1 else ''}); is the "
+                        f"server running and is the base URL right?") from None
+                notes.append(self._wait(attempt, error.what, None))
                 continue
-            except openai.APIStatusError as error:
-                status = error.status_code
-                detail = self.redact(_error_detail(error))
-                if (status in RETRYABLE_STATUS or status >= 500) and attempt <= self.settings.retries:
-                    notes.append(self._wait(attempt, f"HTTP {status}", error.response.headers.get("retry-after")))
-                    continue
-                raise self._status_error(status, detail, attempt) from None
-            except openai.OpenAIError as error:
-                raise ModelAPIError(f"{self.server}: {self.redact(str(error))}") from None
-            except (ValueError, TypeError) as error:  # a 200 whose body is not JSON (or not UTF-8)
-                raise ModelAPIError(f"{self.server}: the answer is not a chat completion ({type(error).__name__})"
+            except _TooLarge:
+                raise ModelAPIError(f"{self.server}: the answer is over {MAX_BODY_BYTES:,} bytes: not a kernel"
                                     ) from None
-            return self._completion(response, attempt, notes)
+            status = answer.status
+            if status == 200:
+                return self._completion(answer.body, attempt, notes)
+            if (status in RETRYABLE_STATUS or status >= 500) and attempt <= self.settings.retries:
+                notes.append(self._wait(attempt, f"HTTP {status}", answer.headers.get("Retry-After")))
+                continue
+            raise self._status_error(status, self.redact(_error_detail(answer.body)), attempt)
 
     def _wait(self, attempt: int, what: str, retry_after: str | None) -> str:
         delay = self.settings.backoff * (2 ** (attempt - 1)) * (1 + random.uniform(0, 0.1))
@@ -230,7 +291,7 @@ class ChatClient:
                 delay = max(float(retry_after), 0.0)
             except ValueError:
                 pass
-        delay = min(delay, self.settings.max_wait)
+        delay = min(delay, self.settings.max_wait)  # NaN from "nan" too: min keeps max_wait
         self._sleep(delay)
         return f"{what}, retried after {delay:.2f} s"
 
@@ -250,41 +311,96 @@ class ChatClient:
             return ModelAPIError(f"{where}: HTTP {status}, server error{tries}: {detail}", status, fatal=True)
         return ModelAPIError(f"{where}: HTTP {status}: {detail}", status)
 
-    def _completion(self, response, attempt: int, notes: list[str]) -> Completion:
-        choices = getattr(response, "choices", None) or []
+    def _completion(self, body: bytes, attempt: int, notes: list[str]) -> Completion:
+        not_completion = ModelAPIError(f"{self.server}: the answer is not a chat completion")
+        try:
+            response = json.loads(body, parse_constant=_no_constant)
+        except (ValueError, RecursionError):  # not JSON or UTF-8, NaN or Infinity, nested too deep
+            raise not_completion from None
+        choices = response.get("choices") if isinstance(response, dict) else None
         if not isinstance(choices, list) or not choices:
             raise ModelAPIError(f"{self.server}: the answer holds no choices")
-        choice = choices[0]
-        message = getattr(choice, "message", None)
-        content = getattr(message, "content", None)
-        if message is None or not isinstance(content, (str, type(None))):
+        choice = choices[0] if isinstance(choices[0], dict) else {}
+        message = choice.get("message")
+        content = message.get("content") if isinstance(message, dict) else None
+        if not isinstance(message, dict) or not isinstance(content, (str, type(None))):
             raise ModelAPIError(f"{self.server}: the answer is not a chat completion (no message text)")
         if content is not None and len(content) > MAX_ANSWER_CHARS:
             raise ModelAPIError(f"{self.server}: the answer is {len(content):,} characters long, more than "
                                 f"{MAX_ANSWER_CHARS:,}: not a kernel")
-        refusal = getattr(message, "refusal", None)
+        refusal = message.get("refusal")
         if refusal:
-            raise ModelRefused(f"the model refused: {self.redact(refusal)}", self.redact(refusal))
-        if choice.finish_reason == "content_filter":
+            refusal = self.redact(str(refusal)[:2000])
+            raise ModelRefused(f"the model refused: {refusal}", refusal)
+        finish_reason = choice.get("finish_reason")
+        if finish_reason == "content_filter":
             raise ModelRefused("the model's answer was withheld by the server's content filter "
                                '(finish_reason "content_filter")')
-        usage = getattr(response, "usage", None)
+        usage = response.get("usage") if isinstance(response.get("usage"), dict) else {}
+        model = response.get("model")
         return Completion(
-            text=self.redact(content or ""), finish_reason=getattr(choice, "finish_reason", None),
-            prompt_tokens=getattr(usage, "prompt_tokens", None) if usage else None,
-            completion_tokens=getattr(usage, "completion_tokens", None) if usage else None,
-            model=getattr(response, "model", None), attempts=attempt, retry_notes=notes)
+            text=content or "", finish_reason=finish_reason if isinstance(finish_reason, str) else None,
+            prompt_tokens=_count(usage.get("prompt_tokens")), completion_tokens=_count(usage.get("completion_tokens")),
+            model=model if isinstance(model, str) else None, attempts=attempt, retry_notes=notes)
 
 
-def _error_detail(error) -> str:
-    body = getattr(error, "body", None)
-    if isinstance(body, dict):
-        inner = body.get("error", body)
-        if isinstance(inner, dict) and inner.get("message"):
-            return str(inner["message"])[:500]
-        if isinstance(inner, str):
-            return inner[:500]
-    return str(getattr(error, "message", "") or error)[:500]
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not JSON")
+
+
+def _count(value) -> int | None:
+    """A token count, when the server sent a plausible one."""
+    return value if type(value) is int and 0 <= value < 2 ** 53 else None
+
+
+def _timed_out(error: BaseException) -> bool:
+    reason = getattr(error, "reason", error)
+    return isinstance(reason, (TimeoutError, socket.timeout))
+
+
+def _chunks(response, cancelled: threading.Event) -> Iterator[bytes]:
+    while not cancelled.is_set():
+        chunk = response.read1(65536)
+        if not chunk:
+            return
+        yield chunk
+
+
+def _decoded(chunks: Iterator[bytes], encoding: str) -> bytes:
+    """The body of `chunks` decoded as `encoding` says (identity, gzip or deflate); _TooLarge as soon as it
+    passes MAX_BODY_BYTES, before decoding any more of it."""
+    encoding = encoding.strip().lower()
+    if encoding in ("gzip", "x-gzip", "deflate"):
+        decoder = zlib.decompressobj(zlib.MAX_WBITS | (16 if "gzip" in encoding else 0))
+    elif encoding in ("", "identity"):
+        decoder = None
+    else:
+        raise ModelAPIError(f"the answer is in an encoding cudalint does not read ({encoding[:40]})")
+    body = bytearray()
+    for chunk in chunks:
+        while chunk:
+            if decoder is None:
+                piece, chunk = chunk, b""
+            else:
+                piece = decoder.decompress(chunk, MAX_BODY_BYTES + 1 - len(body))
+                chunk = decoder.unconsumed_tail
+            body += piece
+            if len(body) > MAX_BODY_BYTES:
+                raise _TooLarge
+    return bytes(body)
+
+
+def _error_detail(body: bytes) -> str:
+    try:
+        data = json.loads(body, parse_constant=_no_constant)
+    except (ValueError, RecursionError):
+        return body[:500].decode("utf-8", "replace")
+    inner = data.get("error", data) if isinstance(data, dict) else data
+    if isinstance(inner, dict) and inner.get("message"):
+        return str(inner["message"])[:500]
+    if isinstance(inner, str):
+        return inner[:500]
+    return body[:500].decode("utf-8", "replace")
 
 
 __all__ = ["BASE_URL_ENV", "ChatClient", "ClientSettings", "Completion", "DEFAULT_API_KEY_ENV", "MissingAPIKey",
