@@ -688,3 +688,52 @@ def test_repair_verify_from_the_command_line_without_a_gpu(work: Path, tmp_path:
     assert "stopped: the GPU check could not judge the answer: no_gpu" in result.output
     assert "each answer that lints clean is verified on the GPU" in result.output
     assert server.requests == []
+
+
+# fewer findings only because less of the file was seen: the input has two errors, each answer one
+BROKEN_PYTHON = GOOD.replace("def forward(self, x):", "def forward(self, x)")
+BROKEN_CUDA = GOOD.replace("out[idx] = 1.0f", "out[idx] = = 1.0f")
+
+
+@pytest.mark.parametrize("answer, why", [
+    (BROKEN_PYTHON, "its Python does not parse: expected ':' (line "),
+    (BROKEN_CUDA, "its code does not compile: "),
+], ids=["python-syntax-error", "cuda-compile-error"])
+def test_an_answer_that_does_not_parse_never_replaces_the_input(work: Path, answer: str, why: str) -> None:
+    (work / "sigmoid.py").write_text(WORSE)
+    with StubServer([Reply(content=fenced(answer))]) as server:
+        result = run(server, "repair", "sigmoid.py", "--llm", "stub-model", "--rounds", "1", "--write")
+    assert result.exit_code == 1, result.output
+    assert f"round 1: answer not used (code not usable): {why}" in result.stdout
+    assert "sigmoid.py: not improved; nothing written: no answer held usable code" in result.stdout
+    assert (work / "sigmoid.py").read_text() == WORSE
+
+
+def test_an_answer_that_does_not_parse_is_followed_up_with_why(work: Path) -> None:
+    (work / "sigmoid.py").write_text(WORSE)
+    with StubServer([Reply(content=fenced(BROKEN_PYTHON)), Reply(content=fenced(GOOD))]) as server:
+        result = run(server, "repair", "sigmoid.py", "--llm", "stub-model", "--rounds", "2", "--write")
+    assert result.exit_code == 0, result.output
+    assert "its Python does not parse" in server.requests[1].messages[-1]["content"]
+    assert (work / "sigmoid.py").read_text() == GOOD
+
+
+def test_a_placeholder_key_leaves_the_code_untouched(work: Path) -> None:
+    """OPENAI_API_KEY=x, as for a local server: no "x" of the answer may be redacted."""
+    with StubServer([Reply(content=fenced(GOOD))]) as server:
+        result = run(server, "repair", "sigmoid.py", "--llm", "stub-model", "--out", "out", key="x")
+    assert result.exit_code == 0, result.output
+    assert (work / "out" / "sigmoid.py").read_text() == GOOD
+    assert transcript(work / "out" / "sigmoid.py.repair.jsonl")[3]["content"] == fenced(GOOD)
+
+
+def test_the_key_in_the_models_code_is_kept_there_and_redacted_elsewhere(work: Path) -> None:
+    import base64
+
+    code = GOOD.replace("import torch\n", f"import torch\nTOKEN = '{base64.b64encode(KEY.encode()).decode()}'\n", 1)
+    with StubServer([Reply(content=fenced(code))]) as server:
+        result = run(server, "repair", "sigmoid.py", "--llm", "stub-model", "--out", "out")
+    assert result.exit_code == 0, result.output
+    assert (work / "out" / "sigmoid.py").read_text() == code  # the code as the model wrote it
+    log = (work / "out" / "sigmoid.py.repair.jsonl").read_text()
+    assert base64.b64encode(KEY.encode()).decode()[:-4] not in log and "[redacted]" in log

@@ -11,8 +11,11 @@ left to repair (warnings and errors, cudalint's internal errors aside) and passe
 rounds are used up, when the model refuses, or on a server error.
 
 The result is the best candidate: fewest error findings and GPU failures, then fast enough, then fewest
-warnings; the input itself competes, and wins ties. So the result is written only when it has fewer error findings than the input, or as many
-and fewer warnings; a result with more error findings than the input is never written.
+warnings; the input itself competes, and wins ties. So the result is written only when it has fewer error
+findings than the input, or as many and fewer warnings; a result with more error findings than the input is
+never written. An answer whose code does not parse (a Python syntax error, more compile errors than the
+input) or that cudalint could not analyse completely never competes: it has fewer findings only because
+less of it was seen.
 
 Outputs, never touching the input unless `write=True`:
 - `write`: the input file is replaced (atomically: a temporary file in its folder, then os.replace).
@@ -26,6 +29,7 @@ the run's settings, every prompt and answer, each round's findings and the resul
 
 from __future__ import annotations
 
+import ast
 import difflib
 import json
 import os
@@ -38,7 +42,8 @@ from dataclasses import dataclass, field
 from cudalint import __version__
 from cudalint.config import LintOptions
 from cudalint.findings import Finding, Severity
-from cudalint.fixes import FixReport, default_linter, fix_source
+from cudalint.fixes import PARSE_ERROR_CODES, FixReport, default_linter, fix_source
+from cudalint.prefilter import INCOMPLETE
 from cudalint.repairing.client import ChatClient, Completion, ModelError, ModelRefused
 from cudalint.repairing.extract import extract_code
 from cudalint.repairing.prompts import (SLOW, GpuReport, actionable, code_changes, describe, guidance_for,
@@ -305,8 +310,14 @@ def repair_file(path: str, text: str, client: ChatClient, options: LintOptions |
             messages.append({"role": "assistant", "content": completion.text})
             extraction = extract_code(completion.text, completion.finish_reason, current.text, path)
             previous = current
+            unusable = None
             if extraction.ok:
                 candidate = _Candidate(extraction.text, lint(extraction.text, path), number, perf=perf)
+                unusable = _cannot_be_judged(path, candidate, original)
+            used = extraction.ok and unusable is None
+            if unusable is not None:  # followed up as an answer without usable code
+                report.outcome, report.detail = "unusable", unusable
+            elif extraction.ok:
                 if gpu_check is not None and not candidate.to_repair:
                     try:
                         candidate.gpu_reports = list(gpu_check(path, candidate.text))
@@ -331,13 +342,13 @@ def repair_file(path: str, text: str, client: ChatClient, options: LintOptions |
                               gpu_reports=[{"kind": r.kind, "text": r.text} for r in report.gpu_reports])
             if report.outcome == "clean" or number == rounds:
                 break
-            problem = None if extraction.ok else extraction.status
-            merged = extraction.ok and extraction.form != "whole file"
+            problem = None if used else "unusable" if unusable else extraction.status
+            merged = used and extraction.form != "whole file"
             new_guidance = guidance_for(current.to_repair, skip=explained)
             explained |= {f.code for f in current.to_repair}
             followup = render_followup(path, current.text, current.to_repair,
-                                       previous=previous.to_repair if extraction.ok else (), problem=problem,
-                                       problem_detail=extraction.reason, show_file=bool(problem) or merged,
+                                       previous=previous.to_repair if used else (), problem=problem,
+                                       problem_detail=unusable or extraction.reason, show_file=bool(problem) or merged,
                                        guidance=new_guidance, gpu_reports=current.gpu_reports, perf=perf)
             messages.append({"role": "user", "content": followup})
             transcript.record("prompt", round=number + 1, role="user", content=followup)
@@ -345,6 +356,26 @@ def repair_file(path: str, text: str, client: ChatClient, options: LintOptions |
     finally:
         transcript.close()
     return outcome
+
+
+def _cannot_be_judged(path: str, candidate: _Candidate, original: _Candidate) -> str | None:
+    """Why the candidate can never be the result, whatever its counts, or None: code that does not parse
+    (a Python syntax error, more compile errors than the input) or cudalint could not analyse completely
+    lints with fewer findings only because less of it was seen."""
+    if path.endswith(".py"):
+        try:
+            ast.parse(candidate.text)
+        except (SyntaxError, ValueError) as error:
+            where = f" (line {error.lineno})" if getattr(error, "lineno", None) else ""
+            return f"its Python does not parse: {getattr(error, 'msg', error)}{where}"
+    for code in sorted(PARSE_ERROR_CODES):
+        new = [f for f in candidate.findings if f.code == code]
+        if len(new) > sum(1 for f in original.findings if f.code == code):
+            return f"its code does not compile: {new[0].message} (line {new[0].line})"
+    incomplete = next((f for f in candidate.findings if f.code == INCOMPLETE), None)
+    if incomplete is not None:
+        return f"cudalint could not analyse it completely: {incomplete.message}"
+    return None
 
 
 def _account(report: RoundReport, completion: Completion) -> None:
