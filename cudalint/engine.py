@@ -31,6 +31,7 @@ from cudalint.suppressions import apply_suppressions, parse_suppressions, proble
 if TYPE_CHECKING:
     from cudalint.result_cache import ResultCache
 
+BOM = "\ufeff"
 MAX_FILE_BYTES = 4 * 1024 * 1024  # larger inputs are not kernels; refusing them keeps lint time bounded
 
 # libclang parses on a thread of its own with an 8 MB stack unless LIBCLANG_NOTHREADS is set (it reads
@@ -61,11 +62,12 @@ def lint_source(text: str, filename: str = "<input>.cu", options: LintOptions | 
                 directory: str | None = None) -> list[Finding]:
     """Lint CUDA (or Python with embedded CUDA, when `filename` ends in .py) given as text."""
     options = (options or LintOptions()).validate()
-    return _lint_thread.run(_lint_text, filename, text, options, directory)[0]
+    return _lint_thread.run(_lint_text, filename, text.removeprefix(BOM), options, directory)[0]
 
 
 def read_source(path: str) -> str:
-    """Read an input file as text, or raise InputError with a one-line reason."""
+    """Read an input file as text (without a UTF-8 byte order mark: editors do not show it, clang and Python
+    skip it, and columns do not count it), or raise InputError with a one-line reason."""
     try:
         # a FIFO or a device would block the read (forever, for a FIFO nobody writes)
         if os.path.exists(path) and not os.path.isdir(path) and not os.path.isfile(path):
@@ -87,7 +89,7 @@ def read_source(path: str) -> str:
     if b"\0" in data:
         raise InputError(f"{path}: binary file (contains NUL bytes)")
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8").removeprefix(BOM)
     except UnicodeDecodeError as error:
         raise InputError(f"{path}: not UTF-8 text (byte {error.start})") from None
 

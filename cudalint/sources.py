@@ -35,6 +35,22 @@ def with_lines(matches: Iterable[re.Match], text: str) -> Iterator[tuple[re.Matc
         yield match, line
 
 
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def split_lines(text: str, keepends: bool = False) -> list[str]:
+    """The lines of `text` as clang and Python's tokenizer count them: broken at \\n, \\r\\n and \\r only.
+    (`str.splitlines` also breaks at a form feed, a vertical tab, U+2028 and others, which are whitespace
+    inside a line to both.)"""
+    lines, start = [], 0
+    for match in _LINE_BREAK.finditer(text):
+        lines.append(text[start:match.end() if keepends else match.start()])
+        start = match.end()
+    if start < len(text):
+        lines.append(text[start:])
+    return lines
+
+
 class Position(NamedTuple):
     line: int  # 1-based
     column: int  # 1-based
@@ -131,20 +147,23 @@ class CudaUnit:
 
     @cached_property
     def lines(self) -> list[str]:
-        """`text.splitlines()`, made once: rules read lines of a function, a span or a finding."""
-        return self.text.splitlines()
+        """`split_lines(text)`, made once: rules read lines of a function, a span or a finding."""
+        return split_lines(self.text)
 
     def to_file(self, line: int, column: int) -> Position:
-        """Map a 1-based (line, byte column) of this unit to the 1-based position in the input file."""
-        if self.char_positions is None:
-            return Position(line, column)
+        """Map a 1-based (line, byte column) of this unit to the 1-based position in the input file, whose
+        columns count characters, as editors do."""
         starts = self._line_starts
+        if self.char_positions is None and not 1 <= line <= len(starts):
+            return Position(line, column)
         line = min(max(line, 1), len(starts))
         start = starts[line - 1]
         end = starts[line] - 1 if line < len(starts) else len(self.text)
         # clang columns count bytes; convert to a character index on this line
         line_bytes = self.text[start:end].encode("utf-8")
         char_index = len(line_bytes[: max(column - 1, 0)].decode("utf-8", errors="ignore"))
+        if self.char_positions is None:  # a column past the line's end stays past it
+            return Position(line, char_index + 1 + max(column - 1 - len(line_bytes), 0))
         offset = min(start + char_index, len(self.char_positions) - 1)
         if offset < 0:
             return Position(1, 1)
@@ -165,8 +184,8 @@ class SourceDocument(Analysed):
 
     @cached_property
     def lines(self) -> list[str]:
-        """`text.splitlines()`, made once (a rule asks for one line per finding)."""
-        return self.text.splitlines()
+        """`split_lines(text)`, made once (a rule asks for one line per finding)."""
+        return split_lines(self.text)
 
 
 def load_document(path: str, text: str) -> SourceDocument:
@@ -239,7 +258,7 @@ class StringResolver:
     the text (what the harness rules compare units by)."""
 
     def __init__(self, nodes: Iterable[ast.AST], text: str) -> None:
-        self._text_lines = text.splitlines(keepends=True)
+        self._text_lines = split_lines(text, keepends=True)
         self._assignments: dict[str, list[ast.expr]] = {}
         for node in nodes:
             if isinstance(node, ast.Assign):

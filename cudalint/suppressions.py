@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from cudalint.checks.registry import all_rules, find_rule, matches
 from cudalint.findings import Finding, Location
-from cudalint.sources import SourceDocument
+from cudalint.sources import SourceDocument, split_lines
 
 _COMMENT = re.compile(
     r"(?://|#|/\*)\s*cudalint:\s*(?P<kind>ignore-next-line|ignore-file|ignore-begin|ignore-end|ignore)\b"
@@ -50,7 +50,7 @@ class Suppression:
 def parse_suppressions(path: str, text: str) -> list[Suppression]:
     found = []
     open_ranges: list[Suppression] = []  # begins not closed yet, innermost last
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(split_lines(text), start=1):
         if "cudalint:" not in line.lower():
             continue
         for match in _COMMENT.finditer(line):
@@ -159,7 +159,7 @@ def add_suppressions(document: SourceDocument, findings: list[Finding], reason: 
     for finding in findings:
         if finding.code not in UNSUPPRESSIBLE and finding.path == document.path:
             codes_by_line.setdefault(finding.line, set()).add(finding.code)
-    lines = document.text.splitlines(keepends=True)
+    lines = split_lines(document.text, keepends=True)
     ends = _cuda_line_ends(document) if document.kind == "python" else {}
     strings = _python_string_lines(document.text) if document.kind == "python" else set()
     result = AddedSuppressions(document.text, 0)
@@ -224,7 +224,7 @@ def _cuda_line_ends(document: SourceDocument) -> dict[int, tuple[int, bool]]:
     """For each line of the Python file that holds embedded CUDA: the 0-based column after the CUDA text of
     that line (before its newline, raw or escaped), and whether more CUDA follows on the same file line
     (the comment must then be a `/* */` one)."""
-    lines = document.text.splitlines(keepends=True)
+    lines = split_lines(document.text, keepends=True)
     found: dict[int, tuple[int, bool]] = {}
     for unit in document.units:
         positions = unit.char_positions

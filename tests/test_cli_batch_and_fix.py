@@ -1,7 +1,10 @@
 """`cudalint check` on a directory prints the batch summary; `--fix` rewrites files with checked fixes."""
 
+import os
+import stat
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from cudalint.cli import app
@@ -144,3 +147,45 @@ def test_fix_only_still_exits_2_on_an_input_error(tmp_path: Path) -> None:
     assert result.exit_code == 2 and result.stdout == ""
     assert result.stderr == (f"cudalint: fixed 0 findings in 0 files\n"
                              f"cudalint: error: {tmp_path / 'missing.cu'}: no such file or directory\n")
+
+
+def test_fix_writes_a_hard_linked_file_in_place(tmp_path: Path) -> None:
+    path, other = tmp_path / "k.cu", tmp_path / "also.cu"
+    path.write_text(FLOOR_GRID)
+    other.hardlink_to(path)
+    assert run("--fix-only", str(path)).exit_code == 0
+    assert "(n + threads - 1) / threads" in other.read_text()  # still one file under two names
+    assert path.stat().st_ino == other.stat().st_ino and path.stat().st_nlink == 2
+
+
+def test_fix_keeps_the_owner_of_a_file_it_rewrites(tmp_path: Path) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("giving a file to another owner needs root")
+    path = tmp_path / "k.cu"
+    path.write_text(FLOOR_GRID)
+    os.chown(path, 4321, 4321)
+    path.chmod(0o664)
+    assert run("--fix-only", str(path)).exit_code == 0
+    status = path.stat()
+    assert "(n + threads - 1) / threads" in path.read_text()
+    assert (status.st_uid, status.st_gid, stat.S_IMODE(status.st_mode)) == (4321, 4321, 0o664)
+
+
+def test_fix_leaves_a_read_only_file_alone_and_says_so(tmp_path: Path) -> None:
+    path = tmp_path / "k.cu"
+    path.write_text(FLOOR_GRID)
+    path.chmod(0o444)
+    result = run("--fix-only", str(path))
+    assert result.exit_code == 2
+    assert f"cudalint: error: {path}: cannot write the fixes: read-only file, not rewritten\n" in result.stderr
+    assert path.read_text() == FLOOR_GRID
+
+
+def test_a_byte_order_mark_is_no_syntax_error_and_fix_keeps_it(tmp_path: Path) -> None:
+    python = tmp_path / "m.py"
+    python.write_bytes(b"\xef\xbb\xbfimport torch\nx = 1\n")
+    assert (run("--select", "ALL", str(python)).exit_code, run(str(python)).stdout) == (0, "All checks passed.\n")
+    path = tmp_path / "k.cu"
+    path.write_bytes(b"\xef\xbb\xbf" + FLOOR_GRID.encode())
+    assert run("--fix-only", str(path)).exit_code == 0
+    assert path.read_bytes().startswith(b"\xef\xbb\xbf#include") and b"(n + threads - 1) / threads" in path.read_bytes()

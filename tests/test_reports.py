@@ -61,6 +61,7 @@ def test_sarif_validates_against_the_official_schema(sarif_validator, monkeypatc
     assert log["version"] == "2.1.0"
     assert log["$schema"].endswith("sarif-schema-2.1.0.json")
     run = log["runs"][0]
+    assert run["columnKind"] == "unicodeCodePoints"  # columns count characters, as cudalint's do
     driver = run["tool"]["driver"]
     assert driver["name"] == "cudalint"
     assert driver["version"] and driver["informationUri"].startswith("https://")

@@ -2,6 +2,7 @@
 
 import textwrap
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -169,3 +170,47 @@ def test_character_positions_kept_as_runs_read_as_one_place_per_character(pieces
     assert combined == CharPositions.of_list(expected)
     if expected:
         assert combined[-1] == expected[-1]
+
+
+# ----------------------------------------------------------------------- lines and columns as editors count
+
+
+def _check_concise(*args: str):
+    from typer.testing import CliRunner
+
+    from cudalint.cli import app
+
+    return CliRunner().invoke(app, ["check", "--no-config", "--no-cache", "--output-format", "concise", *args])
+
+
+def test_columns_of_cuda_findings_count_characters_not_bytes(tmp_path) -> None:
+    path = tmp_path / "k.cu"
+    path.write_text("__global__ void k(float* x, int n) {\n"
+                    "    /* é, 日本 */ int i = blockIdx.x * blockDim.x + threadIdx.x; x[i] = 1.0f;\n}\n",
+                    encoding="utf-8")
+    line = path.read_text(encoding="utf-8").splitlines()[1]
+    result = _check_concise("--select", "CL201", str(path))
+    assert result.stdout.startswith(f"{path}:2:{line.index('x[i]') + 1}: error: ")  # 64 characters, 68 bytes
+
+
+def test_columns_of_python_findings_count_characters_not_bytes() -> None:
+    import ast
+
+    from cudalint.harness.forward import node_location
+    from cudalint.sources import load_document
+
+    text = 'x = "日本"; y = len(x)\n'
+    document = load_document("m.py", text)
+    call = next(node for node in ast.walk(document.python_module) if isinstance(node, ast.Call))
+    location = node_location(document, call)
+    assert (location.column, location.end_column) == (text.index("len") + 1, text.index("\n") + 1)
+
+
+@pytest.mark.parametrize("separator", ["\f", "\v", "\x85", "\u2028"])
+def test_a_form_feed_or_other_unicode_separator_is_no_line_break_for_suppressions(tmp_path, separator) -> None:
+    path = tmp_path / "k.cu"
+    path.write_text("__global__ void k(float* x, int n) {\n"
+                    f"{separator}    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                    "    x[i] = 1.0f;  // cudalint: ignore[CL201]\n}\n", encoding="utf-8")
+    result = _check_concise("--select", "CL201,CL902", str(path))
+    assert (result.exit_code, result.stdout) == (0, "")

@@ -835,8 +835,11 @@ def node_location(document, node: ast.AST):
     end_line = getattr(node, "end_lineno", None) or node.lineno
     if end_line != node.lineno:
         return line_location(document, node.lineno)
-    end_column = (getattr(node, "end_col_offset", None) or node.col_offset) + 1
-    return Location(document.path, node.lineno, node.col_offset + 1, end_line, end_column)
+    end_offset = getattr(node, "end_col_offset", None) or node.col_offset
+    # Python's offsets count UTF-8 bytes; a column counts characters, as editors do
+    line = document.lines[node.lineno - 1].encode("utf-8") if 0 < node.lineno <= len(document.lines) else b""
+    start, end = (len(line[:offset].decode("utf-8", "ignore")) + 1 for offset in (node.col_offset, end_offset))
+    return Location(document.path, node.lineno, start, end_line, end)
 
 
 

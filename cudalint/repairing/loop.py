@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import errno
 import json
 import os
 import stat
@@ -41,6 +42,7 @@ from dataclasses import dataclass, field
 
 from cudalint import __version__
 from cudalint.config import LintOptions
+from cudalint.engine import BOM
 from cudalint.findings import Finding, Severity
 from cudalint.fixes import PARSE_ERROR_CODES, FixReport, default_linter, fix_source
 from cudalint.prefilter import INCOMPLETE
@@ -94,12 +96,31 @@ class OutputPlan:
 
 def atomic_write(path: str, text: str, like: str | None = None) -> None:
     """Write `text` to `path` through a temporary file in the same folder and os.replace; the new file
-    keeps the permissions of `like` (or of `path` when it exists), and its line endings when they are all
-    CRLF. A symbolic link is written through: its target gets the text, the link stays."""
+    keeps the permissions of `like` (or of `path` when it exists), its line endings when they are all
+    CRLF, and its UTF-8 byte order mark (which reading drops). A symbolic link is written through: its
+    target gets the text, the link stays. An existing file that no one may write (no write permission bit)
+    is not rewritten: PermissionError. One that a replacement would not be the same file to (another hard
+    link to it, another owner or group) is rewritten in place instead, as ruff writes its fixes: the links
+    keep sharing it, its owner, group and mode stay (not atomic then)."""
     source = like if like and os.path.exists(like) else path if os.path.exists(path) else None
     if source is not None and _all_crlf(source):
         text = text.replace("\r\n", "\n").replace("\n", "\r\n")
+    if source is not None and _starts_with_bom(source) and not text.startswith(BOM):
+        text = BOM + text
     path = os.path.realpath(path)
+    try:
+        existing = os.stat(path)
+    except FileNotFoundError:
+        existing = None
+    if existing is not None:
+        if not existing.st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH):
+            raise PermissionError(errno.EACCES, "read-only file, not rewritten", path)
+        if existing.st_nlink > 1 or (existing.st_uid, existing.st_gid) != (os.geteuid(), os.getegid()):
+            with open(path, "w", encoding="utf-8", newline="") as handle:
+                handle.write(text)
+                handle.flush()
+                os.fsync(handle.fileno())
+            return
     directory = os.path.dirname(path)
     os.makedirs(directory, exist_ok=True)
     fd, temporary = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=directory)
@@ -119,6 +140,11 @@ def atomic_write(path: str, text: str, like: str | None = None) -> None:
         if os.path.exists(temporary):
             os.unlink(temporary)
         raise
+
+
+def _starts_with_bom(path: str) -> bool:
+    with open(path, "rb") as handle:
+        return handle.read(3) == BOM.encode("utf-8")
 
 
 def _all_crlf(path: str) -> bool:

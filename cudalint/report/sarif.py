@@ -115,6 +115,8 @@ def render_sarif(results: list[FileResult], sources: Mapping[str, str] | None = 
         }},
         "invocations": [invocation],
         "originalUriBaseIds": {SRCROOT: {"uri": Path(root or os.getcwd()).resolve().as_uri() + "/"}},
+        # columns count characters (without it, SARIF readers count UTF-16 code units)
+        "columnKind": "unicodeCodePoints",
         "results": sarif_results,
     }
     log = {"$schema": SARIF_SCHEMA, "version": SARIF_VERSION, "runs": [run]}
