@@ -296,3 +296,27 @@ def test_cli_without_the_report_extra(monkeypatch, tmp_path):
     result = _cli("report", str(VERIFY_DEMO), "-o", str(tmp_path / "report.html"))
     assert result.exit_code == 2
     assert result.stderr == "cudalint: error: cudalint report needs matplotlib: pip install 'cudalint[report]'\n"
+
+
+def test_only_sources_the_results_may_reference_are_quoted(tmp_path, monkeypatch):
+    """A result file from elsewhere must not make the report quote arbitrary local files."""
+    work, results, outside = tmp_path / "work", tmp_path / "results", tmp_path / "outside"
+    for folder in (work, results, outside):
+        folder.mkdir()
+    monkeypatch.chdir(work)
+    secret = "SECRET-LINE = 1"
+    (outside / "secret.py").write_text(f"{secret}\n")
+    (results / "notes.txt").write_text(f"{secret}\n")
+    (work / "escape.py").symlink_to(outside / "secret.py")
+    (results / "kernel.py").write_text("QUOTED-LINE = 1\n")
+    (work / "local.py").write_text("LOCAL-LINE = 1\n")
+    paths = [str(outside / "secret.py"), "../outside/secret.py", "escape.py", str(results / "notes.txt"),
+             "/etc/shadow", str(results / "kernel.py"), "local.py"]
+    finding = {"code": "CL201", "name": "unguarded-thread-index", "severity": "error", "line": 1, "column": 1,
+               "end_line": 1, "end_column": 2, "message": "m"}
+    data = {"schema": "cudalint.check.files/1", "fail_on": "error",
+            "files": [{"path": p, "findings": [{**finding, "path": p}]} for p in paths]}
+    (results / "check.json").write_text(json.dumps(data))
+    html = render_html(load_results(str(results / "check.json")))
+    assert "QUOTED-LINE" in html and "LOCAL-LINE" in html  # beside the results; under the source root
+    assert "SECRET-LINE" not in html and "root:" not in html

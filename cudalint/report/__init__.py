@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping
 
 from cudalint.engine import FileResult, InputError, read_source
 from cudalint.findings import Finding
+from cudalint.sources import split_lines
 
 FORMATS = ("text", "concise", "json", "json-files", "json-lines", "sarif", "github", "junit")
 
@@ -36,7 +37,7 @@ def source_line(sources: Mapping[str, str] | None, path: str, line: int) -> str 
     """Line `line` (1-based) of file `path`, without its line ending, or None when unknown."""
     if not sources or path not in sources or line < 1:
         return None
-    lines = sources[path].splitlines()
+    lines = split_lines(sources[path])
     return lines[line - 1] if line <= len(lines) else None
 
 

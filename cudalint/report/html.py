@@ -12,13 +12,14 @@ import datetime
 import math
 import os
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import jinja2
 
 from cudalint.checks.registry import find_rule
 from cudalint.engine import FileResult, InputError, read_source
+from cudalint.sources import SUFFIXES, split_lines
 from cudalint.evaluation.runs import CAUSES, ENVIRONMENT_CAUSES
 from cudalint.findings import Finding
 from cudalint.prefilter import rejecting_findings, summarize
@@ -62,21 +63,33 @@ class FileView:
 
 
 class _Sources:
-    """Reads each source once; relative paths are taken from `root`. Builds the excerpts' anchors."""
+    """Reads each source once; relative paths are taken from `root`. Builds the excerpts' anchors.
 
-    def __init__(self, root: str | None) -> None:
+    The paths come from result files, which may come from anywhere: only a source file (`.cu`, `.cuh`,
+    `.py`) under `root` (default: the current directory) or under a result file's folder is quoted, after
+    symbolic links and `..` are resolved; any other path (`/etc/shadow`, `../../.ssh/x.py`) is not read."""
+
+    def __init__(self, root: str | None, result_files: Sequence[str] = ()) -> None:
         self.root = root
+        self.folders = [os.path.realpath(folder) for folder in
+                        [root or os.getcwd(), *(os.path.dirname(os.path.abspath(f)) for f in result_files)]]
         self.texts: dict[str, list[str] | None] = {}
         self.count = 0
 
     def lines(self, path: str) -> list[str] | None:
         if path not in self.texts:
             on_disk = path if os.path.isabs(path) or self.root is None else os.path.join(self.root, path)
-            try:
-                self.texts[path] = read_source(on_disk).splitlines()
-            except InputError:
-                self.texts[path] = None
+            self.texts[path] = None
+            if self._may_quote(on_disk):
+                try:
+                    self.texts[path] = split_lines(read_source(on_disk))
+                except InputError:
+                    pass
         return self.texts[path]
+
+    def _may_quote(self, path: str) -> bool:
+        real = os.path.realpath(path)
+        return real.endswith(SUFFIXES) and any(real.startswith(os.path.join(folder, "")) for folder in self.folders)
 
     def file_anchor(self) -> str:
         self.count += 1
@@ -402,8 +415,8 @@ def render_html(runs: list[Run], *, p: float = 1.0, source_root: str | None = No
                 title: str = "cudalint report", now: Callable[[], datetime.datetime] | None = None) -> str:
     """The report of `runs` (from `html_inputs.load_results`) as one HTML page. `p` is the speedup
     threshold of fast_p; relative source paths are read from `source_root` (default: the current
-    directory)."""
-    sources = _Sources(source_root)
+    directory); only sources under it or under the folder of a run's result file are quoted (`_Sources`)."""
+    sources = _Sources(source_root, [run.file for run in runs if run.file])
     lint_runs = [run for run in runs if isinstance(run, LintRun)]
     lint = [_lint_view(index, run, sources) for index, run in enumerate(lint_runs)]
     verify = [_verify_view(index, run, p, sources) for index, run in enumerate(runs) if isinstance(run, VerifyRun)]

@@ -39,18 +39,21 @@ class LintRun:
     complete: bool  # every checked file is listed, not only those with findings
     evaluation: dict | None = None  # `eval --runs`: the harness's figures (false rejects, catches)
     labels: dict[str, str] = field(default_factory=dict)  # file on disk -> the path the labels give it
+    file: str = ""  # the result file it was read from
 
 
 @dataclass
 class CorpusRun:
     name: str
     data: dict  # `cudalint.evaluation.run.to_json`
+    file: str = ""  # the result file it was read from
 
 
 @dataclass
 class VerifyRun:
     name: str
     records: list[dict]  # `cudalint.verify.runner.new_record`, as completed
+    file: str = ""  # the result file it was read from
 
 
 Run = LintRun | CorpusRun | VerifyRun
@@ -75,6 +78,8 @@ def load_results(path: str) -> list[Run]:
     if not runs:
         raise ReportInputError(f"{path}: not a cudalint result (check --format json or json-files, eval "
                                "--format json, or verify JSON)")
+    for run in runs:
+        run.file = path
     return runs
 
 
