@@ -587,9 +587,9 @@ def report_command(
     try:
         for path in results:
             runs += load_results(path)
+        page = render_html(runs, p=fast_p, source_root=source_root, title=title)
     except ReportInputError as error:
         _fail(str(error))
-    page = render_html(runs, p=fast_p, source_root=source_root, title=title)
     from cudalint.repairing.loop import atomic_write
 
     try:

@@ -7,6 +7,7 @@ import json
 import os
 import re
 import shlex
+import stat
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -47,9 +48,12 @@ def flags_for(database: str, path: str) -> CompileFlags:
     """The flags of the entry for `path` (matched by absolute, normalized path) in the compile_commands.json
     `database`; none when it has no entry. Raises CompileFlagsError."""
     try:
-        mtime = os.stat(database).st_mtime_ns
-    except OSError as error:
-        raise CompileFlagsError(f"{database}: cannot read: {error.strerror or error}") from None
+        status = os.stat(database)
+    except (OSError, ValueError) as error:  # ValueError: a NUL in the name
+        raise CompileFlagsError(f"{database}: cannot read: {getattr(error, 'strerror', None) or error}") from None
+    if not stat.S_ISREG(status.st_mode):  # a FIFO would block the read
+        raise CompileFlagsError(f"{database}: not a regular file")
+    mtime = status.st_mtime_ns
     return _entries(os.path.abspath(database), mtime).get(os.path.normpath(os.path.abspath(path)), CompileFlags())
 
 
@@ -58,7 +62,7 @@ def _entries(database: str, mtime: int) -> dict[str, CompileFlags]:
     try:
         with open(database, encoding="utf-8") as handle:
             entries = json.load(handle)
-    except (OSError, UnicodeDecodeError, ValueError) as error:
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as error:
         raise CompileFlagsError(f"{database}: cannot read a compilation database: {error}") from None
     if not isinstance(entries, list):
         raise CompileFlagsError(f"{database}: a compilation database is a JSON list of entries")

@@ -90,7 +90,7 @@ def find_config(start: str) -> str | None:
         if os.path.isfile(candidate):
             return candidate
         candidate = os.path.join(directory, "pyproject.toml")
-        if os.path.isfile(candidate) and "cudalint" in _read_toml(candidate).get("tool", {}):
+        if os.path.isfile(candidate) and _tool_table(_read_toml(candidate), candidate) is not None:
             return candidate
         parent = os.path.dirname(directory)
         if parent == directory:
@@ -118,7 +118,7 @@ def options_by_nearest_config(files: list[str]) -> list[LintOptions]:
 
 def load_config(path: str) -> LintOptions:
     data = _read_toml(path)
-    table = data.get("tool", {}).get("cudalint", {}) if path.endswith("pyproject.toml") else data
+    table = (_tool_table(data, path) or {}) if path.endswith("pyproject.toml") else data
     for key in table:
         if key not in _KEYS:
             raise ConfigError(f"{path}: unknown configuration key {key!r} (known: {', '.join(sorted(_KEYS))})")
@@ -157,8 +157,19 @@ def _read_toml(path: str) -> dict:
     try:
         with open(path, "rb") as handle:
             return tomllib.load(handle)
-    except (OSError, tomllib.TOMLDecodeError) as error:
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
         raise ConfigError(f"{path}: cannot read configuration: {error}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: cannot read configuration: nested too deeply") from None
+
+
+def _tool_table(data: dict, path: str) -> dict | None:
+    """pyproject.toml's [tool.cudalint] table; None when it has none."""
+    tool = data.get("tool", {})
+    table = tool.get("cudalint") if isinstance(tool, dict) else None
+    if table is not None and not isinstance(table, dict):
+        raise ConfigError(f"{path}: [tool.cudalint] must be a table")
+    return table
 
 
 def _string_list(table: dict, key: str, path: str) -> list[str]:

@@ -420,6 +420,27 @@ def test_config_with_unknown_selector_and_bad_toml(tmp_path):
     assert_one_line_error(cli("check", str(kernel)), "cannot read configuration")
 
 
+@pytest.mark.parametrize("name, content, database, message", [
+    ("pyproject.toml", b"tool = 1\n", None, "cudalint"),
+    ("pyproject.toml", b"[tool]\ncudalint = 1\n", None, "[tool.cudalint] must be a table"),
+    ("cudalint.toml", b'select = ["\xff"]\n', None, "cannot read configuration"),
+    ("cudalint.toml", b"x = " + b"[" * 5000 + b"]" * 5000 + b"\n", None, "nested too deeply"),
+    ("cudalint.toml", b'compile-commands = "a\\u0000"\n', None, "cannot read"),
+    ("cudalint.toml", b'compile-commands = "cc.json"\n', b"[" * 100000 + b"]" * 100000,
+     "cannot read a compilation database"),
+], ids=["tool-not-a-table", "cudalint-not-a-table", "not-utf8", "deep", "nul-in-database-name", "deep-database"])
+def test_a_broken_config_file_is_a_one_line_error(tmp_path, name, content, database, message):
+    kernel = _project(tmp_path, name, "")
+    (tmp_path / name).write_bytes(content)
+    if database is not None:
+        (tmp_path / "cc.json").write_bytes(database)
+    result = cli("check", "--no-cache", str(kernel))
+    if name == "pyproject.toml" and message == "cudalint":  # no [tool.cudalint]: not a configuration at all
+        assert result.exit_code == 1 and isinstance(result.exception, (SystemExit, type(None))), result.exception
+    else:
+        assert_one_line_error(result, message)
+
+
 def test_missing_explicit_config():
     assert_one_line_error(cli("check", "--config", "nowhere.toml", CLEAN), "nowhere.toml")
 

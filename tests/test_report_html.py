@@ -285,6 +285,28 @@ def test_cli_bad_input_is_one_line_and_exit_2(tmp_path, content, message):
         load_results(str(path))
 
 
+_CORPUS = {"files": 2, "clean_files": 1, "clean_files_with_false_alarms": 0,
+           "corpus": {"CL101": {"tp": 3, "fp": 1, "fn": 0, "precision": 0.75, "recall": 1.0, "f1": 0.857}},
+           "mutants": {"CL101": {"tp": 9, "fp": 0, "fn": 1, "precision": 1.0, "recall": 0.9, "f1": 0.947}}}
+
+
+@pytest.mark.parametrize("content", [
+    "[" * 100_000 + "]" * 100_000,
+    '[{"code": "CL201", "path": "a.cu", "line": Infinity, "column": 1, "severity": "error", "message": "m"}]',
+    json.dumps({**_CORPUS, "corpus": {"CL101": 10 ** 30}}),
+    json.dumps({**_CORPUS, "mutants": {"CL101": {**_CORPUS["mutants"]["CL101"], "tp": {}}}}),
+    json.dumps({**_CORPUS, "corpus": {"CL101": {**_CORPUS["corpus"]["CL101"], "precision": ""}}}),
+    json.dumps({"schema": "cudalint.check.files/1", "fail_on": None, "files": [{"path": "a.cu", "findings": []}]}),
+], ids=["deep", "infinite-line", "corpus-entry-a-number", "count-an-object", "precision-a-string", "fail-on-null"])
+def test_cli_odd_values_in_a_known_shape_are_one_line_and_exit_2(tmp_path, content):
+    path = tmp_path / "results.json"
+    path.write_text(content)
+    result = _cli("report", str(path), "-o", str(tmp_path / "report.html"))
+    assert result.exit_code == 2, (result.output, result.exception)
+    assert result.stderr.count("\n") == 1 and str(path) in result.stderr, result.stderr
+    assert not (tmp_path / "report.html").exists()
+
+
 def test_cli_without_the_report_extra(monkeypatch, tmp_path):
     import cudalint.report
 

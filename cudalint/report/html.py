@@ -24,7 +24,7 @@ from cudalint.evaluation.runs import CAUSES, ENVIRONMENT_CAUSES
 from cudalint.findings import Finding
 from cudalint.prefilter import rejecting_findings, summarize
 from cudalint.report import html_charts as charts
-from cudalint.report.html_inputs import CorpusRun, LintRun, Run, VerifyRun
+from cudalint.report.html_inputs import MALFORMED, CorpusRun, LintRun, Run, VerifyRun, not_of_its_shape
 from cudalint.verify import results as verify_results
 
 CONTEXT_LINES = 2  # source lines shown above and below a finding's line
@@ -415,7 +415,22 @@ def render_html(runs: list[Run], *, p: float = 1.0, source_root: str | None = No
                 title: str = "cudalint report", now: Callable[[], datetime.datetime] | None = None) -> str:
     """The report of `runs` (from `html_inputs.load_results`) as one HTML page. `p` is the speedup
     threshold of fast_p; relative source paths are read from `source_root` (default: the current
-    directory); only sources under it or under the folder of a run's result file are quoted (`_Sources`)."""
+    directory); only sources under it or under the folder of a run's result file are quoted (`_Sources`).
+    Raises ReportInputError, naming the result file, when a run holds a value of the wrong type or lacks
+    a field the report reads."""
+    try:
+        return _render(runs, p, source_root, title, now)
+    except (*MALFORMED, jinja2.UndefinedError) as error:
+        for run in runs if len(runs) > 1 else ():  # which file: the first whose run alone fails
+            try:
+                _render([run], p, source_root, title, now)
+            except (*MALFORMED, jinja2.UndefinedError):
+                raise not_of_its_shape(run.file or run.name, error) from None
+        raise not_of_its_shape(runs[0].file or runs[0].name if runs else "the results", error) from None
+
+
+def _render(runs: list[Run], p: float, source_root: str | None, title: str,
+            now: Callable[[], datetime.datetime] | None) -> str:
     sources = _Sources(source_root, [run.file for run in runs if run.file])
     lint_runs = [run for run in runs if isinstance(run, LintRun)]
     lint = [_lint_view(index, run, sources) for index, run in enumerate(lint_runs)]

@@ -15,6 +15,7 @@ import json
 import os
 from dataclasses import dataclass, field
 
+from cudalint.config import SEVERITY_LEVELS
 from cudalint.engine import FileResult
 from cudalint.findings import Finding
 from cudalint.report.json_format import FILES_SCHEMA
@@ -27,6 +28,15 @@ _CORPUS_KEYS = {"corpus", "mutants", "clean_files"}
 
 class ReportInputError(ValueError):
     """A results file that cannot be read or is of no known shape; the CLI exits 2 with its message."""
+
+
+# what reading a value of the wrong type or a missing field raises, here or when the report is made of it
+MALFORMED = (KeyError, TypeError, ValueError, AttributeError, IndexError, OverflowError)
+
+
+def not_of_its_shape(path: str, error: Exception) -> ReportInputError:
+    return ReportInputError(f"{path}: not a cudalint result of the shape it looks like "
+                            f"({type(error).__name__}: {str(error)[:200]})")
 
 
 @dataclass
@@ -68,13 +78,14 @@ def load_results(path: str) -> list[Run]:
         raise ReportInputError(f"{path}: cannot read: {error.strerror or error}") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise ReportInputError(f"{path}: not a JSON file ({error})") from None
+    except RecursionError:
+        raise ReportInputError(f"{path}: not a cudalint result (JSON nested too deeply)") from None
     try:
         runs = _runs_of(path, data)
     except ReportInputError:
         raise
-    except (KeyError, TypeError, ValueError, AttributeError) as error:
-        raise ReportInputError(f"{path}: not a cudalint result of the shape it looks like "
-                               f"({type(error).__name__}: {error})") from None
+    except MALFORMED as error:
+        raise not_of_its_shape(path, error) from None
     if not runs:
         raise ReportInputError(f"{path}: not a cudalint result (check --format json or json-files, eval "
                                "--format json, or verify JSON)")
@@ -95,7 +106,9 @@ def _runs_of(path: str, data) -> list[Run]:
     if data.get("schema") == FILES_SCHEMA:
         results = [FileResult(str(entry["path"]), [Finding.from_dict(f) for f in entry["findings"]],
                               entry.get("error")) for entry in data["files"]]
-        return [LintRun(path, results, str(data["fail_on"]), complete=True)]
+        if data["fail_on"] not in SEVERITY_LEVELS:
+            raise ValueError(f"fail_on is {data['fail_on']!r}")
+        return [LintRun(path, results, data["fail_on"], complete=True)]
     if data.get("schema") == VERIFY_BATCH:
         return [VerifyRun(path, list(data["results"]))]
     if _is_record(data):
@@ -153,4 +166,5 @@ def _records_list(value) -> bool:
     return isinstance(value, list) and bool(value) and all(_is_record(item) for item in value)
 
 
-__all__ = ["CorpusRun", "LintRun", "ReportInputError", "Run", "VerifyRun", "load_results"]
+__all__ = ["MALFORMED", "CorpusRun", "LintRun", "ReportInputError", "Run", "VerifyRun", "load_results",
+           "not_of_its_shape"]
