@@ -33,3 +33,8 @@ def _class_index(node: ast.AST) -> ClassIndex:
 def of_type(node: ast.AST, *classes: type) -> tuple[ast.AST, ...]:
     """The nodes of `walk(node)` whose class is one of `classes`, in its order (see `ClassIndex`)."""
     return _class_index(node).select(classes)
+
+
+# What ast.parse raises on text it cannot take: not Python (SyntaxError), a NUL byte (ValueError), nesting
+# too deep for its parser (RecursionError, MemoryError).
+PARSE_FAILURES = (SyntaxError, ValueError, RecursionError, MemoryError)

@@ -737,3 +737,14 @@ def test_the_key_in_the_models_code_is_kept_there_and_redacted_elsewhere(work: P
     assert (work / "out" / "sigmoid.py").read_text() == code  # the code as the model wrote it
     log = (work / "out" / "sigmoid.py.repair.jsonl").read_text()
     assert base64.b64encode(KEY.encode()).decode()[:-4] not in log and "[redacted]" in log
+
+
+@pytest.mark.parametrize("code", ["x = " + "1 + " * 200_000 + "1\n", "x = " + "-" * 200_000 + "1\n"],
+                         ids=["deep-expression", "deep-unary"])
+def test_an_answer_nested_too_deeply_for_python_is_not_used_and_no_traceback(work: Path, code: str) -> None:
+    with StubServer([Reply(content=fenced(GOOD.replace("import torch\n", "import torch\n" + code, 1)))]) as server:
+        result = run(server, "repair", "sigmoid.py", "--llm", "stub-model", "--rounds", "1", "--write")
+    assert result.exit_code == 1 and result.exception is None or isinstance(result.exception, SystemExit), \
+        result.exception
+    assert "sigmoid.py: not improved; nothing written" in result.stdout
+    assert (work / "sigmoid.py").read_text() == ORIGINAL

@@ -33,6 +33,7 @@ import re
 import tokenize
 from dataclasses import dataclass
 
+from cudalint.pyast import PARSE_FAILURES
 from cudalint.rule_docs import code_blocks as markdown_code_blocks
 
 OK, NO_CODE, TRUNCATED, UNUSABLE = "ok", "no_code", "truncated", "unusable"
@@ -72,7 +73,7 @@ def code_blocks(answer: str) -> tuple[list[Block], bool]:
 def _looks_like_python(code: str) -> bool:
     try:
         module = ast.parse(code)
-    except (SyntaxError, ValueError):
+    except PARSE_FAILURES:
         return False
     return any(isinstance(n, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.ClassDef)) for n in module.body)
 
@@ -444,7 +445,7 @@ def cuda_literals(text: str) -> list[CudaLiteral]:
     `RawKernel`/`RawModule(code=...)` calls, directly or through a variable assigned once before."""
     try:
         module = ast.parse(text)
-    except (SyntaxError, ValueError):
+    except PARSE_FAILURES:
         return []
     assignments: dict[str, list[ast.expr]] = {}
     for node in ast.walk(module):

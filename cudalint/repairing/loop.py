@@ -46,6 +46,7 @@ from cudalint.engine import BOM
 from cudalint.findings import Finding, Severity
 from cudalint.fixes import PARSE_ERROR_CODES, FixReport, default_linter, fix_source
 from cudalint.prefilter import INCOMPLETE
+from cudalint.pyast import PARSE_FAILURES
 from cudalint.repairing.client import ChatClient, Completion, ModelError, ModelRefused
 from cudalint.repairing.extract import extract_code
 from cudalint.repairing.prompts import (SLOW, GpuReport, actionable, code_changes, describe, guidance_for,
@@ -391,9 +392,11 @@ def _cannot_be_judged(path: str, candidate: _Candidate, original: _Candidate) ->
     if path.endswith(".py"):
         try:
             ast.parse(candidate.text)
-        except (SyntaxError, ValueError) as error:
+        except PARSE_FAILURES as error:
             where = f" (line {error.lineno})" if getattr(error, "lineno", None) else ""
-            return f"its Python does not parse: {getattr(error, 'msg', error)}{where}"
+            what = getattr(error, "msg", None) or ("nested too deeply" if isinstance(error, (RecursionError, MemoryError))
+                                                   else str(error))
+            return f"its Python does not parse: {what}{where}"
     for code in sorted(PARSE_ERROR_CODES):
         new = [f for f in candidate.findings if f.code == code]
         if len(new) > sum(1 for f in original.findings if f.code == code):

@@ -21,6 +21,7 @@ import jinja2
 
 from cudalint.checks.registry import find_rule
 from cudalint.findings import Finding, Severity
+from cudalint.pyast import PARSE_FAILURES
 
 TEMPLATE_PACKAGE = "cudalint.prompt_templates"
 CONTEXT_LINES = 2  # lines shown before and after a finding's line in its excerpt
@@ -67,7 +68,7 @@ def describe(path: str, text: str) -> KernelInfo:
     load_inline = cupy = model_new = False
     try:
         module = ast.parse(text)
-    except (SyntaxError, ValueError):
+    except PARSE_FAILURES:
         return KernelInfo("python", "load_inline" in text, "RawKernel" in text or "RawModule" in text,
                           "class ModelNew" in text)
     for node in ast.walk(module):
