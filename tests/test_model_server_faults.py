@@ -138,6 +138,16 @@ def test_the_answer_text_is_the_code_as_written_and_only_messages_are_redacted()
     assert chat.redact(text) == 'const char* key = "[redacted]";'
 
 
+@pytest.mark.parametrize("encoding, wbits", [("gzip", 16 + zlib.MAX_WBITS), ("deflate", zlib.MAX_WBITS)])
+def test_a_compressed_answer_is_decoded(encoding, wbits):
+    packer = zlib.compressobj(6, zlib.DEFLATED, wbits)
+    body = packer.compress(completion("__global__ void k() {}")) + packer.flush()
+    reply = (b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Encoding: %s\r\n"
+             b"Content-Length: %d\r\n\r\n%s" % (encoding.encode(), len(body), body))
+    with RawServer(lambda connection, stopped: connection.sendall(reply)) as server:
+        assert client(server.base_url, retries=0).complete(HI).text == "__global__ void k() {}"
+
+
 def test_a_compressed_answer_is_cut_off_at_the_cap_while_it_is_read():
     head = b'{"choices": [{"message": {"role": "assistant", "content": "'
     bomb = zlib.compressobj(6, zlib.DEFLATED, 16 + zlib.MAX_WBITS)  # gzip: 256 MiB of "x" in about 250 KB
