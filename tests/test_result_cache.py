@@ -208,3 +208,20 @@ def test_the_cleanup_removes_only_folders_cudalint_made(tmp_path) -> None:
         os.utime(folder, (month_ago, month_ago))
     check("k.cu")
     assert not old_ours.exists() and (theirs / "data.json").exists()
+
+
+def test_a_header_edit_lints_again_with_a_standard_of_the_build(tmp_path) -> None:
+    """With the build's own -std the preludes are included as text from the command line: clang lists them
+    with no including file."""
+    import json
+
+    name, source = SPELLINGS["macro"]
+    (tmp_path / name).write_text(source)
+    (tmp_path / "helpers.cuh").write_text(UNGUARDED_INDEX)
+    (tmp_path / "compile_commands.json").write_text(json.dumps(
+        [{"directory": str(tmp_path), "file": name, "command": f"nvcc -std=c++17 -c {name}"}]))
+    args = ("--select", "CL201,CL900,CL901", "--compile-commands", "compile_commands.json", name)
+    first = check(*args)
+    assert (first.exit_code, first.stdout.count("[CL201]")) == (1, 1), first.stdout
+    (tmp_path / "helpers.cuh").write_text("#define INDEX 0\n")
+    assert (check(*args).exit_code, check(*args).stdout) == (0, "")

@@ -364,14 +364,14 @@ def reparse(tu: ci.TranslationUnit, unsaved_files: list[tuple[str, str]]) -> boo
 
 def inclusions(tu: ci.TranslationUnit) -> list[tuple[str, str, bytes | None]]:
     """Each file the preprocessor entered through an `#include` (or `-include`), as clang's own inclusion list
-    has it: (path of the including file, path of the included file as found, the bytes the parse read from
-    it; None when clang no longer holds them)."""
+    has it: (path of the including file, "" for one the command line includes; path of the included file as
+    found; the bytes the parse read from it, None when clang no longer holds them)."""
     raw = _raw()
     found = []
     for inclusion in tu.get_includes():
         size = ctypes.c_size_t()
         data = raw.clang_getFileContents(tu.obj, inclusion.include.obj, ctypes.byref(size))
-        found.append((inclusion.source.name, inclusion.include.name,
+        found.append((inclusion.source.name if inclusion.source is not None else "", inclusion.include.name,
                       ctypes.string_at(data, size.value) if data else None))
     return found
 

@@ -602,7 +602,7 @@ def _included_files(tu: ci.TranslationUnit, prelude: tuple[str, ...], search: li
     entered: list[str] = []
     for includer, path, data in inclusions(tu):
         folder = os.path.dirname(includer)
-        if not folder.startswith(ours) and folder not in folders:
+        if folder and not folder.startswith(ours) and folder not in folders:
             folders.append(folder)
         if not path.startswith(ours):
             # None: clang no longer holds the bytes; a digest nothing matches keeps no result made from them
