@@ -135,3 +135,17 @@ def test_development_set_gate():
     evaluation = evaluate_runs(load_labels(DEV_SET), load_reviews(os.path.join(DEV_RECORD, "reviews.toml")), jobs=2)
     assert len(evaluation.outcomes) >= 400
     assert gate_violations(evaluation, load_thresholds(os.path.join(DEV_RECORD, "thresholds.json"))) == []
+
+
+def test_a_runtime_error_that_is_a_failed_build_counts_as_a_build_failure(tmp_path):
+    rows = [
+        {"path": "a.py", "correct": False, "compiled": True, "cause": "G", "subcause": "G4 other",
+         "message": "runtime_error: Error building extension 'fused': [1/3] nvcc ... error: identifier undefined"},
+        {"path": "b.py", "correct": False, "compiled": True, "cause": "G", "subcause": "G4 other",
+         "message": "runtime_error: CUDA error: an illegal memory access was encountered"},
+    ]
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text("\n".join(json.dumps(row) for row in rows))
+    built, crashed = load_labels(str(labels))
+    assert (built.compiled, built.cause) == (False, "B?")
+    assert (crashed.compiled, crashed.cause) == (True, "G4")

@@ -219,7 +219,7 @@ def load_labels(path: str, kernels_dir: str | None = None, problems_dir: str | N
             row = json.loads(line)
             kernels.append(LabelledKernel(
                 path=row["path"], file=os.path.join(kernels_dir, row["path"]), correct=bool(row["correct"]),
-                compiled=bool(row.get("compiled", row["correct"])),
+                compiled=bool(row.get("compiled", row["correct"])) and not _build_failed(row),
                 cause="ok" if row["correct"] else _cause_of(row),
                 arch=row.get("arch") or architecture_of_gpu(row.get("hardware", "")),
                 reference=os.path.join(problems_dir, row["reference"]) if row.get("reference") else None))
@@ -328,9 +328,18 @@ def gate_violations(evaluation: RunsEvaluation, thresholds: dict) -> list[str]:
     return problems
 
 
+def _build_failed(row: dict) -> bool:
+    """Whether the harness's own message says the extension did not build. Some archives record a build
+    started in `__init__` or forward as a runtime error of a compiled kernel (cause G); the message decides."""
+    return "Error building extension" in str(row.get("message") or "")
+
+
 def _cause_of(row: dict) -> str:
-    """The label's cause, refined by its subcause where that names one (`B` + `B3 ...` -> `B3`)."""
+    """The label's cause, refined by its subcause where that names one (`B` + `B3 ...` -> `B3`); a runtime
+    error whose message is a failed build is a build error (`B?`: the label names no detail)."""
     cause = str(row.get("cause") or "?")
+    if cause.startswith("G") and _build_failed(row):
+        return "B?"
     detail = str(row.get("subcause") or "").split()
     if detail and detail[0] in CAUSES and detail[0].startswith(cause):
         return detail[0]
