@@ -284,6 +284,8 @@ def _lint_document(document: SourceDocument, options: LintOptions, directory: st
         program.analyses.clear()
     document.analyses.clear()
     findings = _dedupe(findings)
+    if not options.honour_suppressions:
+        return sorted(findings, key=Finding.sort_key)
     suppressions = parse_suppressions(document.path, document.text)
     findings = apply_suppressions(findings, suppressions)
     unused_rule = find_rule("CL902")
