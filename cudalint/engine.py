@@ -23,7 +23,7 @@ from cudalint.checks.registry import Rule, all_rules, find_rule, matches, select
 from cudalint.compile_flags import CompileFlags
 from cudalint.config import ConfigError, LintOptions, options_by_nearest_config
 from cudalint.findings import Finding, Location, Severity
-from cudalint.frontend import HostDefinitions, LoweredUnit, lower_unit, prepare_workspace
+from cudalint.frontend import MAX_NESTING, HostDefinitions, LoweredUnit, lower_unit, prepare_workspace
 from cudalint.model.program import build_program
 from cudalint.sources import SUFFIXES, SourceDocument, load_document
 from cudalint.suppressions import apply_suppressions, parse_suppressions, problems
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from cudalint.result_cache import ResultCache
 
 MAX_FILE_BYTES = 4 * 1024 * 1024  # larger inputs are not kernels; refusing them keeps lint time bounded
+UNANALYSED = "CL904"  # code that no rule could check: a source known only at run time, nesting too deep
 
 # libclang parses on a thread of its own with an 8 MB stack unless LIBCLANG_NOTHREADS is set (it reads
 # the variable at each parse); thousands of nested statements or unary operators overflow that stack and
@@ -271,11 +272,20 @@ def _lint_document(document: SourceDocument, options: LintOptions, directory: st
     for rule in rules:
         if rule.scope == "document":
             findings += _run(rule, RuleContext(rule, document, arch, options=options))
+    # code no rule can check is reported whatever the selection: a file with some never passes
+    unanalysed = RuleContext(find_rule(UNANALYSED), document, arch, options=options)
+    findings += [unanalysed.finding_at(Location(document.path, *place[:4]), place.message)
+                 for place in document.unanalysed]
     unit_rules = [r for r in rules if r.scope == "unit"]
     programs = []
     if unit_rules:
         for facts in _unit_facts(document, directory, findings, options.compile_flags(document.path)):
             programs.append(facts.program)
+            if facts.lowered.too_deep is not None:
+                findings.append(unanalysed.finding_at(
+                    unanalysed.location(facts.lowered.too_deep, facts.unit),
+                    f"code not analysed: nested more than {MAX_NESTING} statements and expressions deep; no rule "
+                    f"checked it or anything inside it"))
             for rule in unit_rules:
                 findings += _run(rule, RuleContext(rule, document, arch, facts, options))
     # cached analyses refer back to what they analyse: dropped here, the file's IR is freed now instead

@@ -26,10 +26,11 @@ _COMMENT = re.compile(
     re.IGNORECASE,
 )
 
-# findings no suppression comment hides: an incomplete analysis (a file whose code was not all checked never
-# passes, and the comments are the checked code's author's) and CL902 itself (reported after suppressions are
-# applied)
+# findings no suppression comment hides, and why: an incomplete analysis (a file whose code was not all checked
+# never passes, and the comments are the checked code's author's) and CL902 itself (reported after suppressions
+# are applied)
 UNSUPPRESSIBLE = {"CL900": "a file whose analysis did not complete never passes",
+                  "CL904": "a file with code no rule checked never passes",
                   "CL902": "it reports the suppressions themselves"}
 
 
