@@ -262,7 +262,11 @@ _lint_thread = _LintThread()
 
 
 def _lint_text(path: str, text: str, options: LintOptions, directory: str | None) -> list[Finding]:
-    return _lint_document(load_document(path, text), options, directory)
+    try:
+        document = load_document(path, text)
+    except Exception as error:  # noqa: BLE001 - a bug reading one file must not stop the others
+        return [_internal_error(path, error, stage="reading the file")]
+    return _lint_document(document, options, directory)
 
 
 def _lint_document(document: SourceDocument, options: LintOptions, directory: str | None) -> list[Finding]:
@@ -320,14 +324,14 @@ def _unit_facts(document: SourceDocument, directory: str | None, findings: list[
                 definitions = HostDefinitions([lowered[id(u)] for u in document.units if id(u) in lowered])
             lowered[id(unit)] = lower_unit(unit, directory, definitions or (), flags)
         except Exception as error:  # noqa: BLE001 - a frontend bug must not stop the other files
-            findings.append(_internal_error(document, error))
+            findings.append(_internal_error(document.path, error))
     for unit in document.units:
         if id(unit) not in lowered:
             continue
         try:
             program = build_program(unit, lowered[id(unit)].functions, lowered[id(unit)].globals)
         except Exception as error:  # noqa: BLE001 - as above
-            findings.append(_internal_error(document, error))
+            findings.append(_internal_error(document.path, error))
             continue
         yield UnitFacts(unit, lowered[id(unit)], program)
 
@@ -336,16 +340,15 @@ def _run(rule: Rule, context: RuleContext) -> list[Finding]:
     try:
         return list(rule.check(context))
     except Exception as error:  # noqa: BLE001 - one rule's bug must not hide the others' findings
-        return [_internal_error(context.document, error, rule)]
+        return [_internal_error(context.document.path, error, f"rule {rule.code}")]
 
 
-def _internal_error(document: SourceDocument, error: Exception, rule: Rule | None = None) -> Finding:
+def _internal_error(path: str, error: Exception, stage: str = "the front end") -> Finding:
     internal = find_rule("CL900")
     where = traceback.extract_tb(error.__traceback__)[-1]
-    stage = f"rule {rule.code}" if rule else "the front end"
     message = (f"cudalint internal error in {stage}: {type(error).__name__}: {error} "
                f"({os.path.basename(where.filename)}:{where.lineno}); please report it")
-    return Finding(internal.code, internal.name, internal.severity, Location(document.path, 1, 1, 1, 1), message)
+    return Finding(internal.code, internal.name, internal.severity, Location(path, 1, 1, 1, 1), message)
 
 
 def _dedupe(findings: list[Finding]) -> list[Finding]:

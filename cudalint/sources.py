@@ -359,7 +359,7 @@ class StringResolver:
             elif isinstance(node, ast.arg):
                 self._parameters.add(node.arg)
                 self._bound.add(node.arg)
-            else:
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 self._bound.add(node.name)
         for values in self._assignments.values():
             values.sort(key=lambda assignment: assignment[0])
@@ -386,7 +386,7 @@ class StringResolver:
         """The text compiled from the source argument `node` (a list's strings joined with newlines, as
         load_inline joins them), with each character's file position; None for `None` (no source). Raises
         Unresolved."""
-        if isinstance(node, ast.Constant) and node.value is None:
+        if _is_none(self._followed(node)):
             return None
         if not self._is_list(node):
             return self._text(node, 0)
@@ -506,17 +506,22 @@ class StringResolver:
             total = self._number(lambda a, b: a + b, total, value, whole)
         return total
 
+    def _followed(self, node: ast.AST) -> ast.AST:
+        """`node`, or the value a variable it names was last given (through variables)."""
+        for _ in range(_MAX_STEPS):
+            value = self.assigned_value(node) if isinstance(node, ast.Name) else None
+            if value is None:
+                break
+            node = value
+        return node
+
     def _is_list(self, node: ast.AST) -> bool:
         """Whether `node` is a list or tuple (through variables and `+`)."""
         for _ in range(_MAX_STEPS):
-            if isinstance(node, (ast.List, ast.Tuple, ast.ListComp, ast.GeneratorExp)):
-                return True
-            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-                node = node.left
-            elif isinstance(node, ast.Name) and self.assigned_value(node) is not None:
-                node = self.assigned_value(node)
-            else:
-                return False
+            node = self._followed(node)
+            if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add)):
+                return isinstance(node, (ast.List, ast.Tuple, ast.ListComp, ast.GeneratorExp))
+            node = node.left
         return False
 
     def _strings(self, node: ast.AST, steps: int) -> list[_Mapped]:
@@ -636,11 +641,7 @@ class StringResolver:
     def _printf(self, template: _Mapped, node: ast.BinOp, steps: int) -> _Mapped:
         """`template % values`, the printf-style format."""
         text, positions = template
-        values = node.right
-        for _ in range(_MAX_STEPS):  # `template % args` with `args = (...)`
-            if not isinstance(values, ast.Name) or self.assigned_value(values) is None:
-                break
-            values = self.assigned_value(values)
+        values = self._followed(node.right)  # `template % args` with `args = (...)`
         mapping = values if isinstance(values, ast.Dict) else None
         ordered = list(values.elts) if isinstance(values, ast.Tuple) else [] if mapping else [values]
         parts, index, used = [], 0, 0
