@@ -687,7 +687,7 @@ class StringResolver:
     def _literal(self, node: ast.Constant | ast.JoinedStr) -> list:
         """A literal (its implicitly concatenated tokens included) in pieces: each run of text decoded, with
         each character's file position, and for each replacement field of an f-string its FormattedValue and
-        the place of its first character."""
+        the place of its opening brace."""
         segment, line, column0 = self._segment(node)
         positions = CharPositions.of_text(segment, line, column0)
         pieces: list = []
@@ -697,7 +697,7 @@ class StringResolver:
                 for field_start, field_end in fields:
                     pieces.append(_decode_body(segment[chunk:field_start - 1], positions.slice(chunk, field_start - 1),
                                                raw, fstring))
-                    pieces.append(positions[field_start])
+                    pieces.append(positions[field_start - 1])  # the opening brace
                     chunk = field_end + 1
                 pieces.append(_decode_body(segment[chunk:end], positions.slice(chunk, end), raw, fstring))
         except ValueError:
