@@ -499,6 +499,38 @@ def test_no_comment_suppresses_an_incomplete_analysis(tmp_path, monkeypatch):
            f"passes [CL902]" in cli("check", "--no-config", "--output-format", "concise", str(path)).stdout
 
 
+def test_code_not_analysed_fails_the_file_and_nothing_hides_it(tmp_path):
+    path = tmp_path / "solution.py"
+    path.write_text("# cudalint: ignore-file\n# cudalint: ignore-file[CL904]\n"
+                    "from torch.utils.cpp_extension import load_inline\n"
+                    "SOURCE = open('kernel.cu').read()\n"
+                    "ext = load_inline('ext', '', cuda_sources=SOURCE.strip())\n")
+    line = (f"{path}:4:10: error: CUDA source not analysed: `open('kernel.cu').read(...)` is computed when the file "
+            f"runs [CL904]")
+    for extra in ([], ["--ignore", "CL904"], ["--select", "CL201"]):
+        result = cli("check", "--no-config", "--output-format", "concise", *extra, str(path))
+        assert result.exit_code == 1, (extra, result.output)
+        assert line in result.stdout.splitlines()
+    # the comment naming CL904 alone is told why it does nothing
+    assert f"{path}:2:1: warning: `CL904` cannot be suppressed: a file with code no rule checked never passes " \
+           f"[CL902]" in cli("check", "--no-config", "--output-format", "concise", str(path)).stdout
+    verdict = cudalint.prefilter([str(path)], jobs=1, use_config=False, honour_suppressions=True)
+    assert [f.code for f in verdict.rejected[0].reasons] == ["CL904"]
+
+
+def test_a_crash_while_reading_a_file_is_an_incomplete_analysis_of_that_file(tmp_path, monkeypatch):
+    def broken(*args):
+        raise RuntimeError("a bug in the reader")
+
+    monkeypatch.setattr("cudalint.engine.load_document", broken)
+    path = tmp_path / "k.py"
+    path.write_text("x = 1\n")
+    result = cli("check", "--no-config", "--output-format", "concise", str(path))
+    assert result.exit_code == 2
+    assert result.stdout.startswith(f"{path}:1:1: warning: cudalint internal error in reading the file: RuntimeError: "
+                                    f"a bug in the reader (")
+
+
 # ------------------------------------------------------------------------------------- rule docs
 
 
