@@ -311,8 +311,10 @@ def check(
         _fail(str(error))
 
     fix = fix or fix_only
-    if add_ignore and (fix or diff or ignore_noqa):
-        _fail("--add-ignore cannot be used with --fix, --fix-only, --diff or --ignore-noqa")
+    if add_ignore and (fix or diff):
+        _fail("--add-ignore cannot be used with --fix, --fix-only or --diff")
+    if add_ignore and ignore_noqa:
+        _fail("--add-ignore writes suppression comments that --ignore-noqa ignores: give one of them")
     if reason and not add_ignore:
         _fail("--reason is the text of the comments --add-ignore adds: give --add-ignore too")
     if "\n" in reason or "*/" in reason:
