@@ -249,7 +249,13 @@ def _python_document(path: str, text: str) -> SourceDocument:
 
     for call in pyast.of_type(module, ast.Call):
         callee = _callee_name(call)
-        if callee == "load_inline":
+        unpacked = next((a for a in [*call.args, *call.keywords] if isinstance(a, ast.Starred) or
+                         isinstance(a, ast.keyword) and a.arg is None), None)
+        if callee in ("load_inline", "RawKernel", "RawModule") and unpacked is not None:
+            # `load_inline(**options)`: which arguments are the sources is known only when the file runs
+            unanalysed.append(resolver.not_analysed(unpacked, f"CUDA source not analysed: `{callee}` is given "
+                                                              f"arguments unpacked from a value cudalint does not follow"))
+        elif callee == "load_inline":
             for keyword, position, language in (("cpp_sources", 1, "c++"), ("cuda_sources", 2, "cuda")):
                 node = _argument(call, keyword, position)
                 if node is not None:
