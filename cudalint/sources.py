@@ -325,7 +325,7 @@ class StringResolver:
     What it cannot follow raises `Unresolved`."""
 
     def __init__(self, module: ast.Module, text: str) -> None:
-        self._text_lines = _LINE.findall(text)
+        self._source_text = text
         # name -> (where the statement starts, where it ends, the value), in the order of the file
         self._assignments: dict[str, list[tuple[tuple[int, int], tuple[int, int], ast.AST]]] = {}
         self._imports: dict[str, str] = {}  # local name -> the module or function it imports
@@ -333,9 +333,10 @@ class StringResolver:
         self._parameters: set[str] = set()
         self._list_changes: dict[str, tuple[ast.AST, str]] = {}  # a variable -> what first changes it in place
         self._memo: dict[int, object] = {}  # id(node) -> its value, once known
-        # `s += t` in a loop runs as many times as the loop does: its value is not followed
-        self._in_loops = {id(n) for loop in pyast.of_type(module, ast.For, ast.AsyncFor, ast.While)
-                          for n in pyast.of_type(loop, ast.AugAssign)}
+        self._in_loops: set[int] = set()  # `s += t` in a loop runs as often as the loop: it is not followed
+        if pyast.of_type(module, ast.AugAssign):
+            self._in_loops = {id(n) for loop in pyast.of_type(module, ast.For, ast.AsyncFor, ast.While)
+                              for n in pyast.of_type(loop, ast.AugAssign)}
         for node in pyast.of_type(module, ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Import, ast.ImportFrom,
                                   ast.Call, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.arg):
             if isinstance(node, ast.Assign):
@@ -385,6 +386,10 @@ class StringResolver:
             self._assign(target.value, statement, statement)
         elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
             self._list_changes.setdefault(target.value.id, (statement, "an item assignment"))
+
+    @cached_property
+    def _text_lines(self) -> list[str]:
+        return _LINE.findall(self._source_text)
 
     # ------------------------------------------------------------------------------------------- queries
 
