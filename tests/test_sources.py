@@ -274,3 +274,45 @@ def test_a_long_concatenation_is_read_in_a_loop() -> None:
            + " + ".join(f"'int v{i};\\n'" for i in range(500)) + ")\n"
     [unit] = load_document("m.py", text).units
     assert unit.text.count("\n") == 500 and unit.to_file(500, 5) == file_position_of(text, "v499")
+
+
+_ATOMS = ["'a{b}'", '"x"', "S", "N", "'%s-%d'", "'{}{}'", "'{0}|{n:>3}'", "f'{S}{N:02d}'", "f'{{{S!r}}}'",
+          "'  pad \\t\\n'", "r'\\n'", "'\\x41\\u00e9'", "L", "'\\n    int x;\\n      int y;\\n'", "None", "3", "1.5"]
+_OPERATIONS = ["({} + {})", "({} % ({}, {}))", "({} % {})", "{}.format({}, n={})", "{}.strip()", "{}.lstrip({})",
+               "{}.replace({}, {})", "{}.replace('a', 'Z', 1)", "textwrap.dedent({})", "inspect.cleandoc({})",
+               "{}.join([{}, {}])", "'-'.join(L + [{}])", "f'<{{{}}}>'", "f'{{{}!s:>4}}'", "({} * {})", "{}.upper()",
+               "({}, {})"]
+_EXPRESSIONS = st.recursive(st.sampled_from(_ATOMS), lambda inner: st.builds(
+    lambda operation, parts: operation.format(*parts[:operation.count("{}")]),
+    st.sampled_from(_OPERATIONS), st.lists(inner, min_size=3, max_size=3)), max_leaves=8)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_EXPRESSIONS)
+def test_what_is_followed_is_what_python_computes(expression: str) -> None:
+    """Differential: a source the resolver follows is the text Python makes (a list joined as load_inline
+    joins it), with a place for each character; anything else is Unresolved, never an exception."""
+    import ast
+
+    from cudalint.sources import StringResolver, Unresolved
+
+    source = ("import textwrap, inspect\nS = 'sss'\nS += '{x}'\nN = 7\nL = ['l1', 'l2']\n"
+              f"R = {expression}\n")
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return
+    try:
+        namespace: dict = {}
+        exec(compile(tree, "<expression>", "exec"), namespace)
+        expected = namespace["R"]
+    except Exception:  # noqa: BLE001 - Python itself fails: whatever cudalint reads is never compiled
+        return
+    try:
+        found = StringResolver(tree, source).source(tree.body[-1].value)
+    except Unresolved:
+        return
+    if isinstance(expected, (list, tuple)):
+        expected = "\n".join(expected)
+    assert (found and found[0]) == expected
+    assert found is None or len(found[1]) == len(found[0])
