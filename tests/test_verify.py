@@ -623,20 +623,6 @@ def test_two_extensions_map_a_base_name_report_by_its_kernel(tmp_path: Path) -> 
 # ------------------------------------------------------------------------------------------- isolation
 
 
-def test_worker_environment_is_scrubbed_with_a_private_home(tmp_path: Path) -> None:
-    from cudalint.verify.isolation import worker_environment
-
-    parent = {"PATH": "/usr/bin", "CUDA_HOME": "/usr/local/cuda", "TORCH_CUDA_ARCH_LIST": "9.0",
-              "OPENAI_API_KEY": "sk-secret", "HF_TOKEN": "hf_x", "AWS_SECRET_ACCESS_KEY": "a", "HOME": "/home/me",
-              "TORCH_HUB_TOKEN": "t", "SSH_AUTH_SOCK": "/tmp/agent", "STANDIN_LOG": "/tmp/l", "LC_ALL": "C"}
-    env = worker_environment(parent, str(tmp_path), keep=("STANDIN_LOG",))
-    assert {k: env[k] for k in ("PATH", "CUDA_HOME", "TORCH_CUDA_ARCH_LIST", "STANDIN_LOG", "LC_ALL")} == {
-        k: parent[k] for k in ("PATH", "CUDA_HOME", "TORCH_CUDA_ARCH_LIST", "STANDIN_LOG", "LC_ALL")}
-    assert not {"OPENAI_API_KEY", "HF_TOKEN", "AWS_SECRET_ACCESS_KEY", "TORCH_HUB_TOKEN", "SSH_AUTH_SOCK"} & set(env)
-    assert env["HOME"] == str(tmp_path / "home") and env["TMPDIR"] == str(tmp_path / "tmp")
-    assert os.path.isdir(env["HOME"]) and oct(os.stat(env["HOME"]).st_mode & 0o777) == "0o700"
-
-
 def test_workers_see_no_secrets(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-must-not-leak")
     probe = tmp_path / "probe.py"
@@ -654,11 +640,10 @@ def test_network_namespace_blocks_connections(tmp_path: Path) -> None:
     """Where unprivileged user and network namespaces work, a worker cannot reach even this machine."""
     import socket
 
-    from cudalint.verify.isolation import network_isolation
+    from cudalint.sandbox import isolation
 
-    prefix, state = network_isolation()
-    if not prefix:
-        pytest.skip(f"no network isolation on this machine: {state}")
+    if not isolation().namespaces:
+        pytest.skip(f"no network isolation on this machine: {isolation().network}")
     server = socket.socket()
     server.bind(("127.0.0.1", 0))
     server.listen(1)
@@ -669,9 +654,10 @@ def test_network_namespace_blocks_connections(tmp_path: Path) -> None:
                      "except OSError as error:\n    reached = type(error).__name__\n"
                      "json.dump({'done': True, 'status': 'ok', 'message': reached}, open(request['result'], 'w'))\n")
     try:
-        outside = run_worker([sys.executable, str(probe)], {"mode": "probe"}, 20.0, workdir=str(tmp_path))
+        outside = run_worker([sys.executable, str(probe)], {"mode": "probe"}, 20.0, workdir=str(tmp_path),
+                             isolated=isolation(network=True))
         inside = run_worker([sys.executable, str(probe)], {"mode": "probe"}, 20.0, workdir=str(tmp_path),
-                            prefix=prefix)
+                            isolated=isolation())
     finally:
         server.close()
     assert outside.message == "reached" and inside.message != "reached", (outside.message, inside.message)

@@ -15,60 +15,26 @@ batches in a container.
 
 from __future__ import annotations
 
-import functools
 import json
 import os
-import re
-import signal
-import site
-import subprocess
 import sys
 import tempfile
-import time
 from dataclasses import dataclass, field
+
+from cudalint.sandbox import GIB, Isolation, Limits, run_sandboxed
 
 WORKER_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "worker.py")
 TAIL_BYTES = 6000
 
 
-# what a worker inherits from the parent's environment: where the toolchain is and how to use the GPU
-_KEPT_NAMES = frozenset({
-    "PATH", "LD_LIBRARY_PATH", "LIBRARY_PATH", "CPATH", "C_INCLUDE_PATH", "CPLUS_INCLUDE_PATH", "CUDA_HOME",
-    "CUDA_PATH", "CUDA_ROOT", "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "CC", "CXX", "CUDAHOSTCXX", "MAX_JOBS",
-    "LANG", "LANGUAGE", "TZ", "PYTHONPATH", "PYTHONHASHSEED", "VIRTUAL_ENV", "CONDA_PREFIX", "OMP_NUM_THREADS"})
-_KEPT_PREFIXES = ("LC_", "NVIDIA_", "TORCH_", "PYTORCH_", "NVCC_", "CUDA_MODULE_", "TRITON_", "MKL_", "CUDALINT_")
-_CREDENTIAL = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH|COOKIE|SESSION", re.IGNORECASE)
-NETWORK_NAMESPACE = ["unshare", "--user", "--map-root-user", "--net", "--"]
+# the GPU stage's limits: CUDA reserves far more address space than it uses (none there); builds write a
+# precompiled header of about 750 MB and libraries of hundreds; torch starts a thread per core
+GPU_LIMITS = dict(address_space=None, processes=8192, file_size=16 * GIB, open_files=65536)
 
 
-def worker_environment(parent: dict, workdir: str, keep: tuple[str, ...] = ()) -> dict:
-    """The environment of a worker: `parent` scrubbed to the toolchain's and GPU's settings (plus the names
-    in `keep`), never a credential, with a private HOME and temporary directory under `workdir`."""
-    env = {name: value for name, value in parent.items()
-           if name in keep or ((name in _KEPT_NAMES or name.startswith(_KEPT_PREFIXES))
-                               and not _CREDENTIAL.search(name))}
-    home, temporary = os.path.join(workdir, "home"), os.path.join(workdir, "tmp")
-    for directory in (home, temporary):
-        os.makedirs(directory, mode=0o700, exist_ok=True)
-    # packages installed with `pip install --user` stay importable under the new HOME
-    env.update(HOME=home, TMPDIR=temporary, TMP=temporary, TEMP=temporary,
-               XDG_CACHE_HOME=os.path.join(home, ".cache"), PYTHONUSERBASE=site.getuserbase())
-    return env
-
-
-@functools.lru_cache(maxsize=1)
-def network_isolation() -> tuple[list[str], str]:
-    """The command prefix that starts a worker without network, and what it gives: (prefix, "isolated"), or
-    ([], why not) where unprivileged user and network namespaces are not available."""
-    try:
-        done = subprocess.run(NETWORK_NAMESPACE + ["true"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.PIPE, timeout=10)
-    except (OSError, subprocess.TimeoutExpired) as error:
-        return [], f"not isolated: cannot run unshare ({error})"
-    if done.returncode != 0:
-        reason = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        return [], f"not isolated: unshare failed ({reason[-1] if reason else f'exit {done.returncode}'})"
-    return list(NETWORK_NAMESPACE), "isolated"
+def worker_limits(timeout: float) -> Limits:
+    """A worker's limits: CPU seconds enough for every core busy for the whole time limit, no more."""
+    return Limits(cpu_seconds=int(timeout * (os.cpu_count() or 1)) + 60, **GPU_LIMITS)
 
 
 @dataclass
@@ -98,8 +64,8 @@ def worker_command(python: str | None = None) -> list[str]:
 
 
 def run_worker(command: list[str], request: dict, timeout: float, env: dict | None = None,
-               workdir: str | None = None, prefix: list[str] | None = None,
-               on_timeout=None) -> WorkerOutcome:
+               workdir: str | None = None, prefix: list[str] | None = None, on_timeout=None,
+               isolated: Isolation | None = None) -> WorkerOutcome:
     """Run `prefix + command + [request file]` with `env` for at most `timeout` seconds.
 
     `request` is written as JSON with `result` (the result file) and `timeout` added; `prefix` wraps the
@@ -116,27 +82,17 @@ def run_worker(command: list[str], request: dict, timeout: float, env: dict | No
     with open(request_path, "w", encoding="utf-8") as out:
         json.dump(request, out)
     argv = list(prefix or []) + list(command) + [request_path]
-    started = time.monotonic()
-    timed_out = False
     with open(stdout_path, "wb") as stdout, open(stderr_path, "wb") as stderr:
-        try:
-            process = subprocess.Popen(argv, stdout=stdout, stderr=stderr, stdin=subprocess.DEVNULL,
-                                       env=env, start_new_session=True, cwd=directory)
-        except OSError as error:
-            if own_dir:
-                _remove_tree(directory)
-            return WorkerOutcome("worker_error", f"cannot start the worker: {error}", seconds=0.0)
-        try:
-            returncode = process.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            timed_out = True
-            _kill_group(process)
-            returncode = process.wait()
-    seconds = time.monotonic() - started
+        finished = run_sandboxed(argv, directory, env if env is not None else dict(os.environ), timeout,
+                                 worker_limits(timeout), isolated, stdout=stdout, stderr=stderr)
+    if finished.error:
+        if own_dir:
+            _remove_tree(directory)
+        return WorkerOutcome("worker_error", f"cannot start the worker: {finished.error}", seconds=0.0)
+    returncode, timed_out, seconds = finished.returncode, finished.timed_out, finished.seconds
     outcome = WorkerOutcome("", "", _read_json(result_path), returncode, None, timed_out, seconds,
                             _tail(stdout_path), _tail(stderr_path))
-    if returncode is not None and returncode < 0:
-        outcome.signal = _signal_name(-returncode)
+    outcome.signal = finished.signal
     if timed_out and on_timeout is not None:
         on_timeout(outcome.result)
     outcome.status, outcome.message = classify(outcome, timeout)
@@ -170,23 +126,6 @@ def classify(outcome: WorkerOutcome, timeout: float) -> tuple[str, str]:
                      + (f": {last}" if last else ""))
 
 
-def _kill_group(process: subprocess.Popen) -> None:
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        try:
-            process.kill()
-        except ProcessLookupError:
-            pass
-
-
-def _signal_name(number: int) -> str:
-    try:
-        return signal.Signals(number).name
-    except ValueError:
-        return f"signal {number}"
-
-
 def _read_json(path: str) -> dict:
     try:
         with open(path, encoding="utf-8") as handle:
@@ -218,5 +157,4 @@ def _remove_tree(directory: str) -> None:
     shutil.rmtree(directory, ignore_errors=True)
 
 
-__all__ = ["NETWORK_NAMESPACE", "WORKER_SCRIPT", "WorkerOutcome", "classify", "network_isolation", "run_worker",
-           "worker_command", "worker_environment"]
+__all__ = ["WORKER_SCRIPT", "WorkerOutcome", "classify", "run_worker", "worker_command", "worker_limits"]

@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 
 from cudalint.verify import diagnostics
 from cudalint.verify.gpus import Gpu, detect_gpus
-from cudalint.verify.isolation import WorkerOutcome, network_isolation, run_worker, worker_command, worker_environment
+from cudalint.sandbox import Isolation, isolation, scrubbed_environment
+from cudalint.verify.isolation import WorkerOutcome, run_worker, worker_command
 
 
 @dataclass
@@ -55,13 +56,17 @@ class JobResult:
     gpu: dict = field(default_factory=dict)  # where a GPU job ran: {"id", "name"} (and "node" on a cluster)
 
 
-def network_setting(isolate: bool, standin: bool) -> tuple[list[str], str]:
-    """The command prefix that takes a worker off the network, and what the worker gets."""
-    if not isolate:
-        return [], "not isolated (--network)"
+def worker_isolation(isolate: bool, standin: bool) -> Isolation | None:
+    """The namespaces a worker runs in, with or without network (None: none, for a stand-in worker of the
+    tests)."""
+    return None if standin else isolation(network=not isolate)
+
+
+def network_state(isolate: bool, standin: bool) -> str:
+    """What the worker's network is, in words."""
     if standin:
-        return [], "not isolated (a stand-in worker)"
-    return network_isolation()
+        return "not isolated (a stand-in worker)"
+    return worker_isolation(isolate, standin).network
 
 
 def execute(job: WorkerJob) -> JobResult:
@@ -69,8 +74,10 @@ def execute(job: WorkerJob) -> JobResult:
     own_dir = job.workdir is None
     workdir = job.workdir or tempfile.mkdtemp(prefix="cudalint-verify-")
     try:
-        prefix, network = network_setting(job.isolate_network, job.command is not None)
-        env = worker_environment(dict(os.environ), workdir, job.pass_env)
+        standin = job.command is not None
+        isolated, network = worker_isolation(job.isolate_network, standin), network_state(job.isolate_network, standin)
+        prefix = []
+        env = scrubbed_environment(dict(os.environ), workdir, job.pass_env)
         if job.device == "cuda":
             env["CUDA_VISIBLE_DEVICES"] = job.visible if job.visible is not None else ""
             if job.arch:
@@ -87,7 +94,7 @@ def execute(job: WorkerJob) -> JobResult:
             prefix = prefix + diagnostics.sanitizer_command(job.sanitizer["tool"], log_file, executable,
                                                             job.sanitizer["kernels"])
         outcome = run_worker(job.command or worker_command(job.python), job.request, job.timeout, env=env,
-                             workdir=workdir, prefix=prefix, on_timeout=drop_locks)
+                             workdir=workdir, prefix=prefix, on_timeout=drop_locks, isolated=isolated)
         log = ""
         if log_file:
             try:
@@ -174,4 +181,5 @@ def spread(jobs: list, gpus: list[Gpu], work: Callable) -> None:
         thread.join()
 
 
-__all__ = ["JobDone", "JobResult", "LocalExecutor", "WorkerJob", "drop_locks", "execute", "network_setting", "spread"]
+__all__ = ["JobDone", "JobResult", "LocalExecutor", "WorkerJob", "drop_locks", "execute", "network_state", "spread",
+           "worker_isolation"]
