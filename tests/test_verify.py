@@ -369,8 +369,8 @@ def test_lint_gate_rejects_without_building(tmp_path: Path, monkeypatch) -> None
     assert [r.kind for r in reports] == ["lint", "lint"] and "CL201" in reports[0].text
 
     [record] = verify_batch([Candidate(broken, str(RELU_REF), 1, 19, 1)], _options(tmp_path, lint=False))
-    assert record["status"] == "correct"  # the stand-in's verdict: it was built and run
-    assert [entry["mode"] for entry in _log(log)] == ["build", "run"]
+    assert record["status"] == "correct"  # the stand-in judge's verdict: it was built, run and judged
+    assert [entry["mode"] for entry in _log(log)] == ["build", "run", "judge"]
 
 
 # ---------------------------------------------------------------------------------------- isolation
@@ -627,8 +627,8 @@ def test_workers_see_no_secrets(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-must-not-leak")
     probe = tmp_path / "probe.py"
     probe.write_text("import json, os, sys\nrequest = json.load(open(sys.argv[1]))\n"
-                     "json.dump({'done': True, 'status': 'ok', 'message': json.dumps(dict(os.environ))}, "
-                     "open(request['result'], 'w'))\n")
+                     "os.write(request['channel'], json.dumps({'done': True, 'status': 'ok', "
+                     "'message': json.dumps(dict(os.environ))}).encode())\n")
     [record] = verify_batch([Candidate(_solution(tmp_path, "a.py", "ok"), str(RELU_REF))],
                             _options(tmp_path, build_only=True, worker=[sys.executable, str(probe)]))
     seen = json.loads(record["worker"]["build"]["message"]) if "message" in record["worker"]["build"] else None
@@ -649,10 +649,10 @@ def test_network_namespace_blocks_connections(tmp_path: Path) -> None:
     server.listen(1)
     port = server.getsockname()[1]
     probe = tmp_path / "probe.py"
-    probe.write_text("import json, socket, sys\nrequest = json.load(open(sys.argv[1]))\n"
+    probe.write_text("import json, os, socket, sys\nrequest = json.load(open(sys.argv[1]))\n"
                      f"try:\n    socket.create_connection(('127.0.0.1', {port}), timeout=3); reached = 'reached'\n"
                      "except OSError as error:\n    reached = type(error).__name__\n"
-                     "json.dump({'done': True, 'status': 'ok', 'message': reached}, open(request['result'], 'w'))\n")
+                     "os.write(request['channel'], json.dumps({'done': True, 'status': 'ok', 'message': reached}).encode())\n")
     try:
         outside = run_worker([sys.executable, str(probe)], {"mode": "probe"}, 20.0, workdir=str(tmp_path),
                              isolated=isolation(network=True))

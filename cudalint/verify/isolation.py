@@ -1,16 +1,16 @@
-"""Run one worker process with a time limit, and turn however it ended into a status.
+"""Run one worker process in the sandbox, with a time limit, and turn however it ended into a status.
 
-Each candidate runs in its own process (`python worker.py REQUEST.json`), started in a new session so
-that the whole group (ninja, nvcc, compute-sanitizer and whatever the candidate starts) can be killed
-when the time limit passes. The worker rewrites its result file at every stage; the parent reads it
-whatever happened, so a crash, a hang or an out-of-memory is reported with the stage it happened in,
-and never stops the batch.
+Each worker (`python worker.py REQUEST.json`) runs in a sandbox of its own (`cudalint.sandbox`: a private
+directory, a scrubbed environment, namespaces where the machine allows them, resource limits with the
+GPU stage's address space unlimited, no Unix sockets, and everything it started killed at its end). It
+sends its progress through a pipe (the request's `channel`) at every stage; the parent reads it whatever
+happened, so a crash, a hang or an out-of-memory is reported with the stage it happened in, and never
+stops the batch.
 
-What a worker gets (generated code runs in it): an environment scrubbed to the toolchain's and the
-GPU's settings (no API keys, tokens or other credentials), a HOME and temporary directory of its own
-under the batch's work directory, and, where unprivileged user and network namespaces are available
-(`unshare`), no network. It still runs as the same user, with the same file system: run untrusted
-batches in a container.
+The verdict of a run is never the run worker's word, since the solution's code runs in that process
+and can say anything there: the worker sends the candidate's output tensors through a second pipe into
+a file only this process holds (unlinked), and a judge worker that never loads the solution compares
+them with the reference's (`judged`). What the run worker says can only fail it.
 """
 
 from __future__ import annotations
@@ -18,13 +18,14 @@ from __future__ import annotations
 import json
 import os
 import sys
-import tempfile
 from dataclasses import dataclass, field
 
-from cudalint.sandbox import GIB, Isolation, Limits, run_sandboxed
+from cudalint.sandbox import GIB, Channel, Isolation, Limits, private_directory, run_sandboxed
 
 WORKER_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "worker.py")
 TAIL_BYTES = 6000
+PROGRESS_LIMIT = 16 << 20  # the progress a worker may send (snapshots of a few kB each)
+OUTPUTS_LIMIT = 64 * GIB  # the candidate outputs a run worker may send (its trials' output tensors)
 
 
 # the GPU stage's limits: CUDA reserves far more address space than it uses (none there); builds write a
@@ -65,40 +66,84 @@ def worker_command(python: str | None = None) -> list[str]:
 
 def run_worker(command: list[str], request: dict, timeout: float, env: dict | None = None,
                workdir: str | None = None, prefix: list[str] | None = None, on_timeout=None,
-               isolated: Isolation | None = None) -> WorkerOutcome:
-    """Run `prefix + command + [request file]` with `env` for at most `timeout` seconds.
+               isolated: Isolation | None = None, outputs_into=None, outputs_from=None) -> WorkerOutcome:
+    """Run `prefix + command + [request file]` in the sandbox with `env` for at most `timeout` seconds.
 
-    `request` is written as JSON with `result` (the result file) and `timeout` added; `prefix` wraps the
-    command (compute-sanitizer). `on_timeout(partial_result)` runs after a kill (to clean up a lock)."""
+    `workdir` is the worker's own private directory (None: a new one, removed after). `request` is
+    written as JSON with `channel` (the progress pipe) and `timeout` added, and `outputs`: the write end
+    of a pipe drained into the open file `outputs_into` (a run worker's candidate outputs), or the file
+    descriptor of `outputs_from` (the judge reads them). `prefix` wraps the command (compute-sanitizer).
+    `on_timeout(partial_result)` runs after a kill (to clean up a lock)."""
     own_dir = workdir is None
-    directory = workdir or tempfile.mkdtemp(prefix="cudalint-verify-")
-    os.makedirs(directory, exist_ok=True)
-    handle, request_path = tempfile.mkstemp(prefix=f"{request.get('mode', 'job')}-", suffix=".json", dir=directory)
-    os.close(handle)
-    result_path = request_path[:-5] + ".result.json"
-    stdout_path = request_path[:-5] + ".stdout"
-    stderr_path = request_path[:-5] + ".stderr"
-    request = dict(request, result=result_path, timeout=timeout)
+    directory = workdir or private_directory(prefix="cudalint-verify-")
+    request_path = os.path.join(directory, f"{request.get('mode', 'job')}.json")
+    stdout_path, stderr_path = request_path[:-5] + ".stdout", request_path[:-5] + ".stderr"
+    progress = Channel(PROGRESS_LIMIT)
+    outputs = Channel(OUTPUTS_LIMIT, into=outputs_into) if outputs_into is not None else None
+    if outputs is not None:
+        request = dict(request, outputs=outputs.fd)
+    elif outputs_from is not None:
+        outputs_from.seek(0)
+        request = dict(request, outputs=outputs_from.fileno())
+    request = dict(request, channel=progress.fd, timeout=timeout)
     with open(request_path, "w", encoding="utf-8") as out:
         json.dump(request, out)
     argv = list(prefix or []) + list(command) + [request_path]
-    with open(stdout_path, "wb") as stdout, open(stderr_path, "wb") as stderr:
-        finished = run_sandboxed(argv, directory, env if env is not None else dict(os.environ), timeout,
-                                 worker_limits(timeout), isolated, stdout=stdout, stderr=stderr)
-    if finished.error:
+    try:
+        with open(stdout_path, "wb") as stdout, open(stderr_path, "wb") as stderr:
+            finished = run_sandboxed(argv, directory, env if env is not None else dict(os.environ), timeout,
+                                     worker_limits(timeout), isolated,
+                                     pass_fds=tuple(fd for fd in (progress.fd, request.get("outputs")) if fd is not None),
+                                     stdout=stdout, stderr=stderr)
+        sent = progress.read()
+        if outputs is not None:
+            outputs.read()
+        if finished.error:
+            return WorkerOutcome("worker_error", f"cannot start the worker: {finished.error}", seconds=0.0)
+        outcome = WorkerOutcome("", "", last_state(sent), finished.returncode, finished.signal, finished.timed_out,
+                                finished.seconds, _tail(stdout_path), _tail(stderr_path))
+        if outputs is not None and outputs.overflowed:
+            outcome.result["outputs_overflowed"] = True
+    finally:
+        for channel in (progress, outputs):
+            if channel is not None:
+                channel.started()
         if own_dir:
             _remove_tree(directory)
-        return WorkerOutcome("worker_error", f"cannot start the worker: {finished.error}", seconds=0.0)
-    returncode, timed_out, seconds = finished.returncode, finished.timed_out, finished.seconds
-    outcome = WorkerOutcome("", "", _read_json(result_path), returncode, None, timed_out, seconds,
-                            _tail(stdout_path), _tail(stderr_path))
-    outcome.signal = finished.signal
-    if timed_out and on_timeout is not None:
+    if outcome.timed_out and on_timeout is not None:
         on_timeout(outcome.result)
     outcome.status, outcome.message = classify(outcome, timeout)
-    if own_dir:
-        _remove_tree(directory)
     return outcome
+
+
+def last_state(sent: bytes) -> dict:
+    """The last complete progress snapshot a worker sent (one JSON object a line)."""
+    for line in reversed(sent.splitlines()):
+        try:
+            state = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(state, dict):
+            return state
+    return {}
+
+
+def judged(run: WorkerOutcome, judge: WorkerOutcome | None) -> WorkerOutcome:
+    """A run's outcome with the judge's verdict: the run worker's own word can fail the candidate, never
+    pass it; "correct" is the judge's, from outputs it compared itself."""
+    if run.status != "correct":
+        return run
+    if judge is None or judge.status not in ("correct", "incorrect") or run.result.get("outputs_overflowed"):
+        why = "the outputs were larger than the limit" if run.result.get("outputs_overflowed") else \
+            (judge.message if judge is not None else "it did not run")
+        run.status, run.message = "worker_error", f"the judge could not check the outputs: {why}"
+        return run
+    run.result["self_check"] = run.result.get("correctness")
+    run.result["correctness"] = judge.result.get("correctness")
+    run.status, run.message = judge.status, judge.message
+    if judge.status != "correct":
+        run.result["timing"] = None
+    return run
 
 
 def classify(outcome: WorkerOutcome, timeout: float) -> tuple[str, str]:
@@ -126,15 +171,6 @@ def classify(outcome: WorkerOutcome, timeout: float) -> tuple[str, str]:
                      + (f": {last}" if last else ""))
 
 
-def _read_json(path: str) -> dict:
-    try:
-        with open(path, encoding="utf-8") as handle:
-            value = json.load(handle)
-        return value if isinstance(value, dict) else {}
-    except (OSError, ValueError):
-        return {}
-
-
 def _tail(path: str) -> str:
     try:
         with open(path, "rb") as handle:
@@ -157,4 +193,5 @@ def _remove_tree(directory: str) -> None:
     shutil.rmtree(directory, ignore_errors=True)
 
 
-__all__ = ["WORKER_SCRIPT", "WorkerOutcome", "classify", "run_worker", "worker_command", "worker_limits"]
+__all__ = ["WORKER_SCRIPT", "WorkerOutcome", "classify", "judged", "last_state", "run_worker", "worker_command",
+           "worker_limits"]
