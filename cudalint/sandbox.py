@@ -86,6 +86,7 @@ class Isolation:
     prefix: tuple[str, ...]
     network: str  # "isolated", or why not
     processes: str  # "own PID namespace", or why not
+    files: str = "writable"  # "read-only" (but for the command's own directories), or why not
 
     @property
     def namespaces(self) -> bool:
@@ -127,19 +128,30 @@ def private_directory(parent: str | None = None, prefix: str = "cudalint-sandbox
 @functools.lru_cache(maxsize=4)
 def isolation(network: bool = False) -> Isolation:
     """The namespaces this machine gives an unprivileged user, tried once: user, PID and mount (its own
-    /proc), and network unless `network` lets the command out."""
+    /proc, the file system read-only), and network unless `network` lets the command out."""
     prefix = NAMESPACES + ([] if network else NETWORK_NAMESPACE) + ["--"]
-    try:
-        done = subprocess.run(prefix + ["true"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.PIPE, timeout=10)
-        why = None if done.returncode == 0 else \
-            (done.stderr.decode("utf-8", "replace").strip().splitlines() or [f"exit {done.returncode}"])[-1]
-    except (OSError, subprocess.TimeoutExpired) as error:
-        why = f"cannot run unshare ({error})"
+    why = _fails(prefix + ["true"])
     if why is not None:
         return Isolation((), "not isolated (--network)" if network else f"not isolated: {why}",
-                         f"shared PID namespace: {why}")
-    return Isolation(tuple(prefix), "not isolated (--network)" if network else "isolated", "own PID namespace")
+                         f"shared PID namespace: {why}", f"writable: {why}")
+    net = "not isolated (--network)" if network else "isolated"
+    with tempfile.TemporaryDirectory(prefix="cudalint-sandbox-probe-") as directory:
+        config = {"limits": {}, "namespace": True, "unix_sockets": True, "writable": [directory],
+                  "uid": os.getuid(), "gid": os.getgid()}
+        why = _fails(prefix + [sys.executable, "-I", "-S", LAUNCHER, json.dumps(config), "--", "true"])
+    return Isolation(tuple(prefix), net, "own PID namespace", "read-only" if why is None else f"writable: {why}")
+
+
+def _fails(argv: list[str]) -> str | None:
+    """Why `argv` failed (its last line of error output), or None when it ran."""
+    try:
+        done = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                              timeout=20)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return f"cannot run {argv[0]} ({error})"
+    if done.returncode == 0:
+        return None
+    return (done.stderr.decode("utf-8", "replace").strip().splitlines() or [f"exit {done.returncode}"])[-1]
 
 
 class Channel:
@@ -196,15 +208,18 @@ class Channel:
 
 def run_sandboxed(command: list[str], directory: str, env: dict, timeout: float, limits: Limits = Limits(),
                   isolated: Isolation | None = None, pass_fds: tuple[int, ...] = (), stdout=None, stderr=None,
-                  unix_sockets: bool = False, grace: float = 5.0) -> Finished:
+                  unix_sockets: bool = False, writable: tuple[str, ...] = (), grace: float = 5.0) -> Finished:
     """Run `command` in `directory` with `env` for at most `timeout` seconds, under the launcher (limits,
     no Unix sockets unless `unix_sockets`, every descendant killed at the end) and inside the namespaces
-    of `isolated` (None: none). `pass_fds` stay open in the command (the write ends of `Channel`s).
+    of `isolated` (None: none), where the file system is read-only but for `directory` and `writable`
+    when `isolated.files` says so. `pass_fds` stay open in the command (the write ends of `Channel`s).
 
     When time is up the launcher is asked to kill everything (SIGTERM; a PID namespace dies with it);
     `grace` seconds later whatever is left of the process group is killed."""
     config = {"limits": asdict(limits), "namespace": bool(isolated and isolated.namespaces),
               "unix_sockets": unix_sockets}
+    if isolated is not None and isolated.files == "read-only":
+        config.update(writable=[directory, *writable], uid=os.getuid(), gid=os.getgid())
     argv = list(isolated.prefix if isolated else ()) + [sys.executable, "-I", "-S", LAUNCHER, json.dumps(config),
                                                         "--"] + list(command)
     if shutil.which(command[0], path=env.get("PATH", os.defpath)) is None:
@@ -269,6 +284,14 @@ _IO_URING_SETUP = 425  # the same number on every architecture
 _X32_BIT = 0x40000000
 
 
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_BIND, MS_REC = 1, 2, 4, 8, 32, 4096, 16384
+# the per-mount flags a remount must repeat: a user namespace may not clear the ones it inherited
+_MOUNT_OPTIONS = {"nosuid": MS_NOSUID, "nodev": MS_NODEV, "noexec": MS_NOEXEC, "noatime": 1024, "nodiratime": 2048,
+                  "relatime": 1 << 21}
+CLONE_NEWNS, CLONE_NEWUSER = 0x00020000, 0x10000000
+_LEFT_WRITABLE = ("/proc", "/dev")  # the namespace's own /proc; device nodes (the GPU's) and a fresh /dev/shm
+
+
 class _Stop(Exception):
     """The parent's time limit passed (SIGTERM to the launcher)."""
 
@@ -306,6 +329,8 @@ def _exec(command: list[str], config: dict, libc) -> None:
     """In the forked child: limits, the socket filter, then COMMAND (never returns)."""
     try:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        if config.get("writable") is not None:
+            confine_files(config["writable"], config["uid"], config["gid"], libc)
         apply_limits(config["limits"], inside_user_namespace=config.get("namespace", False))
         if not config.get("unix_sockets"):
             deny_unix_sockets(libc)
@@ -313,6 +338,49 @@ def _exec(command: list[str], config: dict, libc) -> None:
     except BaseException as error:  # noqa: BLE001 - reported on stderr; the exit status says it failed
         os.write(2, f"sandbox: cannot start {command[0]}: {error}\n".encode("utf-8", "replace"))
     os._exit(127)
+
+
+def confine_files(writable: list[str], uid: int, gid: int, libc) -> None:
+    """Inside the sandbox's user and mount namespaces: every file system read-only except the `writable`
+    directories, /proc, /dev and a fresh /dev/shm; then a nested user namespace (the caller's uid and gid
+    again), in which the kernel locks those read-only mounts: neither the command nor anything it starts
+    can make them writable again or unmount what hides them, even as root of its namespace."""
+
+    def mount(source, target: str, kind, flags: int) -> None:
+        if libc.mount(source, target.encode(), kind, flags, None) != 0:
+            raise OSError(ctypes.get_errno(), f"cannot mount {target}: {os.strerror(ctypes.get_errno())}")
+
+    kept = [os.path.realpath(path) for path in writable]
+    for path in kept:  # a mount of its own, which the read-only pass below leaves alone
+        mount(path.encode(), path, None, MS_BIND | MS_REC)
+    if os.path.isdir("/dev/shm"):
+        mount(b"tmpfs", "/dev/shm", b"tmpfs", MS_NOSUID | MS_NODEV)
+    for point, options in _mounts():
+        if "ro" in options or any(_within(point, top) for top in kept + list(_LEFT_WRITABLE)):
+            continue
+        mount(None, point, None, MS_BIND | MS_REMOUNT | MS_RDONLY |
+              sum(flag for option, flag in _MOUNT_OPTIONS.items() if option in options))
+    if libc.unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0:
+        raise OSError(ctypes.get_errno(), "cannot lock the read-only mounts (nested user namespace)")
+    for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} 0 1"), ("gid_map", f"{gid} 0 1")):
+        with open(f"/proc/self/{name}", "w") as handle:
+            handle.write(text)
+    os.chdir(os.getcwd())  # the working directory was the one beneath its writable mount
+
+
+def _mounts() -> list[tuple[str, set[str]]]:
+    """(mount point, its per-mount options) for each mount of this namespace."""
+    found = []
+    with open("/proc/self/mountinfo", encoding="utf-8", errors="surrogateescape") as handle:
+        for line in handle:
+            fields = line.split()
+            point = re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), fields[4])
+            found.append((point, set(fields[5].split(","))))
+    return found
+
+
+def _within(path: str, top: str) -> bool:
+    return path == top or path.startswith(top.rstrip("/") + "/")
 
 
 def apply_limits(limits: dict, inside_user_namespace: bool) -> None:

@@ -206,3 +206,55 @@ def test_channel_carries_what_the_command_writes(tmp_path: Path) -> None:
     assert finished.returncode == 0
     assert json.loads(channel.read()) == {"status": "ok"}
     assert small.read() == b"x" * 10 and small.overflowed
+
+
+def test_files_are_read_only_but_for_the_commands_own_and_it_cannot_undo_that(tmp_path: Path) -> None:
+    isolated = _namespaces()
+    if isolated.files != "read-only":
+        pytest.skip(f"no read-only file system on this machine: {isolated.files}")
+    extra, sibling = tmp_path / "cache", tmp_path / "sibling"
+    extra.mkdir()
+    sibling.mkdir()
+    package = Path(__file__).resolve().parent.parent / "cudalint"
+    code = f"""\
+        import ctypes, errno, json, os
+        libc = ctypes.CDLL(None, use_errno=True)
+        results = {{}}
+
+        def attempt(name, action):
+            try:
+                action()
+                results[name] = "done"
+            except OSError as error:
+                results[name] = errno.errorcode.get(error.errno, str(error.errno))
+
+        def call(result):
+            if result != 0:
+                raise OSError(ctypes.get_errno(), "")
+
+        def write(path):
+            with open(path, "w") as handle:
+                handle.write("forged")
+
+        attempt("remount", lambda: call(libc.mount(None, b"/", None, 4096 | 32, None)))  # MS_BIND | MS_REMOUNT: rw
+        attempt("unmount", lambda: call(libc.umount2(os.getcwd().encode(), 2)))
+        attempt("own", lambda: write("own.txt"))
+        attempt("extra", lambda: write({str(extra / 'x')!r}))
+        attempt("sibling", lambda: write({str(sibling / 'verdict.json')!r}))
+        attempt("package", lambda: write({str(package / 'forged.py')!r}))
+        attempt("shm", lambda: write("/dev/shm/x"))
+        print(json.dumps(results))
+        """
+    script = tmp_path / "w.py"
+    script.write_text(textwrap.dedent(code))
+    directory = private_directory(str(tmp_path))
+    with open(tmp_path / "out", "wb") as out, open(tmp_path / "err", "wb") as err:
+        finished = run_sandboxed([sys.executable, str(script)], directory, scrubbed_environment({}, directory), 20,
+                                 NO_LIMITS, isolated, stdout=out, stderr=err, writable=(str(extra),))
+    assert finished.returncode == 0, (tmp_path / "err").read_text()
+    results = json.loads((tmp_path / "out").read_text())
+    assert results["remount"] != "done" and results["unmount"] != "done", results
+    assert {k: results[k] for k in ("own", "extra", "shm")} == {"own": "done", "extra": "done", "shm": "done"}
+    assert {k: results[k] for k in ("sibling", "package")} == {"sibling": "EROFS", "package": "EROFS"}, results
+    assert not (sibling / "verdict.json").exists() and not (package / "forged.py").exists()
+    assert not Path("/dev/shm/x").exists()  # a /dev/shm of its own

@@ -66,10 +66,12 @@ def worker_command(python: str | None = None) -> list[str]:
 
 def run_worker(command: list[str], request: dict, timeout: float, env: dict | None = None,
                workdir: str | None = None, prefix: list[str] | None = None, on_timeout=None,
-               isolated: Isolation | None = None, outputs_into=None, outputs_from=None) -> WorkerOutcome:
+               isolated: Isolation | None = None, outputs_into=None, outputs_from=None,
+               writable: tuple[str, ...] = ()) -> WorkerOutcome:
     """Run `prefix + command + [request file]` in the sandbox with `env` for at most `timeout` seconds.
 
-    `workdir` is the worker's own private directory (None: a new one, removed after). `request` is
+    `workdir` is the worker's own private directory (None: a new one, removed after); with `isolated`
+    namespaces, it and `writable` (the build cache) are all the worker can write. `request` is
     written as JSON with `channel` (the progress pipe) and `timeout` added, and `outputs`: the write end
     of a pipe drained into the open file `outputs_into` (a run worker's candidate outputs), or the file
     descriptor of `outputs_from` (the judge reads them). `prefix` wraps the command (compute-sanitizer).
@@ -94,7 +96,7 @@ def run_worker(command: list[str], request: dict, timeout: float, env: dict | No
             finished = run_sandboxed(argv, directory, env if env is not None else dict(os.environ), timeout,
                                      worker_limits(timeout), isolated,
                                      pass_fds=tuple(fd for fd in (progress.fd, request.get("outputs")) if fd is not None),
-                                     stdout=stdout, stderr=stderr)
+                                     stdout=stdout, stderr=stderr, writable=writable)
         sent = progress.read()
         if outputs is not None:
             outputs.read()

@@ -70,6 +70,17 @@ def network_state(isolate: bool, standin: bool) -> str:
     return worker_isolation(isolate, standin).network
 
 
+def isolation_record(isolate: bool, standin: bool) -> dict:
+    """What isolated the workers, in words, for each candidate's record."""
+    isolated = worker_isolation(isolate, standin)
+    why = "a stand-in worker"
+    return {"environment": "scrubbed", "home": "private", "directory": "private to each worker",
+            "network": network_state(isolate, standin),
+            "processes": isolated.processes if isolated else f"shared PID namespace ({why})",
+            "files": isolated.files if isolated else f"writable ({why})", "unix_sockets": "refused",
+            "verdict": "judge (a worker that never loads the solution)"}
+
+
 def execute(job: WorkerJob) -> JobResult:
     """Run `job` in a worker process on this host, with this host's toolchain environment, scrubbed, in a
     private directory of its own (under the batch's work directory, or a temporary one removed after). A
@@ -91,14 +102,14 @@ def execute(job: WorkerJob) -> JobResult:
         outcome_of = functools.partial(run_worker, command, timeout=job.timeout, on_timeout=drop_locks,
                                        isolated=isolated)
         if job.mode != "run":
-            return JobResult(outcome_of(job.request, env=_environment(job, directory), workdir=directory),
-                             network=network)
+            return JobResult(outcome_of(job.request, env=_environment(job, directory), workdir=directory,
+                                        writable=_cache(job)), network=network)
         # the candidate outputs go to a file no worker can name (unlinked), read by the judge through its fd
         with tempfile.TemporaryFile(dir=job.workdir) as outputs:
             outcome = outcome_of(job.request, env=_environment(job, directory), workdir=directory,
-                                 outputs_into=outputs)
+                                 outputs_into=outputs, writable=_cache(job))
             verdict = None
-            if outcome.status == "correct":
+            if outcome.status == "correct":  # the judge writes nothing but its own directory
                 judge_directory = private()
                 verdict = outcome_of(dict(job.request, mode="judge"), env=_environment(job, judge_directory),
                                      workdir=judge_directory, outputs_from=outputs)
@@ -107,6 +118,15 @@ def execute(job: WorkerJob) -> JobResult:
         if job.workdir is None:
             for directory in directories:
                 shutil.rmtree(directory, ignore_errors=True)
+
+
+def _cache(job: WorkerJob) -> tuple[str, ...]:
+    """The build cache, the one place outside its own directory a build or run worker writes."""
+    cache_dir = job.request.get("cache_dir")
+    if not cache_dir:
+        return ()
+    os.makedirs(cache_dir, exist_ok=True)
+    return (cache_dir,)
 
 
 def _environment(job: WorkerJob, directory: str) -> dict:
@@ -128,7 +148,7 @@ def _sanitize(job: WorkerJob, command: list[str], env: dict, directory: str, iso
     log_file = os.path.join(directory, f"{job.sanitizer['tool']}.log")
     prefix = diagnostics.sanitizer_command(job.sanitizer["tool"], log_file, executable, job.sanitizer["kernels"])
     outcome = run_worker(command, job.request, job.timeout, env=env, workdir=directory, prefix=prefix,
-                         on_timeout=drop_locks, isolated=isolated)
+                         on_timeout=drop_locks, isolated=isolated, writable=_cache(job))
     try:
         with open(log_file, encoding="utf-8", errors="replace") as handle:
             log = handle.read()
@@ -210,5 +230,5 @@ def spread(jobs: list, gpus: list[Gpu], work: Callable) -> None:
         thread.join()
 
 
-__all__ = ["JobDone", "JobResult", "LocalExecutor", "WorkerJob", "drop_locks", "execute", "network_state", "spread",
-           "worker_isolation"]
+__all__ = ["JobDone", "JobResult", "LocalExecutor", "WorkerJob", "drop_locks", "execute", "isolation_record", "network_state",
+           "spread", "worker_isolation"]
