@@ -1,8 +1,9 @@
 """Run one worker process in the sandbox, with a time limit, and turn however it ended into a status.
 
-Each worker (`python worker.py REQUEST.json`) runs in a sandbox of its own (`cudalint.sandbox`: a private
-directory, a scrubbed environment, namespaces where the machine allows them, resource limits with the
-GPU stage's address space unlimited, no Unix sockets, and everything it started killed at its end). It
+Each worker (`python worker.py /dev/fd/N`, N a pipe holding the request) runs in a sandbox of its own
+(`cudalint.sandbox`: a private directory, a scrubbed environment, namespaces and a read-only file system
+where the machine allows them, resource limits with the GPU stage's address space unlimited, no Unix
+sockets, and everything it started killed at its end). It
 sends its progress through a pipe (the request's `channel`) at every stage; the parent reads it whatever
 happened, so a crash, a hang or an out-of-memory is reported with the stage it happened in, and never
 stops the batch.
@@ -18,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import threading
 from dataclasses import dataclass, field
 
 from cudalint.sandbox import GIB, Channel, Isolation, Limits, private_directory, run_sandboxed
@@ -68,7 +70,7 @@ def run_worker(command: list[str], request: dict, timeout: float, env: dict | No
                workdir: str | None = None, prefix: list[str] | None = None, on_timeout=None,
                isolated: Isolation | None = None, outputs_into=None, outputs_from=None,
                writable: tuple[str, ...] = ()) -> WorkerOutcome:
-    """Run `prefix + command + [request file]` in the sandbox with `env` for at most `timeout` seconds.
+    """Run `prefix + command + [/dev/fd/N]` (N: a pipe holding the request) in the sandbox with `env` for at most `timeout` seconds.
 
     `workdir` is the worker's own private directory (None: a new one, removed after); with `isolated`
     namespaces, it and `writable` (the build cache) are all the worker can write. `request` is
@@ -78,8 +80,8 @@ def run_worker(command: list[str], request: dict, timeout: float, env: dict | No
     `on_timeout(partial_result)` runs after a kill (to clean up a lock)."""
     own_dir = workdir is None
     directory = workdir or private_directory(prefix="cudalint-verify-")
-    request_path = os.path.join(directory, f"{request.get('mode', 'job')}.json")
-    stdout_path, stderr_path = request_path[:-5] + ".stdout", request_path[:-5] + ".stderr"
+    stdout_path = os.path.join(directory, f"{request.get('mode', 'job')}.stdout")
+    stderr_path = stdout_path[:-len(".stdout")] + ".stderr"
     progress = Channel(PROGRESS_LIMIT)
     outputs = Channel(OUTPUTS_LIMIT, into=outputs_into) if outputs_into is not None else None
     if outputs is not None:
@@ -88,15 +90,15 @@ def run_worker(command: list[str], request: dict, timeout: float, env: dict | No
         outputs_from.seek(0)
         request = dict(request, outputs=outputs_from.fileno())
     request = dict(request, channel=progress.fd, timeout=timeout)
-    with open(request_path, "w", encoding="utf-8") as out:
-        json.dump(request, out)
-    argv = list(prefix or []) + list(command) + [request_path]
+    # the request is read from a pipe (/dev/fd/N), not from a file another worker could rewrite first
+    request_fd = _pipe_holding(json.dumps(request).encode("utf-8"))
+    argv = list(prefix or []) + list(command) + [f"/dev/fd/{request_fd}"]
+    passed = (request_fd, progress.fd) + ((request["outputs"],) if "outputs" in request else ())
     try:
         with open(stdout_path, "wb") as stdout, open(stderr_path, "wb") as stderr:
             finished = run_sandboxed(argv, directory, env if env is not None else dict(os.environ), timeout,
-                                     worker_limits(timeout), isolated,
-                                     pass_fds=tuple(fd for fd in (progress.fd, request.get("outputs")) if fd is not None),
-                                     stdout=stdout, stderr=stderr, writable=writable)
+                                     worker_limits(timeout), isolated, pass_fds=passed, stdout=stdout,
+                                     stderr=stderr, writable=writable)
         sent = progress.read()
         if outputs is not None:
             outputs.read()
@@ -107,6 +109,7 @@ def run_worker(command: list[str], request: dict, timeout: float, env: dict | No
         if outputs is not None and outputs.overflowed:
             outcome.result["outputs_overflowed"] = True
     finally:
+        os.close(request_fd)
         for channel in (progress, outputs):
             if channel is not None:
                 channel.started()
@@ -116,6 +119,18 @@ def run_worker(command: list[str], request: dict, timeout: float, env: dict | No
         on_timeout(outcome.result)
     outcome.status, outcome.message = classify(outcome, timeout)
     return outcome
+
+
+def _pipe_holding(data: bytes) -> int:
+    """The read end of a pipe that holds `data` and nothing more (its write end closed once written)."""
+    read_end, write_end = os.pipe()
+
+    def write() -> None:
+        with open(write_end, "wb") as pipe:
+            pipe.write(data)
+
+    threading.Thread(target=write, daemon=True).start()
+    return read_end
 
 
 def last_state(sent: bytes) -> dict:

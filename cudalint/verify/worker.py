@@ -1,8 +1,9 @@
 """The worker of `cudalint verify`: builds, checks, sanitizes and times ONE candidate, in its own process.
 
-Run as a script, never imported by the parent at run time: `python worker.py REQUEST.json`. The parent
-(`cudalint.verify.isolation`) starts one per candidate in a sandbox (`cudalint.sandbox`) with a time limit,
-`CUDA_VISIBLE_DEVICES` naming one GPU, and kills everything it started when the limit passes. This file
+Run as a script, never imported by the parent at run time: `python worker.py REQUEST` (the request's
+JSON, from a pipe: /dev/fd/N). The parent (`cudalint.verify.isolation`) starts one per candidate in a
+sandbox (`cudalint.sandbox`) with a time limit, `CUDA_VISIBLE_DEVICES` naming one GPU, and kills
+everything it started when the limit passes. This file
 imports only the standard library at the top; torch is imported inside the modes, so the pure helpers
 here (the build-cache key, error classification) can be tested without torch.
 
