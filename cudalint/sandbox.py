@@ -15,7 +15,9 @@ dry run. What a sandboxed command gets:
   dumps off;
 - no Unix-domain sockets: a seccomp filter refuses `socket(AF_UNIX, ...)` (and io_uring, which could
   open one past the filter), so filesystem sockets (an ssh agent, D-Bus, a tmux server, docker.sock)
-  are out of reach even where no namespace is available;
+  are out of reach even where no namespace is available. CUDA cannot start without them (measured on
+  an H200: cudaGetDeviceCount fails with error 304), so a GPU worker is given them, and in its mount
+  namespace the socket files are hidden instead (`confine_files`);
 - a kill that leaves nothing alive: the command runs under a launcher (this file run as a script) that
   is a child subreaper, so that processes which left the group with setsid() or a double fork are
   still its descendants; when the command ends or time is up it kills every one of them. Inside a PID
@@ -35,12 +37,14 @@ from __future__ import annotations
 import ctypes
 import errno
 import functools
+import glob
 import json
 import os
 import re
 import shutil
 import signal
 import site
+import stat
 import subprocess
 import sys
 import tempfile
@@ -210,7 +214,8 @@ def run_sandboxed(command: list[str], directory: str, env: dict, timeout: float,
                   isolated: Isolation | None = None, pass_fds: tuple[int, ...] = (), stdout=None, stderr=None,
                   unix_sockets: bool = False, writable: tuple[str, ...] = (), grace: float = 5.0) -> Finished:
     """Run `command` in `directory` with `env` for at most `timeout` seconds, under the launcher (limits,
-    no Unix sockets unless `unix_sockets`, every descendant killed at the end) and inside the namespaces
+    no Unix sockets unless `unix_sockets` (then socket files are hidden where the file system is
+    confined), every descendant killed at the end) and inside the namespaces
     of `isolated` (None: none), where the file system is read-only but for `directory` and `writable`
     when `isolated.files` says so. `pass_fds` stay open in the command (the write ends of `Channel`s).
 
@@ -330,7 +335,8 @@ def _exec(command: list[str], config: dict, libc) -> None:
     try:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         if config.get("writable") is not None:
-            confine_files(config["writable"], config["uid"], config["gid"], libc)
+            confine_files(config["writable"], config["uid"], config["gid"], libc,
+                          hide_sockets=bool(config.get("unix_sockets")))
         apply_limits(config["limits"], inside_user_namespace=config.get("namespace", False))
         if not config.get("unix_sockets"):
             deny_unix_sockets(libc)
@@ -340,11 +346,16 @@ def _exec(command: list[str], config: dict, libc) -> None:
     os._exit(127)
 
 
-def confine_files(writable: list[str], uid: int, gid: int, libc) -> None:
+def confine_files(writable: list[str], uid: int, gid: int, libc, hide_sockets: bool = False) -> None:
     """Inside the sandbox's user and mount namespaces: every file system read-only except the `writable`
     directories, /proc, /dev and a fresh /dev/shm; then a nested user namespace (the caller's uid and gid
     again), in which the kernel locks those read-only mounts: neither the command nor anything it starts
-    can make them writable again or unmount what hides them, even as root of its namespace."""
+    can make them writable again or unmount what hides them, even as root of its namespace.
+
+    With `hide_sockets` (where Unix sockets are allowed: CUDA needs them), the socket files the command
+    could otherwise connect to are hidden: an empty /run (D-Bus, docker.sock, the user's runtime
+    directory), and /dev/null over each socket file up to two levels below /tmp and /var/tmp (an ssh
+    agent, X11, tmux)."""
 
     def mount(source, target: str, kind, flags: int) -> None:
         if libc.mount(source, target.encode(), kind, flags, None) != 0:
@@ -353,10 +364,16 @@ def confine_files(writable: list[str], uid: int, gid: int, libc) -> None:
     kept = [os.path.realpath(path) for path in writable]
     for path in kept:  # a mount of its own, which the read-only pass below leaves alone
         mount(path.encode(), path, None, MS_BIND | MS_REC)
-    if os.path.isdir("/dev/shm"):
-        mount(b"tmpfs", "/dev/shm", b"tmpfs", MS_NOSUID | MS_NODEV)
+    private = []  # mounted here: a fresh, empty file system each, or /dev/null over a socket
+    for top in ["/dev/shm"] + (["/run", "/var/run"] if hide_sockets else []):
+        if os.path.isdir(top) and not os.path.islink(top) and not any(_within(path, top) for path in kept):
+            mount(b"tmpfs", top, b"tmpfs", MS_NOSUID | MS_NODEV)
+            private.append(top)
+    for path in _socket_files(("/tmp", "/var/tmp")) if hide_sockets else ():
+        mount(b"/dev/null", path, None, MS_BIND)
+        private.append(path)
     for point, options in _mounts():
-        if "ro" in options or any(_within(point, top) for top in kept + list(_LEFT_WRITABLE)):
+        if "ro" in options or any(_within(point, top) for top in kept + private + list(_LEFT_WRITABLE)):
             continue
         mount(None, point, None, MS_BIND | MS_REMOUNT | MS_RDONLY |
               sum(flag for option, flag in _MOUNT_OPTIONS.items() if option in options))
@@ -366,6 +383,19 @@ def confine_files(writable: list[str], uid: int, gid: int, libc) -> None:
         with open(f"/proc/self/{name}", "w") as handle:
             handle.write(text)
     os.chdir(os.getcwd())  # the working directory was the one beneath its writable mount
+
+
+def _socket_files(tops: tuple[str, ...]) -> list[str]:
+    found = []
+    for top in tops:
+        for pattern in ("*", ".*", "*/*", ".*/*", "*/.*", ".*/.*"):
+            for path in glob.glob(os.path.join(top, pattern)):
+                try:
+                    if stat.S_ISSOCK(os.lstat(path).st_mode):
+                        found.append(path)
+                except OSError:
+                    pass
+    return found
 
 
 def _mounts() -> list[tuple[str, set[str]]]:
@@ -473,6 +503,10 @@ def _children(parent: int) -> list[int]:
         if int(fields[1]) == parent:
             found.append(int(name))
     return found
+
+
+__all__ = ["Channel", "Finished", "Isolation", "LAUNCHER", "Limits", "isolation", "launch", "private_directory",
+           "run_sandboxed", "scrubbed_environment", "signal_name"]
 
 
 if __name__ == "__main__":

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import stat
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 from pathlib import Path
@@ -258,3 +260,32 @@ def test_files_are_read_only_but_for_the_commands_own_and_it_cannot_undo_that(tm
     assert {k: results[k] for k in ("sibling", "package")} == {"sibling": "EROFS", "package": "EROFS"}, results
     assert not (sibling / "verdict.json").exists() and not (package / "forged.py").exists()
     assert not Path("/dev/shm/x").exists()  # a /dev/shm of its own
+
+
+def test_where_unix_sockets_are_allowed_the_socket_files_are_hidden(tmp_path: Path) -> None:
+    """GPU workers keep Unix sockets (CUDA needs them): in their mount namespace /run is empty and every
+    socket file two levels below /tmp is covered by /dev/null."""
+    isolated = _namespaces()
+    if isolated.files != "read-only":
+        pytest.skip(f"no read-only file system on this machine: {isolated.files}")
+    agent = Path(tempfile.mkdtemp(prefix="ssh-", dir="/tmp")) / f"agent.{os.getpid()}"
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(agent))
+    server.listen(1)
+    code = f"""\
+        import os, socket
+        try:
+            socket.socket(socket.AF_UNIX).connect({str(agent)!r})
+            print('reached')
+        except OSError as error:
+            print(type(error).__name__)
+        print(len(os.listdir('/run')))
+        """
+    try:
+        hidden = _run(tmp_path, code, isolated=isolated, unix_sockets=True)[1].split()
+        shared = _run(tmp_path, code, unix_sockets=True)[1].split()  # no namespace: nothing hides it
+    finally:
+        server.close()
+        shutil.rmtree(agent.parent)
+    assert hidden == ["ConnectionRefusedError", "0"]
+    assert shared[0] == "reached"

@@ -69,11 +69,13 @@ def worker_command(python: str | None = None) -> list[str]:
 def run_worker(command: list[str], request: dict, timeout: float, env: dict | None = None,
                workdir: str | None = None, prefix: list[str] | None = None, on_timeout=None,
                isolated: Isolation | None = None, outputs_into=None, outputs_from=None,
-               writable: tuple[str, ...] = ()) -> WorkerOutcome:
-    """Run `prefix + command + [/dev/fd/N]` (N: a pipe holding the request) in the sandbox with `env` for at most `timeout` seconds.
+               writable: tuple[str, ...] = (), unix_sockets: bool = False) -> WorkerOutcome:
+    """Run `prefix + command + [/dev/fd/N]` (N: a pipe holding the request) in the sandbox with `env` for at
+    most `timeout` seconds.
 
     `workdir` is the worker's own private directory (None: a new one, removed after); with `isolated`
-    namespaces, it and `writable` (the build cache) are all the worker can write. `request` is
+    namespaces, it and `writable` (the build cache) are all the worker can write. `unix_sockets`: for
+    a worker that uses the GPU (CUDA needs them; socket files are hidden instead). `request` is
     written as JSON with `channel` (the progress pipe) and `timeout` added, and `outputs`: the write end
     of a pipe drained into the open file `outputs_into` (a run worker's candidate outputs), or the file
     descriptor of `outputs_from` (the judge reads them). `prefix` wraps the command (compute-sanitizer).
@@ -98,7 +100,7 @@ def run_worker(command: list[str], request: dict, timeout: float, env: dict | No
         with open(stdout_path, "wb") as stdout, open(stderr_path, "wb") as stderr:
             finished = run_sandboxed(argv, directory, env if env is not None else dict(os.environ), timeout,
                                      worker_limits(timeout), isolated, pass_fds=passed, stdout=stdout,
-                                     stderr=stderr, writable=writable)
+                                     stderr=stderr, writable=writable, unix_sockets=unix_sockets)
         sent = progress.read()
         if outputs is not None:
             outputs.read()

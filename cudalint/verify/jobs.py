@@ -77,7 +77,9 @@ def isolation_record(isolate: bool, standin: bool) -> dict:
     return {"environment": "scrubbed", "home": "private", "directory": "private to each worker",
             "network": network_state(isolate, standin),
             "processes": isolated.processes if isolated else f"shared PID namespace ({why})",
-            "files": isolated.files if isolated else f"writable ({why})", "unix_sockets": "refused",
+            "files": isolated.files if isolated else f"writable ({why})",
+            "unix_sockets": "refused to builds; GPU workers keep them (CUDA needs them), their socket files hidden "
+                            "where the file system is confined",
             "verdict": "judge (a worker that never loads the solution)"}
 
 
@@ -100,7 +102,7 @@ def execute(job: WorkerJob) -> JobResult:
         if job.sanitizer:
             return _sanitize(job, command, _environment(job, directory), directory, isolated, network)
         outcome_of = functools.partial(run_worker, command, timeout=job.timeout, on_timeout=drop_locks,
-                                       isolated=isolated)
+                                       isolated=isolated, unix_sockets=_uses_cuda(job))
         if job.mode != "run":
             return JobResult(outcome_of(job.request, env=_environment(job, directory), workdir=directory,
                                         writable=_cache(job)), network=network)
@@ -118,6 +120,11 @@ def execute(job: WorkerJob) -> JobResult:
         if job.workdir is None:
             for directory in directories:
                 shutil.rmtree(directory, ignore_errors=True)
+
+
+def _uses_cuda(job: WorkerJob) -> bool:
+    """The worker starts CUDA, which cannot start without Unix sockets (builds see no GPU)."""
+    return job.gpu and job.device == "cuda"
 
 
 def _cache(job: WorkerJob) -> tuple[str, ...]:
@@ -148,7 +155,7 @@ def _sanitize(job: WorkerJob, command: list[str], env: dict, directory: str, iso
     log_file = os.path.join(directory, f"{job.sanitizer['tool']}.log")
     prefix = diagnostics.sanitizer_command(job.sanitizer["tool"], log_file, executable, job.sanitizer["kernels"])
     outcome = run_worker(command, job.request, job.timeout, env=env, workdir=directory, prefix=prefix,
-                         on_timeout=drop_locks, isolated=isolated, writable=_cache(job))
+                         on_timeout=drop_locks, isolated=isolated, writable=_cache(job), unix_sockets=_uses_cuda(job))
     try:
         with open(log_file, encoding="utf-8", errors="replace") as handle:
             log = handle.read()
@@ -230,5 +237,5 @@ def spread(jobs: list, gpus: list[Gpu], work: Callable) -> None:
         thread.join()
 
 
-__all__ = ["JobDone", "JobResult", "LocalExecutor", "WorkerJob", "drop_locks", "execute", "isolation_record", "network_state",
-           "spread", "worker_isolation"]
+__all__ = ["JobDone", "JobResult", "LocalExecutor", "WorkerJob", "drop_locks", "execute", "isolation_record",
+           "network_state", "spread", "worker_isolation"]
