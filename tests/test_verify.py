@@ -469,7 +469,8 @@ def test_exact_build_and_no_precompiled_header_reach_the_build_worker(tmp_path: 
 
 def _fake_sanitizer(tmp_path: Path, log_text: str, run: bool = True) -> Path:
     """A compute-sanitizer stand-in: writes `log_text` as its log, records its arguments in LOG.argv, then
-    runs the worker (or, with `run` false, dies at start as a sanitizer that cannot attach does)."""
+    runs the worker (or, with `run` false, dies at start as a sanitizer that cannot attach does; with
+    "killed", runs it and is then killed, as by a candidate that kills its sanitizer)."""
     canned = tmp_path / "canned.log"
     canned.write_text(log_text)
     fake = tmp_path / "fake-sanitizer"
@@ -483,6 +484,10 @@ with open({str(tmp_path / "sanitizer.argv")!r}, "w") as handle:
 if not {run!r}:
     sys.exit(1)
 rest = args[args.index(sys.executable):]
+if {run!r} == "killed":
+    import signal, subprocess
+    subprocess.call(rest)
+    os.kill(os.getpid(), signal.SIGKILL)
 os.execv(rest[0], rest)
 """)
     fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
@@ -516,6 +521,9 @@ def test_sanitizer_phase_parses_and_maps_the_log(tmp_path: Path, monkeypatch) ->
 @pytest.mark.parametrize("run, log_text, why", [
     (False, "", "crashed at start"),  # the tool died before the forward: nothing was checked
     (True, "========= COMPUTE-SANITIZER\n", "no summary"),  # the forward ran, the tool never finished its report
+    # the worker said "ran" and a summary is there, but the tool itself did not end cleanly: the worker's
+    # word is the candidate's, and so is a log in its directory
+    ("killed", "========= ERROR SUMMARY: 0 errors\n", "sanitizer killed"),
 ])
 def test_an_unfinished_sanitizer_run_is_unchecked_never_correct(tmp_path: Path, run, log_text, why) -> None:
     fake = _fake_sanitizer(tmp_path, log_text, run=run)

@@ -497,9 +497,10 @@ class _Batch:
         names = diagnostics.kernel_names(self._text(candidate), candidate.path)
         kept, other = diagnostics.candidate_reports(reports, source_map, names)
         errors = [r for r in kept if r.severity == "error"]
-        # complete: the sanitized forward ran to its end and the tool wrote its summary; anything else
+        # complete: the sanitized forward ran to its end, compute-sanitizer itself exited cleanly (the worker's
+        # "ran" is the candidate's word: its code runs there) and the tool wrote its summary; anything else
         # (a crash at start, a timeout, out of memory) checked nothing, unless it reported errors first
-        complete = outcome.status == "ran" and bool(summary.get("lines"))
+        complete = outcome.status == "ran" and outcome.returncode == 0 and bool(summary.get("lines"))
         return {"ran": True, "complete": complete, "tool": tool, "status": outcome.status,
                 "message": outcome.message, "kernels": kernels or "all",
                 "errors": sum(r.count for r in errors), "warnings": sum(r.count for r in kept if r.severity != "error"),
