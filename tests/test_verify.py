@@ -486,7 +486,7 @@ if not {run!r}:
 rest = args[args.index(sys.executable):]
 if {run!r} == "killed":
     import signal, subprocess
-    subprocess.call(rest)
+    subprocess.call(rest, close_fds=False)
     os.kill(os.getpid(), signal.SIGKILL)
 os.execv(rest[0], rest)
 """)
