@@ -214,10 +214,10 @@ def run_sandboxed(command: list[str], directory: str, env: dict, timeout: float,
                   isolated: Isolation | None = None, pass_fds: tuple[int, ...] = (), stdout=None, stderr=None,
                   unix_sockets: bool = False, writable: tuple[str, ...] = (), grace: float = 5.0) -> Finished:
     """Run `command` in `directory` with `env` for at most `timeout` seconds, under the launcher (limits,
-    no Unix sockets unless `unix_sockets` (then socket files are hidden where the file system is
-    confined), every descendant killed at the end) and inside the namespaces
-    of `isolated` (None: none), where the file system is read-only but for `directory` and `writable`
-    when `isolated.files` says so. `pass_fds` stay open in the command (the write ends of `Channel`s).
+    every descendant killed at the end; no Unix sockets unless `unix_sockets`, and then, where the file
+    system is confined, socket files hidden) and inside the namespaces of `isolated` (None: none), where
+    the file system is read-only but for `directory` and `writable` when `isolated.files` says so.
+    `pass_fds` stay open in the command (the write ends of `Channel`s, a request pipe).
 
     When time is up the launcher is asked to kill everything (SIGTERM; a PID namespace dies with it);
     `grace` seconds later whatever is left of the process group is killed."""
