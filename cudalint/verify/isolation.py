@@ -76,7 +76,7 @@ def run_worker(command: list[str], request: dict, timeout: float, env: dict | No
     `workdir` is the worker's own private directory (None: a new one, removed after); with `isolated`
     namespaces, it and `writable` (the build cache) are all the worker can write. `unix_sockets`: for
     a worker that uses the GPU (CUDA needs them; socket files are hidden instead). `request` is
-    written as JSON with `channel` (the progress pipe) and `timeout` added, and `outputs`: the write end
+    sent as JSON with `channel` (the progress pipe) and `timeout` added, and `outputs`: the write end
     of a pipe drained into the open file `outputs_into` (a run worker's candidate outputs), or the file
     descriptor of `outputs_from` (the judge reads them). `prefix` wraps the command (compute-sanitizer).
     `on_timeout(partial_result)` runs after a kill (to clean up a lock)."""
