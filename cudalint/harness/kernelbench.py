@@ -269,6 +269,9 @@ class Solution:
     other_builders: list[ast.Call]  # cpp_extension.load, cupy ElementwiseKernel, ...
     get_inputs: ast.FunctionDef | None
     get_init_inputs: ast.FunctionDef | None
+    # every name the module binds anywhere, builtins included; None when names may be bound at run time
+    # (a star import, `exec`, `globals()`): then no name is known to be unbound
+    bound_names: frozenset[str] | None = None
 
     @property
     def uses_foreign_kernels(self) -> bool:
@@ -395,6 +398,7 @@ def parse_solution(module: ast.Module, text: str, path: str = "<solution>.py") -
         assignments=assignments, load_inline_calls=load_inline_calls, raw_kernels=raw_kernels,
         model_new=model_new, model_new_named=model_new_named, other_builders=other_builders,
         get_inputs=_function(functions, "get_inputs"), get_init_inputs=_function(functions, "get_init_inputs"),
+        bound_names=None if binds_dynamically(module) else frozenset(bound),
     )
 
 
@@ -431,6 +435,18 @@ _BINDING_CLASSES = (ast.Name, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDe
                     ast.Nonlocal, ast.ExceptHandler, ast.MatchAs)
 
 
+def module_bound_names(path: str) -> frozenset[str] | None:
+    """Every name the Python file at `path` binds (as `Solution.bound_names`); None when it cannot be read
+    or may bind names at run time."""
+    try:
+        parsed = read_python(os.path.abspath(path), os.path.getmtime(path))
+    except OSError:
+        return None
+    if parsed is None or binds_dynamically(parsed[0]):
+        return None
+    return frozenset(_bound_names(parsed[0], ImportMap(parsed[0])))
+
+
 def _bound_names(module: ast.Module, imports: ImportMap) -> set[str]:
     """Every name the module binds anywhere (assignments, defs, parameters, imports, loops, ...)."""
     names = set(_BUILTIN_NAMES) | set(imports.aliases)
@@ -450,6 +466,24 @@ def _bound_names(module: ast.Module, imports: ImportMap) -> set[str]:
         elif isinstance(node, ast.MatchAs) and node.name:
             names.add(node.name)
     return names
+
+
+_DYNAMIC_BINDERS = frozenset({"exec", "eval", "globals"})
+
+
+def binds_dynamically(module: ast.Module) -> bool:
+    """Whether the module may bind names its text does not show: a star import, or a call of `exec`,
+    `globals()`, `setattr` of anything but `self`, a module's `__dict__` or `sys.modules`."""
+    for node in pyast.of_type(module, ast.ImportFrom, ast.Call, ast.Attribute):
+        if isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names):
+            return True
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and (
+                node.func.id in _DYNAMIC_BINDERS or (node.func.id == "setattr" and not (
+                    node.args and isinstance(node.args[0], ast.Name) and node.args[0].id == "self"))):
+            return True
+        if isinstance(node, ast.Attribute) and node.attr in ("__dict__", "modules", "__builtins__"):
+            return True
+    return False
 
 
 def _source_argument(node: ast.expr | None, resolver: StringResolver, bound: set[str]) -> SourceArgument:
