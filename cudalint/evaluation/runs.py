@@ -58,7 +58,7 @@ CAUSES = {
 ENVIRONMENT_CAUSES = frozenset({"C", "D"})  # the evaluation machine failed, not the code
 
 _MEMORY = {"CL201", "CL202", "CL203", "CL204", "CL205", "CL206", "CL207", "CL208", "CL209", "CL210", "CL211",
-           "CL212", "CL214"}
+           "CL212", "CL214", "CL216"}
 _BUILD = {"CL400", "CL401", "CL901"}
 # which rules' findings can explain each failure: a rule's bug would make the harness fail that way
 EXPLAINS: dict[str, frozenset[str]] = {cause: frozenset(rules) for cause, rules in {

@@ -28,6 +28,7 @@ from cudalint.model.program import LaunchSite
 
 _SIGNED_INT32 = {"int", "const int", "int32_t", "const int32_t", "signed int", "signed", "const signed int"}
 _PASS_THROUGH = {"contiguous", "cuda", "float", "clone", "detach"}  # methods that keep the shape
+_LIKE = {"empty_like", "zeros_like", "ones_like", "rand_like", "randn_like", "full_like"}  # a new tensor of that shape
 
 
 class ShapeEnv(ConstantEnv):
@@ -108,6 +109,9 @@ class ShapeEnv(ConstantEnv):
             return self.shape(definition, depth + 1) if definition is not None else None
         if isinstance(expr, ir.Call) and expr.callee in _PASS_THROUGH and not expr.args:
             return self.shape(expr.receiver, depth + 1)
+        if isinstance(expr, ir.Call) and expr.callee.rsplit("::", 1)[-1] in _LIKE and expr.receiver is None \
+                and expr.args:
+            return self.shape(expr.args[0], depth + 1)
         return None
 
     def tensor_value(self, expr: ir.Expr) -> object:
