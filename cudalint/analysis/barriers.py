@@ -722,6 +722,30 @@ class KernelSync:
             bounds = [Lin.var(size) for size in sorted(sizes - set(index.coeffs))]
         return any(decide(base + [less_equal(bound, index)], alternatives, True).result == NONE for bound in bounds)
 
+    def reached_by_some_thread(self, node: CfgNode) -> bool | None:
+        """Whether some thread of this kernel's launch (`kernel_at`) passes every guard of `node`: True, False
+        (no thread of the launch reaches it), or None when the constraints do not say exactly what the guards
+        compute (as `first_past` requires)."""
+        if any(guard.kind in ("switch", "after_loop") for guard in node.guards) \
+                or not self._values_exact([], node.guards, node):
+            return None
+        probe = Linearizer(self.context, "1", products=True)
+        base = thread_bounds(self.shape, "1") + block_bounds(self.shape, "")
+        alternatives = []
+        for guard in node.guards:
+            probe.constraints = []
+            probe.at = guard.node or node
+            options = guard_alternatives(probe, guard)
+            if options is None:
+                return None
+            alternatives.append(options)
+            base += probe.constraints
+        names = {name for coeffs, _, _ in base for name in coeffs} | {
+            name for options in alternatives for option in options for coeffs, _, _ in option for name in coeffs}
+        if not probe.exact or not all(_pinned_launch_var(name) for name in names):
+            return None
+        return {CONFLICT: True, NONE: False}.get(decide(base, alternatives, True).result)
+
     def first_past(self, access: MemoryAccess, elements: int) -> PastTheEnd | None:
         """A thread of this kernel's launch (the block shape, grid and parameter values `kernel_at` pinned)
         whose access `access` reaches element `elements` or beyond, with the first such element; None when
@@ -785,16 +809,21 @@ class KernelSync:
         assigned more than once, other than a loop counter, has one assignment reaching where it is read
         (the lowering then takes that value; with several, it would take the guard's and the index's for one
         value), and no integer is narrower than 32 bits (the constraints' integers do not wrap)."""
-        scope = access.node.scope
-        assigned = assigned_values(scope.function)
-        counters = self.analysis.induction.get(scope.function_key, {})
-        stack = [(access.expr, scope, access.node)]
+        stack = [(access.expr, access.node.scope, access.node)]
+        if limit is not None:
+            stack.append((limit, access.node.scope, access.node))
+        return self._values_exact(stack, access.guards, access.node)
+
+    def _values_exact(self, stack: list[tuple[ir.Expr, Scope, CfgNode]], guards: tuple[Guard, ...],
+                      at: CfgNode) -> bool:
+        """`_solver_exact` for the expressions of `stack` ((expr, scope, where it is evaluated)) under `guards`."""
+        assigned = assigned_values(at.scope.function)
+        counters = self.analysis.induction.get(at.scope.function_key, {})
+        stack = list(stack)
         # the guards the lowering keeps (`guard_alternatives` drops a switch and a per-thread loop's exit)
-        stack += [(guard.cond, guard.scope, guard.node or access.node) for guard in access.guards
+        stack += [(guard.cond, guard.scope, guard.node or at) for guard in guards
                   if not (guard.kind == "switch" or (guard.kind == "after_loop"
                                                      and guard.scope.facts.is_dependent(guard.cond)))]
-        if limit is not None:
-            stack.append((limit, scope, access.node))
         seen: set[tuple] = set()
         while stack:
             expr, where, at = stack.pop()

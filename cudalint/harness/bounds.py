@@ -1,4 +1,4 @@
-"""Global accesses evaluated over the whole thread space of a launch, at the reference problem's shapes.
+"""Kernels evaluated over the whole thread space of their launches, at the reference problem's shapes.
 
 A launch reached at the reference's input shapes (`harness.shapes`) has a concrete grid and block, and
 its kernel's scalar parameters have values (`kernel_env_at_reference`). A pointer parameter given
@@ -8,6 +8,9 @@ index maps and guards, lowered to linear integer constraints with those values p
 decides whether some thread reaches past the end, and bisection names one thread and the first element
 past the end it reaches. Anything the constraints do not describe exactly (see `KernelSync.first_past`)
 leaves the access unjudged.
+
+`graded_launches` gives the same concrete view of every launch of a kernel, for questions such as "does
+any thread of the graded launches take this `return`" (a latent barrier divergence).
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from math import prod
 
-from cudalint.analysis.barriers import GlobalBuffer, MemoryAccess, PastTheEnd, sync_analysis
+from cudalint.analysis.barriers import GlobalBuffer, KernelSync, MemoryAccess, PastTheEnd, sync_analysis
 from cudalint.analysis.guards import strip
 from cudalint.analysis.launch_link import LaunchLinks
 from cudalint.harness.shapes import ShapedLaunch, kernel_env_at_reference, reached_launches_at_reference
@@ -64,6 +67,27 @@ def accesses_past_tensors(ctx) -> list[AccessPastTensor]:
                 reported.add(array.decl.ref)  # the first access past a tensor names the bug
                 found.append(AccessPastTensor(shaped, kernel, access, tensor, elements, past))
     return found
+
+
+def graded_launches(ctx, kernel: ir.Function) -> list[KernelSync] | None:
+    """The kernel as each of its launches runs it at the reference's shapes (concrete block, grid and the
+    parameters the arguments decide); None unless every launch site of the kernel in this unit is one
+    the bound functions reach there with a concrete configuration (then the list holds them all)."""
+    program = ctx.program
+    sites = program.launches_of(kernel.name)
+    reached = [s for s in reached_launches_at_reference(ctx) if s.site.kernel_name == kernel.name]
+    if not sites or {id(s.node) for s in sites} != {id(s.site.node) for s in reached}:
+        return None
+    launched = []
+    for shaped in reached:
+        launch = shaped.at_reference
+        at_reference = kernel_env_at_reference(program, shaped)
+        if launch.grid is None or launch.block is None or None in launch.grid or None in launch.block \
+                or at_reference is None or at_reference[0] is not kernel:
+            return None
+        values = {ref: value for ref, value in at_reference[1].scalars.items() if isinstance(value, int)}
+        launched.append(sync_analysis(program).kernel_at(kernel, tuple(launch.block), tuple(launch.grid), values))
+    return launched
 
 
 def _tensor_sizes(kernel: ir.Function, args: list[ir.Expr], shaped: ShapedLaunch) -> dict[str, tuple[str, int]]:
