@@ -52,48 +52,76 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         if reference_names is None:
             return
         bound = bound | reference_names
-    methods = [solution.method(solution.model_new, name) for name in ("__init__", "forward")]
-    for method in methods:
-        if method is None:
-            continue
-        for name in _unbound_names_run(method, bound):
-            where = "forward" if method.name == "forward" else "`ModelNew(...)` (its `__init__`)"
+    init = solution.method(solution.model_new, "__init__")
+    if init is not None:
+        yield from _first_unbound(ctx, solution, init, bound, "`ModelNew(...)` (its `__init__`)")
+    flow = state.flow
+    forward = next((info for info in flow.functions if info.node is flow.forward), None) if flow else None
+    if forward is None:
+        return
+    # forward, and the functions of the forward path that a statement forward always runs calls
+    queue, seen = [forward], {id(forward.node)}
+    while queue:
+        info = queue.pop(0)
+        where = "forward" if info is forward else f"`{info.node.name}` (which forward always calls)"
+        yield from _first_unbound(ctx, solution, info.node, bound, where)
+        for statement in _always_run(info.node):
+            for call in (n for n in _evaluated_nodes(statement) if isinstance(n, ast.Call)):
+                callees = flow.callees_of(call, info)
+                if len(callees) == 1 and id(callees[0].node) not in seen:
+                    seen.add(id(callees[0].node))
+                    queue.append(callees[0])
+
+
+def _first_unbound(ctx: RuleContext, solution, method, bound: frozenset[str], where: str) -> Iterator[Finding]:
+    """The first unbound name a statement of `method` that always runs loads: the later ones are never
+    reached."""
+    for statement in _always_run(method):
+        for name in (n for n in _evaluated_nodes(statement) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)):
+            if name.id in bound:
+                continue
             hint = ""
             if _named_in_source_strings(solution.module, name.id):
                 hint = (f"; `{name.id}` is a function of the C++/CUDA source, which Python reaches only as an "
                         f"attribute of the module `load_inline` returns"
                         + ("" if solution.load_inline_calls else ", and this file never calls `load_inline`"))
             yield ctx.finding_at(node_location(ctx.document, name), (
-                f"`{name.id}` is never defined, imported or assigned anywhere in the file: {where} raises "
-                f"NameError the first time the harness runs it{hint}"))
-            break  # the first one stops the method: later names are never reached
+                f"`{name.id}` is never defined, imported or assigned anywhere in the file or the reference: "
+                f"{where} raises NameError the first time the harness runs it{hint}"))
+            return
 
 
-def _unbound_names_run(method: ast.FunctionDef | ast.AsyncFunctionDef, bound: frozenset[str]) -> list[ast.Name]:
-    """The unbound names of the statements of `method` that run every time it runs, in order."""
+def _always_run(method: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.stmt]:
+    """The statements of `method` that run every time it runs (up to its first exit), in order."""
     paths = graded_paths(method)
-    found: list[ast.Name] = []
+    found: list[ast.stmt] = []
 
-    def visit(body: list[ast.stmt]) -> None:
+    def visit(body: list[ast.stmt]) -> bool:
+        """Add the statements of `body` that always run; True when it always exits (return, raise)."""
         for statement in body:
             if id(statement) in paths.ungraded or id(statement) in paths.conditional or isinstance(statement, _NESTED):
                 continue
-            found.extend(n for n in _evaluated_names(statement) if n.id not in bound)
-            if isinstance(statement, (ast.If, ast.With, ast.AsyncWith)):
-                visit(statement.body)
-                if isinstance(statement, ast.If):
-                    visit(statement.orelse)
+            found.append(statement)
+            if isinstance(statement, (ast.Return, ast.Raise)):
+                return True
+            exits = False
+            if isinstance(statement, (ast.With, ast.AsyncWith)):
+                exits = visit(statement.body)
+            elif isinstance(statement, ast.If):
+                exits = visit(statement.body) & visit(statement.orelse)
             elif isinstance(statement, ast.Try) and not statement.handlers:
-                visit(statement.body)
-                visit(statement.finalbody)
+                exits = visit(statement.body) | visit(statement.finalbody)
+            if exits:
+                return True
+        return False
 
     visit(method.body)
     return found
 
 
-def _evaluated_names(statement: ast.stmt) -> list[ast.Name]:
-    """The names a statement's own expressions load on every execution (its header only, for a compound
-    statement), in source order."""
+def _evaluated_nodes(statement: ast.stmt) -> list[ast.AST]:
+    """The nodes a statement's own expressions evaluate on every execution (its header only, for a
+    compound statement), in source order."""
     if isinstance(statement, ast.If):
         roots = [statement.test]
     elif isinstance(statement, _LOOPS):
@@ -104,15 +132,13 @@ def _evaluated_names(statement: ast.stmt) -> list[ast.Name]:
         roots = []
     else:
         roots = [statement]
-    names: list[ast.Name] = []
+    nodes: list[ast.AST] = []
     stack = list(reversed(roots))
     while stack:
         node = stack.pop()
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-            names.append(node)
-            continue
         if isinstance(node, _NESTED):
             continue
+        nodes.append(node)
         if isinstance(node, ast.IfExp):
             children = [node.test]
         elif isinstance(node, ast.BoolOp):
@@ -122,7 +148,7 @@ def _evaluated_names(statement: ast.stmt) -> list[ast.Name]:
         else:
             children = list(ast.iter_child_nodes(node))
         stack.extend(reversed(children))
-    return sorted(names, key=lambda n: (n.lineno, n.col_offset))
+    return sorted((n for n in nodes if hasattr(n, "lineno")), key=lambda n: (n.lineno, n.col_offset))
 
 
 def _named_in_source_strings(module: ast.Module, name: str) -> bool:

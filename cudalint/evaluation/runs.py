@@ -185,8 +185,9 @@ class RunsEvaluation:
         return {cause: tuple(table[cause]) for cause in sorted(table, key=_cause_order)}
 
     def stale_reviews(self) -> list[Review]:
-        """Reviews of findings no longer reported (a real defect now missed, or a false alarm fixed)."""
-        reported = {_review_key(o.kernel, f) for o in self.outcomes for f in o.rejecting}
+        """Reviews of findings no longer reported (a real defect now missed, or a false alarm fixed); a
+        finding now marked latent (it rejects only under `strict`) is still reported."""
+        reported = {_review_key(o.kernel, f) for o in self.outcomes for f in rejecting_findings(o.findings, strict=True)}
         return [review for key, review in sorted(self.reviews.items()) if key not in reported]
 
     @property

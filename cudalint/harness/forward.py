@@ -413,6 +413,11 @@ class ForwardFlow:
     def info(self, node: _FunctionNode) -> FunctionInfo | None:
         return next((i for i in self.functions if i.node is node), None)
 
+    def callees_of(self, call: ast.Call, info: FunctionInfo) -> list[FunctionInfo]:
+        """The functions of the forward path that `call`, made in `info`, may run."""
+        found = (self.info(node) for node, _ in self._call_targets(call, info))
+        return [callee for callee in found if callee is not None]
+
     def invoking_calls(self, node: ast.AST, info: FunctionInfo) -> list[ast.Call]:
         """Calls under `node` that run compiled code, directly or through a forward-path callee."""
         found = []
