@@ -28,11 +28,10 @@ from cudalint import pyast
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
 from cudalint.findings import Finding
-from cudalint.harness.forward import graded_paths, node_location, reference_of, state_of
+from cudalint.harness.forward import (always_run_functions, always_run_statements, evaluated_nodes, node_location,
+                                      reference_of, state_of)
 from cudalint.harness.kernelbench import module_bound_names
 
-_LOOPS = (ast.For, ast.AsyncFor, ast.While)
-_NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
 @rule("CL432", "undefined-name", "error",
@@ -55,29 +54,16 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
     init = solution.method(solution.model_new, "__init__")
     if init is not None:
         yield from _first_unbound(ctx, solution, init, bound, "`ModelNew(...)` (its `__init__`)")
-    flow = state.flow
-    forward = next((info for info in flow.functions if info.node is flow.forward), None) if flow else None
-    if forward is None:
-        return
-    # forward, and the functions of the forward path that a statement forward always runs calls
-    queue, seen = [forward], {id(forward.node)}
-    while queue:
-        info = queue.pop(0)
-        where = "forward" if info is forward else f"`{info.node.name}` (which forward always calls)"
+    for info in always_run_functions(state.flow):
+        where = "forward" if info.node is state.flow.forward else f"`{info.node.name}` (which forward always calls)"
         yield from _first_unbound(ctx, solution, info.node, bound, where)
-        for statement in _always_run(info.node):
-            for call in (n for n in _evaluated_nodes(statement) if isinstance(n, ast.Call)):
-                callees = flow.callees_of(call, info)
-                if len(callees) == 1 and id(callees[0].node) not in seen:
-                    seen.add(id(callees[0].node))
-                    queue.append(callees[0])
 
 
 def _first_unbound(ctx: RuleContext, solution, method, bound: frozenset[str], where: str) -> Iterator[Finding]:
     """The first unbound name a statement of `method` that always runs loads: the later ones are never
     reached."""
-    for statement in _always_run(method):
-        for name in (n for n in _evaluated_nodes(statement) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)):
+    for statement in always_run_statements(method):
+        for name in (n for n in evaluated_nodes(statement) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)):
             if name.id in bound:
                 continue
             hint = ""
@@ -89,66 +75,6 @@ def _first_unbound(ctx: RuleContext, solution, method, bound: frozenset[str], wh
                 f"`{name.id}` is never defined, imported or assigned anywhere in the file or the reference: "
                 f"{where} raises NameError the first time the harness runs it{hint}"))
             return
-
-
-def _always_run(method: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.stmt]:
-    """The statements of `method` that run every time it runs (up to its first exit), in order."""
-    paths = graded_paths(method)
-    found: list[ast.stmt] = []
-
-    def visit(body: list[ast.stmt]) -> bool:
-        """Add the statements of `body` that always run; True when it always exits (return, raise)."""
-        for statement in body:
-            if id(statement) in paths.ungraded or id(statement) in paths.conditional or isinstance(statement, _NESTED):
-                continue
-            found.append(statement)
-            if isinstance(statement, (ast.Return, ast.Raise)):
-                return True
-            exits = False
-            if isinstance(statement, (ast.With, ast.AsyncWith)):
-                exits = visit(statement.body)
-            elif isinstance(statement, ast.If):
-                exits = visit(statement.body) & visit(statement.orelse)
-            elif isinstance(statement, ast.Try) and not statement.handlers:
-                exits = visit(statement.body) | visit(statement.finalbody)
-            if exits:
-                return True
-        return False
-
-    visit(method.body)
-    return found
-
-
-def _evaluated_nodes(statement: ast.stmt) -> list[ast.AST]:
-    """The nodes a statement's own expressions evaluate on every execution (its header only, for a
-    compound statement), in source order."""
-    if isinstance(statement, ast.If):
-        roots = [statement.test]
-    elif isinstance(statement, _LOOPS):
-        roots = [statement.iter] if isinstance(statement, (ast.For, ast.AsyncFor)) else [statement.test]
-    elif isinstance(statement, (ast.With, ast.AsyncWith)):
-        roots = [item.context_expr for item in statement.items]
-    elif isinstance(statement, ast.Try):
-        roots = []
-    else:
-        roots = [statement]
-    nodes: list[ast.AST] = []
-    stack = list(reversed(roots))
-    while stack:
-        node = stack.pop()
-        if isinstance(node, _NESTED):
-            continue
-        nodes.append(node)
-        if isinstance(node, ast.IfExp):
-            children = [node.test]
-        elif isinstance(node, ast.BoolOp):
-            children = node.values[:1]
-        elif isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
-            children = [node.generators[0].iter]
-        else:
-            children = list(ast.iter_child_nodes(node))
-        stack.extend(reversed(children))
-    return sorted((n for n in nodes if hasattr(n, "lineno")), key=lambda n: (n.lineno, n.col_offset))
 
 
 def _named_in_source_strings(module: ast.Module, name: str) -> bool:

@@ -438,13 +438,10 @@ _BINDING_CLASSES = (ast.Name, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDe
 def module_bound_names(path: str) -> frozenset[str] | None:
     """Every name the Python file at `path` binds (as `Solution.bound_names`); None when it cannot be read
     or may bind names at run time."""
-    try:
-        parsed = read_python(os.path.abspath(path), os.path.getmtime(path))
-    except OSError:
+    module = python_module_at(path)
+    if module is None or binds_dynamically(module):
         return None
-    if parsed is None or binds_dynamically(parsed[0]):
-        return None
-    return frozenset(_bound_names(parsed[0], ImportMap(parsed[0])))
+    return frozenset(_bound_names(module, ImportMap(module)))
 
 
 def _bound_names(module: ast.Module, imports: ImportMap) -> set[str]:
@@ -676,6 +673,30 @@ def _int_value(node: ast.expr, constants: dict[str, int], depth: int = 0) -> int
         except ZeroDivisionError:
             return None
     return None
+
+
+def python_module_at(path: str) -> ast.Module | None:
+    """The syntax tree of the Python file at `path` (read once per modification time); None if unreadable."""
+    try:
+        parsed = read_python(os.path.abspath(path), os.path.getmtime(path))
+    except OSError:
+        return None
+    return parsed[0] if parsed is not None else None
+
+
+def returned_list_lengths(module: ast.Module) -> dict[str, int]:
+    """For `get_inputs` and `get_init_inputs` of `module`: how many items the list it returns holds, when
+    every return of the function is a list or tuple literal without starred items and all have that
+    length (what the harness unpacks into `ModelNew(*...)` and `model(*...)`)."""
+    found: dict[str, int] = {}
+    for node in module.body:
+        if isinstance(node, ast.FunctionDef) and node.name in ("get_inputs", "get_init_inputs"):
+            returns = [r.value for r in pyast.of_type(node, ast.Return)]
+            lengths = {len(v.elts) if isinstance(v, (ast.List, ast.Tuple)) and not any(
+                isinstance(e, ast.Starred) for e in v.elts) else None for v in returns}
+            if len(lengths) == 1 and None not in lengths:
+                found[node.name] = lengths.pop()
+    return found
 
 
 def _returned_calls(function: ast.FunctionDef) -> list[ast.Call]:
