@@ -570,23 +570,40 @@ def _forward_body(lines: list[str]) -> tuple[int, list[int]] | None:
     return None
 
 
-def _bare_bound_call(lines: list[str]) -> Iterator[Mutation]:
-    # forward calls the compiled function by its bare name instead of through the module `load_inline`
-    # returns (`ext.relu_cuda(x)` -> `relu_cuda(x)`): NameError at the first call
+def _forward_bound_calls(lines: list[str]) -> Iterator[tuple[int, str, str, str]]:
+    """(line, text, module variable, function) of the first call of a `load_inline` module's function on a
+    statement forward always runs, in a file that is its own reference."""
     targets = {m.group(1) for m in map(_LOAD_INLINE_TARGET.match, lines) if m}
     forward = _forward_body(lines) if targets and _own_reference(lines) else None
     for number in forward[1] if forward else ():
         line = lines[number - 1]
         if line.lstrip().startswith(("if ", "elif ", "else", "for ", "while ", "try", "with ")):
-            break  # past a compound statement the next ones may not run every time
+            return  # past a compound statement the next ones may not run every time
         for target in targets:
             call = re.search(rf"\b{target}\.(\w+)\s*\(", line)
-            if call and not any(re.search(rf"(def|class)\s+{call.group(1)}\b|\b{call.group(1)}\s*=|import\b.*\b{call.group(1)}\b",
-                                          text) for text in lines):
-                yield Mutation("bare-bound-call", number, line.replace(f"{target}.", "", 1), "CL432", anchored=True)
+            if call:
+                yield number, line, target, call.group(1)
                 return
         if re.match(r"\s*return\b", line):
             return
+
+
+def _bare_bound_call(lines: list[str]) -> Iterator[Mutation]:
+    # forward calls the compiled function by its bare name instead of through the module `load_inline`
+    # returns (`ext.relu_cuda(x)` -> `relu_cuda(x)`): NameError at the first call
+    for number, line, target, function in _forward_bound_calls(lines):
+        if not any(re.search(rf"(def|class)\s+{function}\b|\b{function}\s*=|import\b.*\b{function}\b", text)
+                   for text in lines):
+            yield Mutation("bare-bound-call", number, line.replace(f"{target}.", "", 1), "CL432", anchored=True)
+
+
+def _unbound_module_attribute(lines: list[str]) -> Iterator[Mutation]:
+    # forward calls the module `load_inline` returns by a name its functions=[...] does not bind
+    # (`ext.relu_cuda(x)` -> `ext.forward(x)`): AttributeError at the first call
+    for number, line, target, function in _forward_bound_calls(lines):
+        if not any(re.search(r"[\"']forward[\"']", text) for text in lines):
+            yield Mutation("unbound-module-attribute", number, line.replace(f"{target}.{function}", f"{target}.forward", 1),
+                           "CL435", anchored=True)
 
 
 def _forward_extra_input(lines: list[str]) -> Iterator[Mutation]:
@@ -633,6 +650,7 @@ OPERATORS: dict[str, Callable[[list[str]], Iterator[Mutation]]] = {
     "launch-half-block": _launch_half_block,
     "drop-dynamic-shared-size": _drop_dynamic_shared_size,
     "bare-bound-call": _bare_bound_call,
+    "unbound-module-attribute": _unbound_module_attribute,
     "forward-extra-input": _forward_extra_input,
     "loop-bound-inclusive": _loop_bound_inclusive,
 }
