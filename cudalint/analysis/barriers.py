@@ -429,8 +429,6 @@ class KernelSync:
         self.function = function
         self.cfg = analysis.cfg(function)
         self.shape = shape or analysis.block_shape(function)
-        self.accesses = _Accesses(analysis.program, self.cfg).collect()
-        self.by_node = _by_node(self.accesses)
         self._write_backs: dict[int, bool] = {}
         self.context = LinearContext(self.shape, analysis.induction, analysis.loop_counters,
                                      analysis.counter_bounds, _weakly(analysis.value_dependent),
@@ -445,6 +443,15 @@ class KernelSync:
         self._counter_loops: dict[str, set[CfgNode]] = {}
         self._counter_steps_cache: dict[tuple, dict | None] = {}
         self._thread_indices: dict = {}
+
+    @cached_property
+    def accesses(self) -> list[MemoryAccess]:
+        """The shared-memory accesses (a launch's view, `kernel_at`, asks only for the global ones)."""
+        return _Accesses(self.analysis.program, self.cfg).collect()
+
+    @cached_property
+    def by_node(self) -> dict[CfgNode, list[MemoryAccess]]:
+        return _by_node(self.accesses)
 
     @cached_property
     def global_buffers(self) -> dict[str, GlobalBuffer]:
