@@ -68,8 +68,8 @@ def _implicit_arguments(call: ast.Call, info, solution) -> int | None:
     """How many arguments the call supplies implicitly (`self` of `self.m(...)`): 0 for a module-level
     function called by name, 1 for a method called on `self`; None for any other form."""
     func = call.func
-    if isinstance(func, ast.Name) and func.id in solution.functions:
-        return 0
+    if isinstance(func, ast.Name) and func.id in solution.functions and func.id not in solution.assignments:
+        return 0  # a module-level def its name is not rebound to something else
     if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and info.self_name \
             and func.value.id == info.self_name:
         method = solution.method(info.cls, func.attr) if info.cls is not None else None

@@ -42,12 +42,13 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
     if not modules:
         return
     for info in always_run_functions(state.flow):
+        local = {n.id for n in pyast.walk(info.node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
         for statement in always_run_statements(info.node):
             for call in (n for n in evaluated_nodes(statement) if isinstance(n, ast.Call)):
                 func = call.func
                 holder = _target(func.value) if isinstance(func, ast.Attribute) else None
-                if holder is None or (holder.startswith("self.") and info.self_name != "self"):
-                    continue
+                if holder is None or holder in local or (holder.startswith("self.") and info.self_name != "self"):
+                    continue  # a local of that name hides the module's variable
                 found = modules.get(holder)
                 if found is None or func.attr in found[1]:
                     continue
