@@ -21,6 +21,7 @@ record is there already is not verified again.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import os
 import shutil
@@ -310,13 +311,16 @@ class _Batch:
             for candidate in self._pending():
                 self.records[id(candidate)]["lint"] = {"ran": False}
             return
+        from cudalint.config import options_by_nearest_config
         from cudalint.engine import lint_paths
         from cudalint.findings import Severity
 
         for candidate in self._pending():
             record = self.records[id(candidate)]
             started = time.monotonic()
-            result = lint_paths([candidate.path], self.options.lint_options, use_config=True)[0]
+            # the candidate's own suppression comments are not honoured: it is the code being judged
+            options = self.options.lint_options or options_by_nearest_config([candidate.path])[0]
+            result = lint_paths([candidate.path], dataclasses.replace(options, honour_suppressions=False))[0]
             record["seconds"]["lint"] = round(time.monotonic() - started, 3)
             findings = result.findings
             errors = [f for f in findings if f.severity == Severity.ERROR]
