@@ -848,30 +848,31 @@ def always_run_functions(flow: ForwardFlow | None) -> list[FunctionInfo]:
 
 def always_run_statements(method: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.stmt]:
     """The statements of `method` that run every time it runs (up to its first exit), in order."""
-    paths = graded_paths(method)
     found: list[ast.stmt] = []
-
-    def visit(body: list[ast.stmt]) -> bool:
-        """Add the statements of `body` that always run; True when it always exits (return, raise)."""
-        for statement in body:
-            if id(statement) in paths.ungraded or id(statement) in paths.conditional or isinstance(statement, _NOT_RUN_HERE):
-                continue
-            found.append(statement)
-            if isinstance(statement, (ast.Return, ast.Raise)):
-                return True
-            exits = False
-            if isinstance(statement, (ast.With, ast.AsyncWith)):
-                exits = visit(statement.body)
-            elif isinstance(statement, ast.If):
-                exits = visit(statement.body) & visit(statement.orelse)
-            elif isinstance(statement, ast.Try) and not statement.handlers:
-                exits = visit(statement.body) | visit(statement.finalbody)
-            if exits:
-                return True
-        return False
-
-    visit(method.body)
+    _add_always_run(method.body, graded_paths(method), found)
     return found
+
+
+def _add_always_run(body: list[ast.stmt], paths: GradedPaths, found: list[ast.stmt]) -> bool:
+    """Add the statements of `body` that always run; True when it always exits (return, raise). A function,
+    not a recursive closure: that would be a reference cycle keeping the module's AST alive."""
+    for statement in body:
+        if id(statement) in paths.ungraded or id(statement) in paths.conditional \
+                or isinstance(statement, _NOT_RUN_HERE):
+            continue
+        found.append(statement)
+        if isinstance(statement, (ast.Return, ast.Raise)):
+            return True
+        exits = False
+        if isinstance(statement, (ast.With, ast.AsyncWith)):
+            exits = _add_always_run(statement.body, paths, found)
+        elif isinstance(statement, ast.If):
+            exits = _add_always_run(statement.body, paths, found) & _add_always_run(statement.orelse, paths, found)
+        elif isinstance(statement, ast.Try) and not statement.handlers:
+            exits = _add_always_run(statement.body, paths, found) | _add_always_run(statement.finalbody, paths, found)
+        if exits:
+            return True
+    return False
 
 
 def evaluated_nodes(statement: ast.stmt) -> list[ast.AST]:
