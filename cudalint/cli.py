@@ -235,6 +235,8 @@ def check(
                           "(default: from the configuration, else error).")] = None,
     exit_zero: Annotated[bool, typer.Option("--exit-zero", help="Exit with 0 even when there are findings "
                                                                 "(input and configuration errors still exit 2).")] = False,
+    strict: Annotated[bool, typer.Option("--strict", help="Latent findings (defects proven not to occur at the "
+                                                          "reference's shapes, marked [latent]) fail too.")] = False,
     show_statistics: Annotated[bool, typer.Option("--statistics", help="Print the number of findings per "
                                                                       "rule instead of the findings.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the findings, no summary.")] = False,
@@ -327,7 +329,7 @@ def check(
                        sources={result.path: text}))
         if any(f.code == INCOMPLETE for f in result.findings):
             _fail(f"{result.path}: the analysis did not complete (CL900), so the file was not fully checked")
-        failed = not exit_zero and exceeds(result.findings, stdin_options.fail_on)
+        failed = not exit_zero and exceeds(result.findings, stdin_options.fail_on, strict)
         raise typer.Exit(EXIT_FINDINGS if failed else EXIT_OK)
     existing, missing = _existing(paths)
     try:
@@ -367,7 +369,7 @@ def check(
         from cudalint.prefilter import summarize
         from cudalint.report.text import render_batch_summary
 
-        _write(render_batch_summary(summarize(results, options.fail_on)))
+        _write(render_batch_summary(summarize(results, options.fail_on, strict)))
 
     incomplete = sorted({r.path for r in results for f in r.findings if f.code == INCOMPLETE})
     for path in incomplete:
@@ -380,7 +382,7 @@ def check(
         raise typer.Exit(EXIT_FINDINGS)
     if fix_only or add_ignore:
         raise typer.Exit(EXIT_OK)
-    if not exit_zero and any(exceeds(r.findings, o.fail_on) for r, o in zip(linted, per_file)):
+    if not exit_zero and any(exceeds(r.findings, o.fail_on, strict) for r, o in zip(linted, per_file)):
         raise typer.Exit(EXIT_FINDINGS)
     raise typer.Exit(EXIT_OK)
 
