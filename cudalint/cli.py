@@ -121,19 +121,21 @@ def build_options(paths: list[str], *, config: str | None = None, no_config: boo
                   select: list[str] | None = None, ignore: list[str] | None = None, arch: str | None = None,
                   fail_on: str | None = None, reference: str | None = None, problems: str | None = None,
                   include_dirs: list[str] | None = None, defines: list[str] | None = None,
-                  compile_commands: str | None = None) -> LintOptions:
+                  compile_commands: str | None = None, ignore_noqa: bool = False) -> LintOptions:
     """LintOptions from the configuration file (explicit, discovered from the first path, or none) with
     the command line on top. `select` replaces the configured selection; `ignore` adds to the configured
     ignores; a rule that `select` names exactly (full code or name) is not dropped by the configured
     ignores; include directories and macros given are searched and defined before the configured ones, and
-    `compile_commands` replaces the configured database. Raises ConfigError."""
+    `compile_commands` replaces the configured database; `ignore_noqa` turns the files' suppression comments
+    off. Raises ConfigError."""
     if no_config:
         found = None
     else:
         found = config if config is not None else (find_config(paths[0]) if paths else None)
     return _with_command_line(load_config(found) if found else LintOptions(), select=select, ignore=ignore,
                               arch=arch, fail_on=fail_on, reference=reference, problems=problems,
-                              include_dirs=include_dirs, defines=defines, compile_commands=compile_commands)
+                              include_dirs=include_dirs, defines=defines, compile_commands=compile_commands,
+                              ignore_noqa=ignore_noqa)
 
 
 def options_per_file(files: list[str], *, config: str | None = None, no_config: bool = False,
@@ -155,7 +157,7 @@ def options_per_file(files: list[str], *, config: str | None = None, no_config: 
 def _with_command_line(options: LintOptions, *, select: list[str] | None, ignore: list[str] | None,
                        arch: str | None, fail_on: str | None, reference: str | None, problems: str | None,
                        include_dirs: list[str] | None = None, defines: list[str] | None = None,
-                       compile_commands: str | None = None) -> LintOptions:
+                       compile_commands: str | None = None, ignore_noqa: bool = False) -> LintOptions:
     """`options` (changed in place) with the command line's choices on top of the configured ones."""
     if select:
         LintOptions(select=select).validate()  # report a bad selector as it was written
@@ -180,6 +182,8 @@ def _with_command_line(options: LintOptions, *, select: list[str] | None, ignore
         options.defines = [*defines, *options.defines]
     if compile_commands is not None:
         options.compile_commands = os.path.abspath(compile_commands)
+    if ignore_noqa:
+        options.honour_suppressions = False
     return options.validate()
 
 
@@ -231,6 +235,8 @@ def check(
                           "(default: from the configuration, else error).")] = None,
     exit_zero: Annotated[bool, typer.Option("--exit-zero", help="Exit with 0 even when there are findings "
                                                                 "(input and configuration errors still exit 2).")] = False,
+    strict: Annotated[bool, typer.Option("--strict", help="Latent findings (defects proven not to occur at the "
+                                                          "reference's shapes, marked [latent]) fail too.")] = False,
     show_statistics: Annotated[bool, typer.Option("--statistics", help="Print the number of findings per "
                                                                       "rule instead of the findings.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the findings, no summary.")] = False,
@@ -288,6 +294,9 @@ def check(
     compile_commands: Annotated[Optional[str], typer.Option(
         "--compile-commands", metavar="FILE", help="A compile_commands.json: each file listed in it is parsed "
                                                    "with its -I, -isystem, -D and -std flags.")] = None,
+    ignore_noqa: Annotated[bool, typer.Option(
+        "--ignore-noqa", help="Ignore the files' `cudalint: ignore` comments: report every finding, as the "
+                              "pre-filter judges untrusted code (no unused-suppression findings then).")] = False,
 ) -> None:
     """Check CUDA sources (.cu, .cuh) and Python files with embedded CUDA for bugs."""
     if show_statistics and output_format not in (OutputFormat.text, OutputFormat.json):  # tables, not findings
@@ -296,7 +305,8 @@ def check(
         _fail("--config and --no-config cannot be used together")
     command_line = dict(select=_split(select), ignore=_split(ignore), arch=arch,
                         fail_on=fail_on.value if fail_on else None, reference=reference, problems=problems,
-                        include_dirs=include_dirs, defines=defines, compile_commands=compile_commands)
+                        include_dirs=include_dirs, defines=defines, compile_commands=compile_commands,
+                        ignore_noqa=ignore_noqa)
     try:
         options = build_options(paths, config=config, no_config=no_config, **command_line)
     except ConfigError as error:
@@ -305,6 +315,8 @@ def check(
     fix = fix or fix_only
     if add_ignore and (fix or diff):
         _fail("--add-ignore cannot be used with --fix, --fix-only or --diff")
+    if add_ignore and ignore_noqa:
+        _fail("--add-ignore writes suppression comments that --ignore-noqa ignores: give one of them")
     if reason and not add_ignore:
         _fail("--reason is the text of the comments --add-ignore adds: give --add-ignore too")
     if "\n" in reason or "*/" in reason:
@@ -317,7 +329,7 @@ def check(
                        sources={result.path: text}))
         if any(f.code == INCOMPLETE for f in result.findings):
             _fail(f"{result.path}: the analysis did not complete (CL900), so the file was not fully checked")
-        failed = not exit_zero and exceeds(result.findings, stdin_options.fail_on)
+        failed = not exit_zero and exceeds(result.findings, stdin_options.fail_on, strict)
         raise typer.Exit(EXIT_FINDINGS if failed else EXIT_OK)
     existing, missing = _existing(paths)
     try:
@@ -357,7 +369,7 @@ def check(
         from cudalint.prefilter import summarize
         from cudalint.report.text import render_batch_summary
 
-        _write(render_batch_summary(summarize(results, options.fail_on)))
+        _write(render_batch_summary(summarize(results, options.fail_on, strict)))
 
     incomplete = sorted({r.path for r in results for f in r.findings if f.code == INCOMPLETE})
     for path in incomplete:
@@ -370,7 +382,7 @@ def check(
         raise typer.Exit(EXIT_FINDINGS)
     if fix_only or add_ignore:
         raise typer.Exit(EXIT_OK)
-    if not exit_zero and any(exceeds(r.findings, o.fail_on) for r, o in zip(linted, per_file)):
+    if not exit_zero and any(exceeds(r.findings, o.fail_on, strict) for r, o in zip(linted, per_file)):
         raise typer.Exit(EXIT_FINDINGS)
     raise typer.Exit(EXIT_OK)
 

@@ -41,6 +41,9 @@ class LintOptions:
     include_dirs: list[str] = field(default_factory=list)
     defines: list[str] = field(default_factory=list)
     compile_commands: str | None = None
+    # in-source `cudalint: ignore` comments are the author's: honoured for one's own code, not for code
+    # being judged (the pre-filter, `check --ignore-noqa`), whose author could hide any finding with one
+    honour_suppressions: bool = True
 
     def validate(self) -> LintOptions:
         for selector in [*self.select, *self.ignore, *(c for cs in self.per_file_ignores.values() for c in cs)]:

@@ -18,7 +18,14 @@ A file is *rejected* when it cannot be read, when cudalint could not analyse it 
 whatever `fail_on` says: an unchecked kernel never passes), or when it has a finding at or above
 `fail_on` ("error" by default, the same threshold as the CLI's exit code) from a rule other than the
 tool rules that never judge the kernel (CL902 unused suppression, CL903 unknown header). CL400
-(invalid solution) rejects like any other error.
+(invalid solution) rejects like any other error. A *latent* finding (`Finding.latent`: a real defect the
+analysis proves cannot occur at the reference problem's shapes) is reported but rejects only with
+`strict=True`.
+
+The inputs are untrusted: a `// cudalint: ignore-file` in a generated kernel would otherwise hide every
+finding, so their suppression comments are ignored (`honour_suppressions=True` honours them, for code
+whose comments the caller trusts). Nothing hides an incomplete analysis: CL900 rejects whatever the
+options select or ignore, and no comment suppresses it.
 """
 
 from __future__ import annotations
@@ -77,21 +84,25 @@ class PrefilterResult(NamedTuple):
         return summarize(self)
 
 
-def rejecting_findings(findings: Iterable[Finding], fail_on: str = "error") -> list[Finding]:
-    """The findings that reject a file at threshold `fail_on` ("error", "warning" or "info")."""
+def rejecting_findings(findings: Iterable[Finding], fail_on: str = "error", strict: bool = False) -> list[Finding]:
+    """The findings that reject a file at threshold `fail_on` ("error", "warning" or "info"); a latent
+    finding (a defect proven not to occur at the reference's shapes) rejects only when `strict`."""
     threshold = Severity(fail_on).rank
     return [f for f in findings
-            if (f.severity.rank >= threshold or f.code == INCOMPLETE) and f.code not in NEVER_REJECTS]
+            if (f.severity.rank >= threshold or f.code == INCOMPLETE) and f.code not in NEVER_REJECTS
+            and (strict or not f.latent)]
 
 
 def prefilter(paths_or_sources: Iterable, *, options: LintOptions | None = None, fail_on: str | None = None,
               jobs: int | None = None, problems: str | None = None, reference: str | None = None,
-              use_config: bool = True) -> PrefilterResult:
+              use_config: bool = True, honour_suppressions: bool = False, strict: bool = False) -> PrefilterResult:
     """Lint every input (in parallel over `jobs` processes; default: every core) and split them into
     (accepted, rejected). `options` default to each file's nearest configuration (with `use_config`) or
     the defaults; `fail_on` defaults to the options' `fail-on`. `problems` (a
     KernelBench problems directory) and `reference` (one reference file for all inputs) let the
-    shape and precision rules compare with the reference problem."""
+    shape and precision rules compare with the reference problem. The inputs' own `cudalint: ignore`
+    comments are not honoured (their authors are the ones judged) unless `honour_suppressions` says so.
+    With `strict`, latent findings (defects proven not to occur at the reference's shapes) reject too."""
     if isinstance(paths_or_sources, (str, os.PathLike)) or _is_named_source(paths_or_sources):
         paths_or_sources = [paths_or_sources]
     inputs = list(paths_or_sources)
@@ -124,10 +135,9 @@ def prefilter(paths_or_sources: Iterable, *, options: LintOptions | None = None,
             per_file = [defaults if is_source else next(configured) for _, _, is_source in entries]
         else:
             per_file = [LintOptions()] * len(files)
-        if problems is not None or reference is not None:
-            with_reference = {id(o): dataclasses.replace(o, problems=problems or o.problems,
-                                                         reference=reference or o.reference) for o in per_file}
-            per_file = [with_reference[id(o)] for o in per_file]
+        judged = {id(o): dataclasses.replace(o, problems=problems or o.problems, reference=reference or o.reference,
+                                             honour_suppressions=honour_suppressions) for o in per_file}
+        per_file = [judged[id(o)] for o in per_file]
         results = list(iter_lint_each(files, per_file, jobs))
     finally:
         if temp_dir is not None:
@@ -138,7 +148,7 @@ def prefilter(paths_or_sources: Iterable, *, options: LintOptions | None = None,
         findings = [_renamed(f, name) for f in result.findings] if is_source else result.findings
         error = result.error.replace(file, name) if (result.error and is_source) else result.error
         item = PrefilterItem(name, None if is_source else file, findings, error,
-                             rejecting_findings(findings, fail_on or file_options.fail_on))
+                             rejecting_findings(findings, fail_on or file_options.fail_on, strict))
         (rejected if item.rejected else accepted).append(item)
     return PrefilterResult(accepted, rejected)
 
@@ -198,7 +208,7 @@ class BatchSummary:
                 "unreadable": self.unreadable, "rules": [dataclasses.asdict(r) for r in self.rules]}
 
 
-def summarize(results, fail_on: str = "error") -> BatchSummary:
+def summarize(results, fail_on: str = "error", strict: bool = False) -> BatchSummary:
     """Summarize a batch: `results` is a PrefilterResult, or the FileResults of `lint_paths` (judged
     at threshold `fail_on` the same way `prefilter` judges)."""
     if isinstance(results, PrefilterResult):
@@ -210,7 +220,7 @@ def summarize(results, fail_on: str = "error") -> BatchSummary:
                 items.append(result)
             elif isinstance(result, FileResult):
                 items.append(PrefilterItem(result.path, result.path, result.findings, result.error,
-                                           rejecting_findings(result.findings, fail_on)))
+                                           rejecting_findings(result.findings, fail_on, strict)))
             else:
                 raise TypeError(f"cannot summarize {type(result).__name__}")
     findings: Counter[str] = Counter()

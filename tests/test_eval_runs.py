@@ -79,6 +79,16 @@ def test_gate_fails_when_a_confirmed_defect_is_no_longer_reported(evaluation, tm
     assert gate_violations(stale, {}) == ["confirmed defect no longer reported: run/clean.cu:5 CL201 (an overflow)"]
 
 
+def test_a_kernels_own_suppressions_are_not_honoured(tmp_path):
+    # judged as the pre-filter judges: a comment in the kernel does not turn a catch into a pass
+    shutil.copytree(RUNS, tmp_path / "runs")
+    crashed = tmp_path / "runs" / "kernels" / "run" / "unguarded_crashed.cu"
+    crashed.write_text("// cudalint: ignore-file\n" + crashed.read_text())
+    evaluation = evaluate_runs(load_labels(str(tmp_path / "runs")))
+    [caught] = evaluation.catches
+    assert caught.kernel.path == "run/unguarded_crashed.cu" and {f.code for f in caught.rejecting} == {"CL201"}
+
+
 def test_every_cause_names_rules_that_exist():
     from cudalint.checks.registry import find_rule
 
@@ -135,3 +145,17 @@ def test_development_set_gate():
     evaluation = evaluate_runs(load_labels(DEV_SET), load_reviews(os.path.join(DEV_RECORD, "reviews.toml")), jobs=2)
     assert len(evaluation.outcomes) >= 400
     assert gate_violations(evaluation, load_thresholds(os.path.join(DEV_RECORD, "thresholds.json"))) == []
+
+
+def test_a_runtime_error_that_is_a_failed_build_counts_as_a_build_failure(tmp_path):
+    rows = [
+        {"path": "a.py", "correct": False, "compiled": True, "cause": "G", "subcause": "G4 other",
+         "message": "runtime_error: Error building extension 'fused': [1/3] nvcc ... error: identifier undefined"},
+        {"path": "b.py", "correct": False, "compiled": True, "cause": "G", "subcause": "G4 other",
+         "message": "runtime_error: CUDA error: an illegal memory access was encountered"},
+    ]
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text("\n".join(json.dumps(row) for row in rows))
+    built, crashed = load_labels(str(labels))
+    assert (built.compiled, built.cause) == (False, "B?")
+    assert (crashed.compiled, crashed.cause) == (True, "G4")

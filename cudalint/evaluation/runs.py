@@ -58,7 +58,7 @@ CAUSES = {
 ENVIRONMENT_CAUSES = frozenset({"C", "D"})  # the evaluation machine failed, not the code
 
 _MEMORY = {"CL201", "CL202", "CL203", "CL204", "CL205", "CL206", "CL207", "CL208", "CL209", "CL210", "CL211",
-           "CL212", "CL214"}
+           "CL212", "CL214", "CL216"}
 _BUILD = {"CL400", "CL401", "CL901"}
 # which rules' findings can explain each failure: a rule's bug would make the harness fail that way
 EXPLAINS: dict[str, frozenset[str]] = {cause: frozenset(rules) for cause, rules in {
@@ -67,8 +67,8 @@ EXPLAINS: dict[str, frozenset[str]] = {cause: frozenset(rules) for cause, rules 
     "B5": {"CL301", "CL302", "CL901"}, "B6": {"CL401"}, "B?": _BUILD,
     "E": _MEMORY | {"CL104", "CL302", "CL405", "CL423"},
     "F": {"CL301", "CL302"},
-    "G1": {"CL401", "CL421", "CL424"}, "G2": {"CL206", "CL407"}, "G3": {"CL206", "CL212", "CL406"},
-    "G4": {"CL401", "CL407", "CL422", "CL423", "CL431"},
+    "G1": {"CL401", "CL421", "CL424", "CL434"}, "G2": {"CL206", "CL407", "CL433"}, "G3": {"CL206", "CL212", "CL406"},
+    "G4": {"CL401", "CL407", "CL422", "CL423", "CL431", "CL432", "CL433", "CL434", "CL435"},
     "H": {"CL405", "CL407", "CL422", "CL430"},
     # a launch that cannot run, unchecked, leaves the output unwritten: wrong values (CL302)
     "I": _MEMORY | {"CL213", "CL101", "CL102", "CL103", "CL104", "CL105", "CL106", "CL302", "CL402", "CL403", "CL405",
@@ -185,8 +185,9 @@ class RunsEvaluation:
         return {cause: tuple(table[cause]) for cause in sorted(table, key=_cause_order)}
 
     def stale_reviews(self) -> list[Review]:
-        """Reviews of findings no longer reported (a real defect now missed, or a false alarm fixed)."""
-        reported = {_review_key(o.kernel, f) for o in self.outcomes for f in o.rejecting}
+        """Reviews of findings no longer reported (a real defect now missed, or a false alarm fixed); a
+        finding now marked latent (it rejects only under `strict`) is still reported."""
+        reported = {_review_key(o.kernel, f) for o in self.outcomes for f in rejecting_findings(o.findings, strict=True)}
         return [review for key, review in sorted(self.reviews.items()) if key not in reported]
 
     @property
@@ -219,7 +220,7 @@ def load_labels(path: str, kernels_dir: str | None = None, problems_dir: str | N
             row = json.loads(line)
             kernels.append(LabelledKernel(
                 path=row["path"], file=os.path.join(kernels_dir, row["path"]), correct=bool(row["correct"]),
-                compiled=bool(row.get("compiled", row["correct"])),
+                compiled=bool(row.get("compiled", row["correct"])) and not _build_failed(row),
                 cause="ok" if row["correct"] else _cause_of(row),
                 arch=row.get("arch") or architecture_of_gpu(row.get("hardware", "")),
                 reference=os.path.join(problems_dir, row["reference"]) if row.get("reference") else None))
@@ -249,10 +250,12 @@ def load_reviews(path: str) -> dict[tuple[str, str, int], Review]:
 
 def evaluate_runs(kernels: list[LabelledKernel], reviews: dict[tuple[str, str, int], Review] | None = None,
                   options: LintOptions | None = None, jobs: int = 1) -> RunsEvaluation:
-    """Lint each kernel with its reference and architecture (the rest of `options` as given)."""
+    """Lint each kernel with its reference and architecture (the rest of `options` as given), judged as
+    `prefilter` judges: its own suppression comments are not honoured."""
     options = options or LintOptions()
     reviews = reviews or {}
-    per_file = [dataclasses.replace(options, arch=k.arch or options.arch, reference=k.reference or options.reference)
+    per_file = [dataclasses.replace(options, arch=k.arch or options.arch, reference=k.reference or options.reference,
+                                    honour_suppressions=False)
                 for k in kernels]
     start = time.perf_counter()
     results = list(iter_lint_each([k.file for k in kernels], per_file, jobs))
@@ -328,9 +331,18 @@ def gate_violations(evaluation: RunsEvaluation, thresholds: dict) -> list[str]:
     return problems
 
 
+def _build_failed(row: dict) -> bool:
+    """Whether the harness's own message says the extension did not build. Some archives record a build
+    started in `__init__` or forward as a runtime error of a compiled kernel (cause G); the message decides."""
+    return "Error building extension" in str(row.get("message") or "")
+
+
 def _cause_of(row: dict) -> str:
-    """The label's cause, refined by its subcause where that names one (`B` + `B3 ...` -> `B3`)."""
+    """The label's cause, refined by its subcause where that names one (`B` + `B3 ...` -> `B3`); a runtime
+    error whose message is a failed build is a build error (`B?`: the label names no detail)."""
     cause = str(row.get("cause") or "?")
+    if cause.startswith("G") and _build_failed(row):
+        return "B?"
     detail = str(row.get("subcause") or "").split()
     if detail and detail[0] in CAUSES and detail[0].startswith(cause):
         return detail[0]

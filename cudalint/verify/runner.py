@@ -21,6 +21,7 @@ record is there already is not verified again.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import os
 import shutil
@@ -33,7 +34,7 @@ from dataclasses import dataclass, field
 from cudalint.verify import diagnostics
 from cudalint.verify.gpus import Gpu, arch_list
 from cudalint.verify.isolation import WorkerOutcome
-from cudalint.verify.jobs import JobResult, LocalExecutor, WorkerJob, execute, network_setting
+from cudalint.verify.jobs import JobResult, LocalExecutor, WorkerJob, execute, isolation_record
 from cudalint.verify.resume import ResultsFile, candidate_key
 
 DEFAULT_TOLERANCES = {"float32": (1e-4, 1e-4), "float16": (1e-2, 1e-2), "bfloat16": (1e-2, 1e-2),
@@ -192,8 +193,7 @@ class _Batch:
         self.executor = None
         self.gpus: list[Gpu] = []
         self.arch = ""
-        self.isolation = {"environment": "scrubbed", "home": "private"}
-        self.isolation["network"] = network_setting(options.isolate_network, options.worker is not None)[1]
+        self.isolation = isolation_record(options.isolate_network, options.worker is not None)
         for record in self.records.values():
             record["isolation"] = dict(self.isolation)
         self.results_file = ResultsFile(options.results_file) if options.results_file else None
@@ -310,13 +310,16 @@ class _Batch:
             for candidate in self._pending():
                 self.records[id(candidate)]["lint"] = {"ran": False}
             return
+        from cudalint.config import options_by_nearest_config
         from cudalint.engine import lint_paths
         from cudalint.findings import Severity
 
         for candidate in self._pending():
             record = self.records[id(candidate)]
             started = time.monotonic()
-            result = lint_paths([candidate.path], self.options.lint_options, use_config=True)[0]
+            # the candidate's own suppression comments are not honoured: it is the code being judged
+            options = self.options.lint_options or options_by_nearest_config([candidate.path])[0]
+            result = lint_paths([candidate.path], dataclasses.replace(options, honour_suppressions=False))[0]
             record["seconds"]["lint"] = round(time.monotonic() - started, 3)
             findings = result.findings
             errors = [f for f in findings if f.severity == Severity.ERROR]
@@ -498,9 +501,10 @@ class _Batch:
         names = diagnostics.kernel_names(self._text(candidate), candidate.path)
         kept, other = diagnostics.candidate_reports(reports, source_map, names)
         errors = [r for r in kept if r.severity == "error"]
-        # complete: the sanitized forward ran to its end and the tool wrote its summary; anything else
+        # complete: the sanitized forward ran to its end, compute-sanitizer itself exited cleanly (the worker's
+        # "ran" is the candidate's word: its code runs there) and the tool wrote its summary; anything else
         # (a crash at start, a timeout, out of memory) checked nothing, unless it reported errors first
-        complete = outcome.status == "ran" and bool(summary.get("lines"))
+        complete = outcome.status == "ran" and outcome.returncode == 0 and bool(summary.get("lines"))
         return {"ran": True, "complete": complete, "tool": tool, "status": outcome.status,
                 "message": outcome.message, "kernels": kernels or "all",
                 "errors": sum(r.count for r in errors), "warnings": sum(r.count for r in kept if r.severity != "error"),

@@ -1,5 +1,5 @@
 #pragma once
-/* cudalint stub: <cublas_v2.h> (minimal handle / GEMM API). */
+/* cudalint stub: <cublas_v2.h> (handle API, BLAS levels 1-3 in float and double, half and mixed GEMMs). */
 #pragma clang system_header
 #include <cuda_runtime.h>
 #ifndef __CUDALINT_CUBLAS_V2_H
@@ -56,10 +56,94 @@ cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation
                                           const void* alpha, const void* A, cudaDataType Atype, int lda, long long strideA, const void* B,
                                           cudaDataType Btype, int ldb, long long strideB, const void* beta, void* C, cudaDataType Ctype,
                                           int ldc, long long strideC, int batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo);
-cublasStatus_t cublasSgemv(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float* alpha, const float* A, int lda,
-                           const float* x, int incx, const float* beta, float* y, int incy);
-cublasStatus_t cublasSaxpy(cublasHandle_t handle, int n, const float* alpha, const float* x, int incx, float* y, int incy);
-cublasStatus_t cublasSdot(cublasHandle_t handle, int n, const float* x, int incx, const float* y, int incy, float* result);
-cublasStatus_t cublasSscal(cublasHandle_t handle, int n, const float* alpha, float* x, int incx);
-cublasStatus_t cublasSnrm2(cublasHandle_t handle, int n, const float* x, int incx, float* result);
+#define __CL_CUBLAS_BLAS12(T, P, p)                                                                                     \
+  cublasStatus_t cublasI##p##amax(cublasHandle_t handle, int n, const T* x, int incx, int* result);                    \
+  cublasStatus_t cublasI##p##amin(cublasHandle_t handle, int n, const T* x, int incx, int* result);                    \
+  cublasStatus_t cublas##P##asum(cublasHandle_t handle, int n, const T* x, int incx, T* result);                       \
+  cublasStatus_t cublas##P##axpy(cublasHandle_t handle, int n, const T* alpha, const T* x, int incx, T* y, int incy);  \
+  cublasStatus_t cublas##P##copy(cublasHandle_t handle, int n, const T* x, int incx, T* y, int incy);                  \
+  cublasStatus_t cublas##P##dot(cublasHandle_t handle, int n, const T* x, int incx, const T* y, int incy, T* result);  \
+  cublasStatus_t cublas##P##nrm2(cublasHandle_t handle, int n, const T* x, int incx, T* result);                       \
+  cublasStatus_t cublas##P##rot(cublasHandle_t handle, int n, T* x, int incx, T* y, int incy, const T* c, const T* s); \
+  cublasStatus_t cublas##P##rotg(cublasHandle_t handle, T* a, T* b, T* c, T* s);                                        \
+  cublasStatus_t cublas##P##rotm(cublasHandle_t handle, int n, T* x, int incx, T* y, int incy, const T* param);        \
+  cublasStatus_t cublas##P##rotmg(cublasHandle_t handle, T* d1, T* d2, T* x1, const T* y1, T* param);                 \
+  cublasStatus_t cublas##P##scal(cublasHandle_t handle, int n, const T* alpha, T* x, int incx);                        \
+  cublasStatus_t cublas##P##swap(cublasHandle_t handle, int n, T* x, int incx, T* y, int incy);                        \
+  cublasStatus_t cublas##P##gbmv(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku,          \
+                                 const T* alpha, const T* A, int lda, const T* x, int incx, const T* beta, T* y,       \
+                                 int incy);                                                                            \
+  cublasStatus_t cublas##P##gemv(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const T* alpha,          \
+                                 const T* A, int lda, const T* x, int incx, const T* beta, T* y, int incy);            \
+  cublasStatus_t cublas##P##ger(cublasHandle_t handle, int m, int n, const T* alpha, const T* x, int incx,              \
+                                const T* y, int incy, T* A, int lda);                                                  \
+  cublasStatus_t cublas##P##sbmv(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const T* alpha,           \
+                                 const T* A, int lda, const T* x, int incx, const T* beta, T* y, int incy);            \
+  cublasStatus_t cublas##P##spmv(cublasHandle_t handle, cublasFillMode_t uplo, int n, const T* alpha, const T* AP,     \
+                                 const T* x, int incx, const T* beta, T* y, int incy);                                 \
+  cublasStatus_t cublas##P##spr(cublasHandle_t handle, cublasFillMode_t uplo, int n, const T* alpha, const T* x,       \
+                                int incx, T* AP);                                                                      \
+  cublasStatus_t cublas##P##spr2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const T* alpha, const T* x,      \
+                                 int incx, const T* y, int incy, T* AP);                                               \
+  cublasStatus_t cublas##P##symv(cublasHandle_t handle, cublasFillMode_t uplo, int n, const T* alpha, const T* A,      \
+                                 int lda, const T* x, int incx, const T* beta, T* y, int incy);                        \
+  cublasStatus_t cublas##P##syr(cublasHandle_t handle, cublasFillMode_t uplo, int n, const T* alpha, const T* x,       \
+                                int incx, T* A, int lda);                                                              \
+  cublasStatus_t cublas##P##syr2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const T* alpha, const T* x,      \
+                                 int incx, const T* y, int incy, T* A, int lda);                                       \
+  cublasStatus_t cublas##P##tbmv(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans,                \
+                                 cublasDiagType_t diag, int n, int k, const T* A, int lda, T* x, int incx);            \
+  cublasStatus_t cublas##P##tbsv(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans,                \
+                                 cublasDiagType_t diag, int n, int k, const T* A, int lda, T* x, int incx);            \
+  cublasStatus_t cublas##P##tpmv(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans,                \
+                                 cublasDiagType_t diag, int n, const T* AP, T* x, int incx);                           \
+  cublasStatus_t cublas##P##tpsv(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans,                \
+                                 cublasDiagType_t diag, int n, const T* AP, T* x, int incx);                           \
+  cublasStatus_t cublas##P##trmv(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans,                \
+                                 cublasDiagType_t diag, int n, const T* A, int lda, T* x, int incx);                   \
+  cublasStatus_t cublas##P##trsv(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans,                \
+                                 cublasDiagType_t diag, int n, const T* A, int lda, T* x, int incx);                   \
+  cublasStatus_t cublas##P##gemmBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,      \
+                                        int m, int n, int k, const T* alpha, const T* const Aarray[], int lda,         \
+                                        const T* const Barray[], int ldb, const T* beta, T* const Carray[], int ldc,   \
+                                        int batchCount);                                                               \
+  cublasStatus_t cublas##P##syr2k(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, \
+                                  const T* alpha, const T* A, int lda, const T* B, int ldb, const T* beta, T* C,       \
+                                  int ldc);                                                                            \
+  cublasStatus_t cublas##P##syrkx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, \
+                                  const T* alpha, const T* A, int lda, const T* B, int ldb, const T* beta, T* C,       \
+                                  int ldc);                                                                            \
+  cublasStatus_t cublas##P##geam(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m,      \
+                                 int n, const T* alpha, const T* A, int lda, const T* beta, const T* B, int ldb, T* C,  \
+                                 int ldc);                                                                             \
+  cublasStatus_t cublas##P##dgmm(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const T* A, int lda,      \
+                                 const T* x, int incx, T* C, int ldc);                                                 \
+  cublasStatus_t cublas##P##trsmBatched(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo,           \
+                                        cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const T* alpha,  \
+                                        const T* const A[], int lda, T* const B[], int ldb, int batchCount);
+__CL_CUBLAS_BLAS12(float, S, s) __CL_CUBLAS_BLAS12(double, D, d)
+#undef __CL_CUBLAS_BLAS12
+cublasStatus_t cublasDgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k,
+                                         const double* alpha, const double* A, int lda, long long strideA, const double* B, int ldb,
+                                         long long strideB, const double* beta, double* C, int ldc, long long strideC, int batchCount);
+cublasStatus_t cublasHgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k,
+                                         const __half* alpha, const __half* A, int lda, long long strideA, const __half* B, int ldb,
+                                         long long strideB, const __half* beta, __half* C, int ldc, long long strideC, int batchCount);
+cublasStatus_t cublasHgemmBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k,
+                                  const __half* alpha, const __half* const Aarray[], int lda, const __half* const Barray[], int ldb,
+                                  const __half* beta, __half* const Carray[], int ldc, int batchCount);
+cublasStatus_t cublasSgemmEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k,
+                             const float* alpha, const void* A, cudaDataType Atype, int lda, const void* B, cudaDataType Btype, int ldb,
+                             const float* beta, void* C, cudaDataType Ctype, int ldc);
+cublasStatus_t cublasGemmBatchedEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k,
+                                   const void* alpha, const void* const Aarray[], cudaDataType Atype, int lda, const void* const Barray[],
+                                   cudaDataType Btype, int ldb, const void* beta, void* const Carray[], cudaDataType Ctype, int ldc,
+                                   int batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo);
+cublasStatus_t cublasGetVersion(cublasHandle_t handle, int* version);
+cublasStatus_t cublasGetStream(cublasHandle_t handle, cudaStream_t* streamId);
+cublasStatus_t cublasGetPointerMode(cublasHandle_t handle, cublasPointerMode_t* mode);
+cublasStatus_t cublasGetMathMode(cublasHandle_t handle, cublasMath_t* mode);
+cublasStatus_t cublasGetAtomicsMode(cublasHandle_t handle, cublasAtomicsMode_t* mode);
+cublasStatus_t cublasSetWorkspace(cublasHandle_t handle, void* workspace, size_t workspaceSizeInBytes);
+const char* cublasGetStatusName(cublasStatus_t status);
 #endif
