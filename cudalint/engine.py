@@ -9,13 +9,15 @@ import gc
 import multiprocessing
 import os
 import queue
+import resource
 import threading
 import traceback
-from collections.abc import Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+
+import pebble
 
 from cudalint.archs import architecture
 from cudalint.checks.context import RuleContext, UnitFacts
@@ -40,6 +42,17 @@ MAX_FILE_BYTES = 4 * 1024 * 1024  # larger inputs are not kernels; refusing them
 os.environ.setdefault("LIBCLANG_NOTHREADS", "1")
 
 
+@dataclass(frozen=True)
+class Budget:
+    """What linting one file in a worker process may take. Past either limit the worker is ended, the file gets
+    an incomplete-analysis finding (CL900) and every other file keeps its result."""
+
+    seconds: float = 60.0
+    # the worker's address space (its 512 MiB lint-thread stack included; a worker linting a real kernel
+    # holds about 700 MB of it and touches under 100 MB): what it uses can never pass this
+    memory_bytes: int = 2 * 1024 ** 3
+
+
 class InputError(Exception):
     """An input cudalint cannot read: missing, unreadable, binary, not UTF-8, too large."""
 
@@ -58,9 +71,13 @@ def selected_rules(options: LintOptions, path: str | None = None) -> list[Rule]:
 
 
 def lint_source(text: str, filename: str = "<input>.cu", options: LintOptions | None = None,
-                directory: str | None = None) -> list[Finding]:
-    """Lint CUDA (or Python with embedded CUDA, when `filename` ends in .py) given as text."""
+                directory: str | None = None, isolate: bool = False) -> list[Finding]:
+    """Lint CUDA (or Python with embedded CUDA, when `filename` ends in .py) given as text; with `isolate`,
+    in a worker process with the default `Budget` (untrusted text then cannot take down the caller)."""
     options = (options or LintOptions()).validate()
+    if isolate:
+        return next(_lint_in_workers([(filename, _lint_text, (filename, text, options, directory))], 1,
+                                     Budget())).findings
     return _lint_thread.run(_lint_text, filename, text, options, directory)
 
 
@@ -128,7 +145,10 @@ def lint_file(path: str, options: LintOptions, cache: ResultCache | None = None)
         found = cache.lookup(path, options, digest)
         if found is not None:
             return FileResult(path, found)
-    findings = _lint_thread.run(_lint_text, path, text, options, os.path.dirname(os.path.abspath(path)))
+    try:
+        findings = _lint_thread.run(_lint_text, path, text, options, os.path.dirname(os.path.abspath(path)))
+    except Exception as error:  # noqa: BLE001 - out of memory, or a bug outside the rules: this file only
+        return FileResult(path, [_internal_error(path, error, stage="the engine")])
     if cache is not None:
         cache.store(path, text, options, findings, digest)
     return FileResult(path, findings)
@@ -147,45 +167,74 @@ def lint_paths(paths: Iterable[str], options: LintOptions | None = None, use_con
 
 
 def iter_lint_files(files: list[str], options: LintOptions, jobs: int = 1,
-                    cache: ResultCache | None = None) -> Iterator[FileResult]:
+                    cache: ResultCache | None = None, isolate: bool = False) -> Iterator[FileResult]:
     """The result of each file, in order, as soon as it is ready; `jobs` > 1 lints in worker processes
-    (libclang is not known to be thread-safe; processes are)."""
-    return iter_lint_each(files, [options] * len(files), jobs, cache)
+    (libclang is not known to be thread-safe; processes are), as `isolate` does with any `jobs`."""
+    return iter_lint_each(files, [options] * len(files), jobs, cache, isolate)
 
 
 def iter_lint_each(files: list[str], options_per_file: list[LintOptions], jobs: int = 1,
-                   cache: ResultCache | None = None) -> Iterator[FileResult]:
-    """`iter_lint_files` with options of each file's own (its reference problem, its GPU's architecture)."""
+                   cache: ResultCache | None = None, isolate: bool = False,
+                   budget: Budget = Budget()) -> Iterator[FileResult]:
+    """`iter_lint_files` with options of each file's own (its reference problem, its GPU's architecture).
+    Files linted in worker processes (`jobs` > 1 with several files, or `isolate`) each have the `budget`:
+    a file that crashes its worker or goes past the budget ends with a CL900 finding of its own, and
+    cannot take down the caller. Without them, files are linted in this process."""
     for options in {id(o): o for o in options_per_file}.values():
         options.validate()
-    if jobs > 1 and len(files) > 1:
-        chunk = max(1, min(16, len(files) // (4 * jobs)))
-        if multiprocessing.get_start_method() == "fork":
-            prepare_workspace(files)  # forked workers share its headers and precompiled preludes
-        done = 0
-        try:
-            with ProcessPoolExecutor(max_workers=jobs, initializer=tune_garbage_collector) as pool:
-                for result in pool.map(lint_file, files, options_per_file, [cache] * len(files), chunksize=chunk):
-                    done += 1
-                    yield result
-        except BrokenProcessPool:
-            # a worker died (a crash in libclang): the files it had are lost with it, and the pool with them;
-            # each file left gets a process of its own, so that only the one that crashes goes unchecked
-            for path, options in zip(files[done:], options_per_file[done:]):
-                yield _lint_alone(path, options, cache)
+    if isolate or (jobs > 1 and len(files) > 1):
+        tasks = [(path, lint_file, (path, options, cache)) for path, options in zip(files, options_per_file)]
+        yield from _lint_in_workers(tasks, max(1, min(jobs, len(files))), budget)
     else:
         for path, options in zip(files, options_per_file):
             yield lint_file(path, options, cache)
 
 
-def _lint_alone(path: str, options: LintOptions, cache: ResultCache | None) -> FileResult:
+def _lint_in_workers(tasks: list[tuple[str, Callable, tuple]], jobs: int, budget: Budget) -> Iterator[FileResult]:
+    """The result of each task (path, function, arguments) run in a worker process under `budget`: the
+    function's FileResult (or findings), or a CL900 finding when the worker failed or went past the budget."""
+    if not tasks:
+        return
+    if multiprocessing.get_start_method() == "fork":
+        prepare_workspace([path for path, _, _ in tasks])  # forked workers share its headers and preludes
+    # pebble ends a worker whose task is past the time limit and starts another in its place
+    pool = pebble.ProcessPool(max_workers=jobs, initializer=_start_worker, initargs=(budget.memory_bytes,))
+    finished = False
     try:
-        with ProcessPoolExecutor(max_workers=1) as pool:
-            return pool.submit(lint_file, path, options, cache).result()
-    except BrokenProcessPool:
-        internal = find_rule("CL900")
-        return FileResult(path, [Finding(internal.code, internal.name, internal.severity, Location(path, 1, 1, 1, 1),
-                                         "the process linting this file crashed; it was not checked")])
+        futures = [pool.schedule(function, args, timeout=budget.seconds) for _, function, args in tasks]
+        for (path, _, _), future in zip(tasks, futures):
+            yield _worker_result(path, future, budget)
+        finished = True
+    finally:
+        if finished:
+            pool.close()
+        else:  # an error, or a caller that stopped reading: what is left is not wanted
+            pool.stop()
+        pool.join()
+
+
+def _start_worker(memory_bytes: int) -> None:
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    limit = memory_bytes if hard == resource.RLIM_INFINITY else min(memory_bytes, hard)
+    if soft == resource.RLIM_INFINITY or soft > limit:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    tune_garbage_collector()
+
+
+def _worker_result(path: str, future: Future, budget: Budget) -> FileResult:
+    try:
+        result = future.result()
+        return result if isinstance(result, FileResult) else FileResult(path, result)
+    except TimeoutError:
+        reason = f"its analysis took longer than {budget.seconds:g} s, the limit for one file"
+    except pebble.ProcessExpired as error:
+        # a stack overflow in libclang, or an allocation past the limit that libclang cannot survive
+        cause = f"signal {-error.exitcode}" if error.exitcode < 0 else f"exit code {error.exitcode}"
+        reason = (f"the process linting it ended ({cause}): a crash, or more memory than the "
+                  f"{budget.memory_bytes / 1024 ** 3:g} GiB allowed for one file")
+    except Exception as error:  # noqa: BLE001 - one file's failure must not lose the others' results
+        return FileResult(path, [_internal_error(path, error, stage="the worker")])
+    return FileResult(path, [_incomplete(path, f"{reason}; it was not checked")])
 
 
 def tune_garbage_collector() -> None:
@@ -308,14 +357,17 @@ def _unit_facts(document: SourceDocument, directory: str | None, findings: list[
                 definitions = HostDefinitions([lowered[id(u)] for u in document.units if id(u) in lowered])
             lowered[id(unit)] = lower_unit(unit, directory, definitions or (), flags)
         except Exception as error:  # noqa: BLE001 - a frontend bug must not stop the other files
-            findings.append(_internal_error(document, error))
+            findings.append(_internal_error(document.path, error))
     for unit in document.units:
         if id(unit) not in lowered:
             continue
+        for line, why in lowered[id(unit)].incomplete:
+            where = unit.to_file(line, 1)
+            findings.append(_incomplete(document.path, why, where.line, where.column))
         try:
             program = build_program(unit, lowered[id(unit)].functions, lowered[id(unit)].globals)
         except Exception as error:  # noqa: BLE001 - as above
-            findings.append(_internal_error(document, error))
+            findings.append(_internal_error(document.path, error))
             continue
         yield UnitFacts(unit, lowered[id(unit)], program)
 
@@ -324,16 +376,24 @@ def _run(rule: Rule, context: RuleContext) -> list[Finding]:
     try:
         return list(rule.check(context))
     except Exception as error:  # noqa: BLE001 - one rule's bug must not hide the others' findings
-        return [_internal_error(context.document, error, rule)]
+        return [_internal_error(context.document.path, error, rule)]
 
 
-def _internal_error(document: SourceDocument, error: Exception, rule: Rule | None = None) -> Finding:
+def _internal_error(path: str, error: BaseException, rule: Rule | None = None, stage: str = "") -> Finding:
+    stage = stage or (f"rule {rule.code}" if rule else "the front end")
+    if isinstance(error, MemoryError):
+        return _incomplete(path, f"cudalint ran out of memory in {stage}; the file was not fully checked")
+    frames = traceback.extract_tb(error.__traceback__)
+    where = f" ({os.path.basename(frames[-1].filename)}:{frames[-1].lineno})" if frames else ""
+    return _incomplete(path, f"cudalint internal error in {stage}: {type(error).__name__}: {error}{where}; "
+                             f"please report it")
+
+
+def _incomplete(path: str, message: str, line: int = 1, column: int = 1) -> Finding:
+    """A CL900 finding: the analysis of the file did not complete."""
     internal = find_rule("CL900")
-    where = traceback.extract_tb(error.__traceback__)[-1]
-    stage = f"rule {rule.code}" if rule else "the front end"
-    message = (f"cudalint internal error in {stage}: {type(error).__name__}: {error} "
-               f"({os.path.basename(where.filename)}:{where.lineno}); please report it")
-    return Finding(internal.code, internal.name, internal.severity, Location(document.path, 1, 1, 1, 1), message)
+    return Finding(internal.code, internal.name, internal.severity, Location(path, line, column, line, column),
+                   message)
 
 
 def _dedupe(findings: list[Finding]) -> list[Finding]:
@@ -352,6 +412,6 @@ def exceeds(findings: Iterable[Finding], fail_on: str) -> bool:
 
 
 __all__ = [
-    "ConfigError", "FileResult", "InputError", "LintOptions", "default_jobs", "exceeds", "expand_paths",
+    "Budget", "ConfigError", "FileResult", "InputError", "LintOptions", "default_jobs", "exceeds", "expand_paths",
     "iter_lint_each", "iter_lint_files", "lint_file", "lint_paths", "lint_source", "read_source", "selected_rules",
     "tune_garbage_collector"]

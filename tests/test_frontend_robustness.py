@@ -1,5 +1,6 @@
 """The front end never crashes or hangs: malformed CUDA is a finding, random bytes are handled."""
 
+import re
 import time
 
 from hypothesis import HealthCheck, given, settings
@@ -57,10 +58,26 @@ def test_deeply_nested_expression_does_not_hang_or_crash() -> None:
     assert all(f.code != "CL900" for f in findings)
 
 
+TOO_DEEP = re.compile(r"code nested more than 120 levels deep \(from column \d+\) was not analysed|"
+                      r"the code nests more than 5,000 levels deep, past what cudalint parses: this CUDA unit was "
+                      r"not analysed")
+
+
+def not_analysed(findings) -> list[str]:
+    """The CL900 messages, each one that says code was too deep to analyse (anything else is a bug)."""
+    messages = [f.message for f in findings if f.code == "CL900"]
+    assert all(TOO_DEEP.fullmatch(m) for m in messages), messages
+    return messages
+
+
 def test_long_expression_chain() -> None:
-    source = "__global__ void k(int* a) { a[0] = " + " + ".join(["a[1]"] * 3000) + "; }\n"
+    """A chain of 3000 additions is a tree 3000 deep: linted without a crash, and said to be incomplete."""
+    source = "__global__ void k(int* a) {\n  a[0] = " + " + ".join(["a[1]"] * 3000) + ";\n}\n"
     findings = cudalint.lint_source(source, filename="chain.cu")
-    assert all(f.code != "CL900" for f in findings), [f.message for f in findings]
+    assert [(f.line, f.message) for f in findings if f.code == "CL900"] == [
+        (2, "code nested more than 120 levels deep (from column 10) was not analysed")]
+    short = source.replace(" + ".join(["a[1]"] * 3000), " + ".join(["a[1]"] * 100))
+    assert not not_analysed(cudalint.lint_source(short, filename="chain.cu"))
 
 
 def test_large_valid_file_is_linted_quickly() -> None:
@@ -72,9 +89,13 @@ def test_large_valid_file_is_linted_quickly() -> None:
 
 
 def test_deeply_nested_statements() -> None:
-    source = "__global__ void k(int* a) { " + "if (a[0]) " * 2000 + "a[0] = 1; }\n"
-    findings = cudalint.lint_source(source, filename="nested.cu")
-    assert all(f.code != "CL900" for f in findings), [f.message for f in findings]
+    """An error nested past the depth the analysis reaches is never a silent pass: the file is incomplete."""
+    body = "int i = threadIdx.x + blockIdx.x * blockDim.x; x[i] = 0;"  # CL201 unguarded
+    for depth, complete in ((100, True), (150, False), (2000, False)):
+        source = "__global__ void k(float* x, int n) {\n" + "if (n) " * depth + "{ " + body + " }\n}\n"
+        findings = cudalint.lint_source(source, filename="nested.cu")
+        assert bool(not_analysed(findings)) is not complete, depth
+        assert ("CL201" in {f.code for f in findings}) is complete, depth
 
 
 def test_a_failed_reparse_is_reported_never_silently_clean() -> None:
@@ -104,8 +125,8 @@ HEADER_NAMES = st.text(alphabet="ab/._-\\ <>\"", min_size=0, max_size=12)
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(NESTINGS, st.integers(min_value=1, max_value=4000), HEADER_NAMES, st.sampled_from(["<>", '""']))
 def test_deep_nesting_and_odd_includes_never_crash_or_pass_unchecked(nesting, depth, header, quotes):
-    """Deep code is linted (it once overflowed libclang's stack: SIGSEGV) and an include of any name is a
-    finding or nothing, never an analysis that stops half way (CL900) and lets the file through."""
+    """Deep code is linted (it once overflowed libclang's stack: SIGSEGV) or said to be too deep, never
+    passed unchecked, and an include of any name is a finding or nothing, never an internal error."""
     opener, closer = quotes
     if nesting in "-!~":
         body = f"x[0] = {nesting * depth}1;"
@@ -118,4 +139,6 @@ def test_deep_nesting_and_odd_includes_never_crash_or_pass_unchecked(nesting, de
             else nesting * depth + "x[0] = 1;"
     text = f"#include {opener}{header}{closer}\n__global__ void k(float* x, int n) {{\n{body}\n}}\n"
     findings = cudalint.lint_source(text, filename="deep.cu")
-    assert all(f.code != "CL900" for f in findings), [f.message for f in findings if f.code == "CL900"]
+    incomplete = not_analysed(findings)
+    if depth > 2 * 120:  # past the analysis' depth: said so, or refused by clang (CL901: parentheses past 256)
+        assert incomplete or any(f.code == "CL901" for f in findings)

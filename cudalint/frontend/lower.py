@@ -17,6 +17,7 @@ from cudalint.frontend.clang_api import (CHILDREN, END, INDEX, KIND, OPERATOR, R
                                          line_starts, location, main_file_bounds, referenced, result_type, size_of,
                                          spelling, type_spelling, unary_operator_spelling, usr)
 from cudalint.compile_flags import CompileFlags
+from cudalint.frontend.limits import TooComplex
 from cudalint.frontend.parse import Diagnostic, ParsedUnit, parse_unit
 from cudalint.frontend.prototypes import HostDefinitions, from_definitions
 from cudalint.model import ir
@@ -74,6 +75,8 @@ class LoweredUnit:
     functions: list[ir.Function] = field(default_factory=list)  # definitions
     globals: list[ir.VarDecl] = field(default_factory=list)
     prototypes: list[ir.Function] = field(default_factory=list)  # declarations without a body (`body` None)
+    # what the analysis does not cover, (unit line, why): a unit past the parser's limits, code nested too deep
+    incomplete: list[tuple[int, str]] = field(default_factory=list)
 
 
 def lower_unit(unit: CudaUnit, directory: str | None = None,
@@ -87,7 +90,15 @@ def lower_unit(unit: CudaUnit, directory: str | None = None,
         prototypes = from_definitions(unit, cuda_units)
         if prototypes is not None:
             return LoweredUnit(unit, [], [], prototypes=prototypes)
-    return Lowering(parse_unit(unit, directory, flags)).lower()
+    try:
+        parsed = parse_unit(unit, directory, flags)
+    except TooComplex as refused:
+        return LoweredUnit(unit, [], [], incomplete=[(refused.line, f"{refused.why}, past what cudalint parses: this CUDA "
+                                                                         f"unit was not analysed")])
+    except ci.TranslationUnitLoadError:  # libclang gave up: out of memory, a crash it recovered from
+        return LoweredUnit(unit, [], [], incomplete=[(1, "clang could not parse this CUDA unit (it failed, crashed or "
+                                                         "ran out of memory): it was not analysed")])
+    return Lowering(parsed).lower()
 
 
 _NAME_KINDS = {K.PARM_DECL: "param", K.VAR_DECL: "var", K.FUNCTION_DECL: "function", K.ENUM_CONSTANT_DECL: "enum",
@@ -150,12 +161,16 @@ class Lowering:
         self._type_spellings: dict[tuple[int, int, int], str] = {}  # of nodes that are not expressions
         self._tree: Subtree | None = None  # of the declaration being lowered
         self._depth = 0
+        self._too_deep: ir.Span | None = None  # the first code past _MAX_DEPTH, which stays unanalysed
 
     # ------------------------------------------------------------------------------------- top level
 
     def lower(self) -> LoweredUnit:
         lowered = LoweredUnit(self.parsed.unit, self.parsed.diagnostics, self.parsed.unknown_headers)
         self._top_level(self.parsed.translation_unit.cursor, lowered)
+        if self._too_deep is not None:
+            lowered.incomplete.append((self._too_deep.line, f"code nested more than {_MAX_DEPTH} levels deep "
+                                                            f"(from column {self._too_deep.column}) was not analysed"))
         return lowered
 
     def _top_level(self, cursor: ci.Cursor, lowered: LoweredUnit) -> None:
@@ -219,6 +234,7 @@ class Lowering:
 
     def _stmt(self, node: tuple) -> ir.Stmt | None:
         if self._depth > _MAX_DEPTH:
+            self._too_deep = self._too_deep or self._span(node)
             return ir.OpaqueStmt(self._span(node))
         self._depth += 1
         try:
@@ -334,6 +350,7 @@ class Lowering:
         # neither lowering nor later walks can exhaust Python's stack
         if self._depth > _MAX_DEPTH:
             span, text = self._span_and_text(node)
+            self._too_deep = self._too_deep or span
             return ir.Opaque(span, text, self._type_spelling(node))
         self._depth += 1
         try:
