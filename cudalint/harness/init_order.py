@@ -1108,9 +1108,10 @@ class _Interpreter:
         if name in ("min", "max", "sum"):
             if len(args) == 1 and isinstance(args[0], range):  # from its ends: range(10**12) is never listed
                 span = args[0]
-                ends = (span[0], span[-1]) if span else ()
-                return {"min": min, "max": max}[name](ends) if ends and name != "sum" else \
-                    len(span) * sum(ends) // 2 if name == "sum" else UNKNOWN
+                if not span:
+                    return 0 if name == "sum" else UNKNOWN
+                first, last = span[0], span[-1]
+                return {"min": min(first, last), "max": max(first, last), "sum": len(span) * (first + last) // 2}[name]
             values = list(args[0]) if len(args) == 1 and isinstance(args[0], (list, tuple)) else args
             if values and all(_number_like(v) for v in values):
                 return {"min": min, "max": max, "sum": sum}[name](values)
