@@ -3,6 +3,7 @@
 import re
 import time
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -142,3 +143,54 @@ def test_deep_nesting_and_odd_includes_never_crash_or_pass_unchecked(nesting, de
     incomplete = not_analysed(findings)
     if depth > 2 * 120:  # past the analysis' depth: said so, or refused by clang (CL901: parentheses past 256)
         assert incomplete or any(f.code == "CL901" for f in findings)
+
+
+KERNEL = "__global__ void k(float* x, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) x[i] = 0; }\n"
+
+
+@pytest.mark.parametrize(("source", "expected"), [
+    # issue 38: each was an internal error (CL900) of constant evaluation
+    ("#define B 1e999\n" + KERNEL + "void go(float* x, int n) { k<<<(n + B - 1) / B, B>>>(x, n); }\n", []),
+    (KERNEL + "void go(float* x, int n) { k<<<(n + 255) / 256, -1>>>(x, n); }\n",
+     [("CL302", "launch of `k` cannot run: block dimension x is -1")]),
+    (KERNEL + "void go(float* x, int n) { k<<<(n + 255) / 256, 1 << -1>>>(x, n); }\n", []),
+    (KERNEL + "void go(float* x, int n) { k<<<(n + 255) / 256, 256, 1e999>>>(x, n); }\n", []),
+    ("__global__ void k(float* x) { __shared__ float s[1ULL << 63]; s[threadIdx.x] = x[threadIdx.x]; }\n"
+     "void go(float* x) { k<<<1, 256>>>(x); }\n", [("CL901", "array is too large (9223372036854775808 elements)")]),
+    ("__global__ void k(float* x, long long n) { long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;"
+     " if (i < n) x[i] = 0; }\nvoid go(float* x) { long long n = 1LL << 62; k<<<(n + 255) / 256, 256>>>(x, n); }\n",
+     [("CL302", "launch of `k` cannot run: grid dimension x is 18014398509481984, over the limit of 2147483647")]),
+    (KERNEL + "void go(float* x, int n) { long long a = 1LL << 62; long long b = a * a * a * a;"
+              " k<<<(n + 255) / 256, b << 200>>>(x, n); }\n", []),  # past 64 bits: unknown, never a huge integer
+], ids=["block-inf", "block-negative", "negative-shift", "dynamic-shared-inf", "shared-2**63", "grid-64-bit",
+        "squares"])
+def test_extreme_constants_give_ordinary_findings(source, expected):
+    findings = cudalint.lint_source(source, filename="k.cu")
+    assert [(f.code, f.message) for f in findings] == expected
+
+
+EXTREME = st.sampled_from(["1e999", "-1e999", "0", "-1", "1<<63", "1ULL<<63", "1<<64", "1<<-1", "1>>70", "0.5",
+                           "9223372036854775807", "18446744073709551615ULL", "-9223372036854775807-1", "0.0/0.0",
+                           "(int)1e10", "(size_t)-1", "~0ULL", "65536*65536", "1 / 0", "1 % 0", "3.7", "1ULL<<40"])
+_KERNEL = KERNEL.replace("{", "{{").replace("}", "}}")  # a format string
+PLACES = st.sampled_from([
+    _KERNEL + "void go(float* x, int n) {{ k<<<{a}, {b}>>>(x, n); }}\n",
+    _KERNEL + "void go(float* x, int n) {{ dim3 b({a}, {b}); k<<<dim3(1, {a}), b, {b}>>>(x, n); }}\n",
+    "__global__ void k(float* x) {{ __shared__ float s[{a}][{b}]; s[threadIdx.y][threadIdx.x] = x[threadIdx.x];"
+    " __syncthreads(); x[threadIdx.x] = s[threadIdx.x][threadIdx.y]; }}\nvoid go(float* x) {{ k<<<1, dim3(16, 16)>>>(x); }}\n",
+    "__global__ void k(float* x, int n) {{ int i = (blockIdx.x << ({a})) + threadIdx.x; if (i < n) x[i] = x[i >> ({b})];"
+    " }}\nvoid go(float* x, int n) {{ k<<<n / 256, 256>>>(x, n); }}\n",
+    "__global__ void k(float* x, int n) {{ for (long long i = threadIdx.x * ({a}); i < ({b}); i += blockDim.x) x[i] = 0; }}"
+    "\nvoid go(float* x, int n) {{ k<<<1, 256>>>(x, n); }}\n",
+    "template <int B> __global__ void k(float* x) {{ __shared__ float s[B]; s[threadIdx.x % B] = x[threadIdx.x]; }}\n"
+    "void go(float* x) {{ k<({a})><<<1, {b}>>>(x); }}\n",
+    "__global__ void __launch_bounds__({a}) k(float* x, int n) {{ int m = (int)({b}); if (threadIdx.x < m) x[threadIdx.x] = 0; }}"
+    "\nvoid go(float* x, int n) {{ k<<<1, {b}>>>(x, n); }}\n",
+])
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(PLACES, EXTREME, EXTREME)
+def test_extreme_constants_anywhere_are_never_an_internal_error(place, a, b):
+    findings = cudalint.lint_source(place.format(a=a, b=b), filename="k.cu")
+    assert all(f.code != "CL900" for f in findings), [f.message for f in findings if f.code == "CL900"]
