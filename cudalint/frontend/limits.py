@@ -61,6 +61,11 @@ class RefusedInclude:
     what: str  # "a character device", "a FIFO", ...
     through: str | None = None  # the header on disk that includes it, when not the unit itself
 
+    @property
+    def message(self) -> str:
+        what = f"{self.target} is {self.what}, not a regular file: it was not read"
+        return f"{self.through} includes {self.target}; {what}" if self.through else f"the include of {what}"
+
 
 @dataclass
 class Refusals:
@@ -68,11 +73,6 @@ class Refusals:
     # files on disk to parse with their refused includes blanked: (path, text)
     replacements: list[tuple[str, str]] = field(default_factory=list)
     text: str | None = None  # the unit's text with its refused includes blanked, when it has any
-
-    def message(self, refused: RefusedInclude) -> str:
-        what = f"{refused.target} is {refused.what}, not a regular file: it was not read"
-        return f"{refused.through} includes {refused.target}; {what}" if refused.through else \
-            f"the include of {what}"
 
 
 def scan(text: str, directory: str | None, search: Sequence[str]) -> Refusals:

@@ -557,7 +557,7 @@ def parse_unit(unit: CudaUnit, directory: str | None = None, flags: CompileFlags
     unsaved = [(main_file, text), *_in_memory_headers(include), *refusals.replacements]
     unsaved += [(f"{_VIRTUAL_UNKNOWN_DIR}/{name}", "") for name, _ in unknown]
     tu = _pool.parse(tuple(args), main_file, unsaved)
-    reported = [Diagnostic("error", refusals.message(refused), refused.line, 1, True) for refused in refusals.includes]
+    reported = [Diagnostic("error", refused.message, refused.line, 1, True) for refused in refusals.includes]
     for d in diagnostics(tu):
         if d.severity < ci.Diagnostic.Warning:
             continue
