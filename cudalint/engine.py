@@ -6,10 +6,12 @@ The library API lives here. It returns data; it never prints or exits.
 from __future__ import annotations
 
 import gc
+import math
 import multiprocessing
 import os
 import queue
 import resource
+import signal
 import threading
 import traceback
 from collections.abc import Callable, Iterable, Iterator
@@ -44,10 +46,13 @@ os.environ.setdefault("LIBCLANG_NOTHREADS", "1")
 
 @dataclass(frozen=True)
 class Budget:
-    """What linting one file in a worker process may take. Past either limit the worker is ended, the file gets
+    """What linting one file in a worker process may take. Past any limit the worker is ended, the file gets
     an incomplete-analysis finding (CL900) and every other file keeps its result."""
 
-    seconds: float = 60.0
+    # CPU time, the same on a busy machine as on an idle one (the heaviest real kernel takes 8 s)
+    seconds: int = 60
+    # time on the clock, for a file that waits instead of computing, or a machine too busy to give it the CPU
+    wall_seconds: float = 120.0
     # the worker's address space (its 512 MiB lint-thread stack included; a worker linting a real kernel
     # holds about 700 MB of it and touches under 100 MB): what it uses can never pass this
     memory_bytes: int = 2 * 1024 ** 3
@@ -201,7 +206,8 @@ def _lint_in_workers(tasks: list[tuple[str, Callable, tuple]], jobs: int, budget
     pool = pebble.ProcessPool(max_workers=jobs, initializer=_start_worker, initargs=(budget.memory_bytes,))
     finished = False
     try:
-        futures = [pool.schedule(function, args, timeout=budget.seconds) for _, function, args in tasks]
+        futures = [pool.schedule(_within_cpu_time, (budget.seconds, function, args), timeout=budget.wall_seconds)
+                   for _, function, args in tasks]
         for (path, _, _), future in zip(tasks, futures):
             yield _worker_result(path, future, budget)
         finished = True
@@ -214,11 +220,24 @@ def _lint_in_workers(tasks: list[tuple[str, Callable, tuple]], jobs: int, budget
 
 
 def _start_worker(memory_bytes: int) -> None:
-    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-    limit = memory_bytes if hard == resource.RLIM_INFINITY else min(memory_bytes, hard)
-    if soft == resource.RLIM_INFINITY or soft > limit:
-        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    _lower_limit(resource.RLIMIT_AS, memory_bytes)
+    _lower_limit(resource.RLIMIT_CORE, 0)  # a worker ended by a limit leaves no core file
     tune_garbage_collector()
+
+
+def _within_cpu_time(seconds: int, function: Callable, args: tuple):
+    """`function(*args)`, the worker ended by SIGXCPU once it has spent `seconds` more of CPU time."""
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    _lower_limit(resource.RLIMIT_CPU, math.ceil(used.ru_utime + used.ru_stime) + seconds, replace=True)
+    return function(*args)
+
+
+def _lower_limit(which: int, value: int, replace: bool = False) -> None:
+    """Set the soft limit `which` to `value` (within the hard limit); unless `replace`, only to lower it."""
+    soft, hard = resource.getrlimit(which)
+    value = value if hard == resource.RLIM_INFINITY else min(value, hard)
+    if replace or soft == resource.RLIM_INFINITY or soft > value:
+        resource.setrlimit(which, (value, hard))
 
 
 def _worker_result(path: str, future: Future, budget: Budget) -> FileResult:
@@ -226,12 +245,14 @@ def _worker_result(path: str, future: Future, budget: Budget) -> FileResult:
         result = future.result()
         return result if isinstance(result, FileResult) else FileResult(path, result)
     except TimeoutError:
-        reason = f"its analysis took longer than {budget.seconds:g} s, the limit for one file"
+        reason = f"its analysis took longer than {budget.wall_seconds:g} s, the limit for one file"
     except pebble.ProcessExpired as error:
-        # a stack overflow in libclang, or an allocation past the limit that libclang cannot survive
-        cause = f"signal {-error.exitcode}" if error.exitcode < 0 else f"exit code {error.exitcode}"
-        reason = (f"the process linting it ended ({cause}): a crash, or more memory than the "
-                  f"{budget.memory_bytes / 1024 ** 3:g} GiB allowed for one file")
+        if error.exitcode == -signal.SIGXCPU:
+            reason = f"its analysis took more than {budget.seconds} s of CPU time, the limit for one file"
+        else:  # a stack overflow in libclang, or an allocation past the limit that libclang cannot survive
+            cause = f"signal {-error.exitcode}" if error.exitcode < 0 else f"exit code {error.exitcode}"
+            reason = (f"the process linting it ended ({cause}): a crash, or more memory than the "
+                      f"{budget.memory_bytes / 1024 ** 3:g} GiB allowed for one file")
     except Exception as error:  # noqa: BLE001 - one file's failure must not lose the others' results
         return FileResult(path, [_internal_error(path, error, stage="the worker")])
     return FileResult(path, [_incomplete(path, f"{reason}; it was not checked")])

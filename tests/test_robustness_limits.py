@@ -139,7 +139,7 @@ def test_a_file_past_its_budget_ends_alone_and_the_batch_keeps_every_other_resul
     (tmp_path / "k4.cu").write_text(SLOW_INCLUDE.format(target="/dev/zero") + kernel)  # reads until memory runs out
     start = time.monotonic()
     results = list(iter_lint_each([str(f) for f in files], [LintOptions()] * len(files), jobs=2,
-                                  budget=Budget(seconds=5, memory_bytes=1024 ** 3)))
+                                  budget=Budget(wall_seconds=5, memory_bytes=1024 ** 3)))
     assert time.monotonic() - start < 60
     codes = {os.path.basename(r.path): [f.code for f in r.findings] for r in results}
     assert codes == {"k0.cu": ["CL201"], "k1.cu": ["CL201"], "k2.cu": ["CL900"], "k3.cu": ["CL201"],
@@ -241,7 +241,22 @@ def test_eval_of_an_empty_directory_is_an_error(tmp_path):
 def _lint_file_or_crash(path, options, cache=None):
     if path.endswith("crash.cu"):
         os.kill(os.getpid(), signal.SIGKILL)  # a worker dies as a stack overflow in libclang kills it
+    while path.endswith("spin.cu"):  # an analysis that computes for ever
+        pass
     return lint_file(path, options, cache)
+
+
+@pytest.mark.skipif(multiprocessing.get_start_method() != "fork", reason="the stand-in reaches forked workers")
+def test_a_file_past_its_cpu_time_is_ended_whatever_the_clock_says(tmp_path, monkeypatch):
+    """The time budget counts CPU time, so a busy machine does not fail files that are merely slow on it."""
+    monkeypatch.setattr("cudalint.engine.lint_file", _lint_file_or_crash)
+    (tmp_path / "k_spin.cu").write_text(f"__global__ void k(float* x, int n) {{ {GUARDED} }}\n")
+    (tmp_path / "k_ok.cu").write_text(f"__global__ void k(float* x, int n) {{ {UNGUARDED} }}\n")
+    files = sorted(str(p) for p in tmp_path.iterdir())
+    results = list(iter_lint_each(files, [LintOptions()] * 2, jobs=2, budget=Budget(seconds=1, wall_seconds=60)))
+    assert [(f.code, f.message) for f in results[1].findings] == [
+        ("CL900", "its analysis took more than 1 s of CPU time, the limit for one file; it was not checked")]
+    assert [f.code for f in results[0].findings] == ["CL201"]
 
 
 @pytest.mark.skipif(multiprocessing.get_start_method() != "fork", reason="the stand-in crash reaches forked workers")
