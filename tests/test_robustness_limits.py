@@ -116,6 +116,18 @@ def test_a_fifo_included_directly_through_a_link_or_from_a_header_is_refused(tmp
         == ["CL901"]
 
 
+def test_a_pseudo_file_or_a_huge_header_is_refused(tmp_path):
+    """/proc/self/environ passes for a regular file: read, it would put the environment into clang's messages."""
+    with open(tmp_path / "weights.h", "wb") as handle:
+        handle.truncate(17 * 1024 * 1024)
+    kernel = f"__global__ void k(float* x, int n) {{ {GUARDED} }}\n"
+    for include, message in (('"/proc/self/environ"', "/proc/self/environ is a file the kernel makes as it is read"),
+                             ('"weights.h"', f"{tmp_path}/weights.h is a file of 17 MiB, too large for a header")):
+        findings = cudalint.lint_source(f"#include {include}\n{kernel}", filename=str(tmp_path / "k.cu"),
+                                        directory=str(tmp_path))
+        assert [(f.code, f.message) for f in findings] == [("CL901", f"the include of {message}: it was not read")]
+
+
 def test_a_regular_header_and_a_missing_one_are_not_refused(tmp_path):
     (tmp_path / "common.h").write_text("#define SCALE 2\n")
     source = f'#include "common.h"\n#include "none.h"\n__global__ void k(float* x, int n) {{ {GUARDED} }}\n'

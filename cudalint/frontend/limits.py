@@ -1,5 +1,6 @@
-"""What the front end refuses before libclang sees a unit: include targets that are not regular files, and
-code nested too deeply or expressions too long for libclang to parse safely.
+"""What the front end refuses before libclang sees a unit: include targets that are not regular files (or
+are the kernel's pseudo-files, or too large for a header), and code nested too deeply or expressions too
+long for libclang to parse safely.
 
 libclang reads an included device until it runs out of memory (`/dev/zero`) and blocks on a FIFO or on
 `/dev/stdin`; its recursive-descent parser overflows any stack on a few hundred thousand nested unary
@@ -58,12 +59,12 @@ class TooComplex(Exception):
 class RefusedInclude:
     line: int  # of the unit: the include, or the include of the header that leads to it
     target: str  # the path the include resolves to
-    what: str  # "a character device", "a FIFO", ...
+    what: str  # "a character device, not a regular file", ...
     through: str | None = None  # the header on disk that includes it, when not the unit itself
 
     @property
     def message(self) -> str:
-        what = f"{self.target} is {self.what}, not a regular file: it was not read"
+        what = f"{self.target} is {self.what}: it was not read"
         return f"{self.through} includes {self.target}; {what}" if self.through else f"the include of {what}"
 
 
@@ -318,15 +319,27 @@ _KINDS = ((stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device")
           (stat.S_ISSOCK, "a socket"))
 
 
+MAX_HEADER_BYTES = 16 * 1024 * 1024
+# the kernel's pseudo-files pass for regular ones, with contents made as they are read (`/proc/self/environ`
+# would put the environment into clang's messages)
+_PSEUDO_FILE_SYSTEMS = ("/proc/", "/sys/", "/dev/")
+
+
 def _not_regular(path: str) -> str | None:
     """None for a regular file; "missing" when nothing there is read (no file, a folder: the search goes
     on); else what the path is."""
     try:
-        mode = os.stat(path).st_mode  # through symbolic links, as the include would be read
+        status = os.stat(path)  # through symbolic links, as the include would be read
     except (OSError, ValueError):
         return "missing"
-    if stat.S_ISREG(mode):
-        return None
+    mode = status.st_mode
     if stat.S_ISDIR(mode):
         return "missing"
-    return next((what for test, what in _KINDS if test(mode)), "not a regular file")
+    if not stat.S_ISREG(mode):
+        kind = next((what for test, what in _KINDS if test(mode)), "something")
+        return f"{kind}, not a regular file"
+    if os.path.realpath(path).startswith(_PSEUDO_FILE_SYSTEMS):
+        return "a file the kernel makes as it is read"
+    if status.st_size > MAX_HEADER_BYTES:
+        return f"a file of {status.st_size // (1024 * 1024)} MiB, too large for a header"
+    return None
