@@ -204,18 +204,15 @@ def _lint_in_workers(tasks: list[tuple[str, Callable, tuple]], jobs: int, budget
         prepare_workspace([path for path, _, _ in tasks])  # forked workers share its headers and preludes
     # pebble ends a worker whose task is past the time limit and starts another in its place
     pool = pebble.ProcessPool(max_workers=jobs, initializer=_start_worker, initargs=(budget.memory_bytes,))
-    finished = False
     try:
         futures = [pool.schedule(_within_cpu_time, (budget.seconds, function, args), timeout=budget.wall_seconds)
                    for _, function, args in tasks]
         for (path, _, _), future in zip(tasks, futures):
             yield _worker_result(path, future, budget)
-        finished = True
     finally:
-        if finished:
-            pool.close()
-        else:  # an error, or a caller that stopped reading: what is left is not wanted
-            pool.stop()
+        # the workers are idle once every result is in (stopped, they end at once: a close waits on pebble's
+        # polling loops, 0.1 s); after an error, or a caller that stopped reading, what is left is not wanted
+        pool.stop()
         pool.join()
 
 
