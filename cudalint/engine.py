@@ -53,8 +53,8 @@ class Budget:
     seconds: int = 60
     # time on the clock, for a file that waits instead of computing, or a machine too busy to give it the CPU
     wall_seconds: float = 120.0
-    # the worker's address space (its 512 MiB lint-thread stack included; a worker linting a real kernel
-    # holds about 700 MB of it and touches under 100 MB): what it uses can never pass this
+    # address space a worker may add to what it shares with the process that forked it (its 512 MiB
+    # lint-thread stack included; a real kernel takes under 100 MB more): the memory linting can take
     memory_bytes: int = 2 * 1024 ** 3
 
 
@@ -217,9 +217,20 @@ def _lint_in_workers(tasks: list[tuple[str, Callable, tuple]], jobs: int, budget
 
 
 def _start_worker(memory_bytes: int) -> None:
-    _lower_limit(resource.RLIMIT_AS, memory_bytes)
+    # on top of what the worker was forked with: a caller that mapped gigabytes (torch does) has workers that
+    # start above any fixed limit, and could not start even a thread under one
+    _lower_limit(resource.RLIMIT_AS, _address_space() + memory_bytes)
     _lower_limit(resource.RLIMIT_CORE, 0)  # a worker ended by a limit leaves no core file
     tune_garbage_collector()
+
+
+def _address_space() -> int:
+    """This process's virtual memory size in bytes (0 where /proc does not tell)."""
+    try:
+        with open("/proc/self/statm", encoding="ascii") as handle:
+            return int(handle.read().split()[0]) * resource.getpagesize()
+    except (OSError, ValueError, IndexError):
+        return 0
 
 
 def _within_cpu_time(seconds: int, function: Callable, args: tuple):

@@ -4,6 +4,7 @@ crash would end with a signal instead of an exit code."""
 from __future__ import annotations
 
 import json
+import mmap
 import multiprocessing
 import os
 import re
@@ -162,6 +163,25 @@ def test_a_file_past_its_budget_ends_alone_and_the_batch_keeps_every_other_resul
         "the process linting it ended (signal 6): a crash, or more memory than the 1 GiB allowed for one file; "
         "it was not checked",
         "clang could not parse this CUDA unit (it failed, crashed or ran out of memory): it was not analysed")
+
+
+def test_workers_of_a_caller_that_mapped_gigabytes_still_lint(tmp_path):
+    """The memory budget is what a worker adds: a caller holding 6 GiB of address space (torch maps that much)
+    once had workers that could not start their lint thread (its large stack), or started it and hung when it
+    could not allocate; without it, deep code overflowed the worker's main thread."""
+    mapped = mmap.mmap(-1, 6 * 1024 ** 3)  # address space only: no page of it is touched
+    try:
+        for index in range(3):
+            (tmp_path / f"k{index}.cu").write_text(f"__global__ void k(float* x, int n) {{ {UNGUARDED} }}\n")
+        (tmp_path / "k1.cu").write_text("__global__ void k(float* x, int n) {\n  x[0] = " + "!" * 4900 + "n;\n}\n")
+        files = sorted(str(p) for p in tmp_path.iterdir())
+        results = list(iter_lint_each(files, [LintOptions()] * 3, jobs=2, budget=Budget(wall_seconds=30)))
+    finally:
+        mapped.close()
+    assert [[(f.code, f.message) for f in r.findings] for r in results] == [
+        [("CL201", results[0].findings[0].message)],
+        [("CL900", "code nested more than 120 levels deep (from column 129) was not analysed")],
+        [("CL201", results[2].findings[0].message)]]
 
 
 def test_a_huge_block_size_gives_findings_without_enumerating_its_threads(tmp_path):
