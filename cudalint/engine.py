@@ -27,7 +27,7 @@ from cudalint.checks.registry import Rule, all_rules, find_rule, matches, select
 from cudalint.compile_flags import CompileFlags
 from cudalint.config import ConfigError, LintOptions, options_by_nearest_config
 from cudalint.findings import Finding, Location, Severity
-from cudalint.frontend import HostDefinitions, LoweredUnit, lower_unit, prepare_workspace
+from cudalint.frontend import HostDefinitions, LoweredUnit, limits, lower_unit, prepare_workspace
 from cudalint.model.program import build_program
 from cudalint.sources import SUFFIXES, SourceDocument, load_document
 from cudalint.suppressions import apply_suppressions, parse_suppressions, problems
@@ -327,6 +327,7 @@ class _LintThread:
             threading.stack_size(previous)
 
     def _serve(self) -> None:
+        limits.on_a_large_stack()
         while True:
             function, args, done = self._tasks.get()
             try:

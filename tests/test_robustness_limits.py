@@ -52,6 +52,22 @@ def test_code_too_deep_or_long_to_analyse_is_incomplete_never_a_crash(tmp_path, 
     assert "the analysis did not complete (CL900)" in done.stderr
 
 
+def test_without_room_for_a_large_stack_the_nesting_limit_is_lower(tmp_path):
+    """Under `ulimit -v` too tight for the lint thread's 512 MiB stack, code is parsed on an 8 MB one, which
+    2,400 nested casts overflow: the limit there is 500 levels."""
+    path = tmp_path / "casts.cu"
+    path.write_text("__global__ void k(float* x, int n) {\n  x[0] = " + "(int)" * 2400 + "n;\n}\n")
+
+    def tight() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (600 * 1024 * 1024, resource.RLIM_INFINITY))
+
+    done = subprocess.run([sys.executable, "-m", "cudalint", "check", "--no-config", "--output-format", "concise",
+                           str(path)], capture_output=True, text=True, timeout=120, preexec_fn=tight)
+    assert done.returncode == 2, done.stderr
+    assert done.stdout == (f"{path}:2:1: warning: the code nests more than 500 levels deep, past what cudalint "
+                           f"parses: this CUDA unit was not analysed [CL900]\n")
+
+
 def test_a_macro_bomb_is_not_expanded(tmp_path):
     defines = "#define A0 n\n" + "".join(f"#define A{i} A{i - 1} + A{i - 1}\n" for i in range(1, 64))
     path = tmp_path / "bomb.cu"

@@ -16,6 +16,7 @@ import bisect
 import os
 import re
 import stat
+import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
@@ -23,6 +24,9 @@ from dataclasses import dataclass, field
 # and hold a few hundred operators. (The lowering stops at a lower depth anyway; these protect libclang:
 # its parser needs about 10 KB of stack a level, and a 20,000-operator product takes it seconds.)
 MAX_NESTING = 5000
+# on a thread of an ordinary stack (8 MB: the main thread, where no thread with a larger one could be made), for
+# which 2,400 nested casts are too deep already
+MAX_NESTING_ON_A_SMALL_STACK = 500
 MAX_EXPRESSION = 10000  # operators in one statement
 MAX_EXPANSION = 1_000_000  # tokens that the macros used in a unit expand to
 
@@ -45,6 +49,19 @@ _PREFIX_IF_NO_OPERAND = frozenset({"-", "+", "*", "&", "++", "--", "("})
 _OPENERS = {"(": ")", "[": "]", "{": "}"}
 _CLOSERS = frozenset(_OPENERS.values())
 _INCLUDE_WORDS = frozenset({"include", "include_next", "import"})
+
+
+_large_stack = threading.local()
+
+
+def on_a_large_stack() -> None:
+    """Declare that the calling thread has a stack for MAX_NESTING (about 50 MB); other threads get
+    MAX_NESTING_ON_A_SMALL_STACK."""
+    _large_stack.declared = True
+
+
+def _max_nesting() -> int:
+    return MAX_NESTING if getattr(_large_stack, "declared", False) else MAX_NESTING_ON_A_SMALL_STACK
 
 
 class TooComplex(Exception):
@@ -135,10 +152,12 @@ def _tokens(text: str, start: int, end: int) -> Iterator[tuple[str, str, int]]:
 
 
 def _complexity(lexed: _Lexed) -> tuple[int, str] | None:
-    """(line, why) when parsing the unit would nest deeper than MAX_NESTING, hold a statement of more than
-    MAX_EXPRESSION operators, or expand macros to more than MAX_EXPANSION tokens; else None."""
+    """(line, why) when parsing the unit would nest deeper than the thread's stack allows (`_max_nesting`), hold
+    a statement of more than MAX_EXPRESSION operators, or expand macros to more than MAX_EXPANSION tokens; else
+    None."""
     weights: dict[str, tuple[int, int, int]] = {}  # macro -> (nesting, operators, tokens) of its expansion
-    if _within_limits_at_most(lexed, weights):
+    max_nesting = _max_nesting()
+    if _within_limits_at_most(lexed, weights, max_nesting):
         return None
     # per open bracket: its closer and the nesting tokens counted at its level since the level's last reset
     levels: list[list] = [["", 0]]
@@ -154,7 +173,7 @@ def _complexity(lexed: _Lexed) -> tuple[int, str] | None:
         else_follows = following is not None and following[1] == "else"
         operand_before = previous in _CLOSERS or (previous[:1].isalnum() or previous[:1] in "_.'\"") \
             and previous not in _NESTING_WORDS
-        previous = token
+        before, previous = previous, token
         if kind == "name" and token in lexed.macros:
             macro_nesting, macro_operators, macro_tokens = _weight(token, lexed.macros, weights, set())
             levels[-1][1] += macro_nesting
@@ -164,7 +183,8 @@ def _complexity(lexed: _Lexed) -> tuple[int, str] | None:
             if expansion > MAX_EXPANSION:
                 return lexed.line(offset), f"its macros expand to more than {MAX_EXPANSION:,} tokens"
         elif token in _OPENERS:
-            if token == "(" and not operand_before:
+            # a parenthesis after an operand's end opens a call, except after a parenthesis: a cast's operand
+            if token == "(" and (not operand_before or before == ")"):
                 levels[-1][1] += 1
                 nesting += 1
             levels.append([_OPENERS[token], 0])
@@ -193,14 +213,14 @@ def _complexity(lexed: _Lexed) -> tuple[int, str] | None:
             if token in _NESTING_WORDS or token in _ALWAYS_PREFIX or (token in _PREFIX_IF_NO_OPERAND and not operand_before):
                 levels[-1][1] += 1
                 nesting += 1
-        if nesting > MAX_NESTING:
-            return lexed.line(offset), f"the code nests more than {MAX_NESTING:,} levels deep"
+        if nesting > max_nesting:
+            return lexed.line(offset), f"the code nests more than {max_nesting:,} levels deep"
         if operators > MAX_EXPRESSION:
             return lexed.line(offset), f"a statement holds more than {MAX_EXPRESSION:,} operators"
     return None
 
 
-def _within_limits_at_most(lexed: _Lexed, weights: dict) -> bool:
+def _within_limits_at_most(lexed: _Lexed, weights: dict, max_nesting: int) -> bool:
     """Whether counting characters (and each macro's weight for each occurrence of its name) shows the unit
     within the limits without reading its tokens: true of nearly every unit, at a fraction of the cost."""
     text = lexed.text
@@ -211,7 +231,7 @@ def _within_limits_at_most(lexed: _Lexed, weights: dict) -> bool:
         uses = text.count(name)
         weight = _weight(name, lexed.macros, weights, set())
         nesting, operators, tokens = nesting + uses * weight[0], operators + uses * weight[1], tokens + uses * weight[2]
-    return nesting <= MAX_NESTING and operators <= MAX_EXPRESSION and tokens <= MAX_EXPANSION
+    return nesting <= max_nesting and operators <= MAX_EXPRESSION and tokens <= MAX_EXPANSION
 
 
 def _weight(name: str, macros: dict, weights: dict, expanding: set) -> tuple[int, int, int]:
