@@ -160,15 +160,15 @@ def lint_file(path: str, options: LintOptions, cache: ResultCache | None = None)
 
 
 def lint_paths(paths: Iterable[str], options: LintOptions | None = None, use_config: bool = True,
-               jobs: int = 1, cache: ResultCache | None = None) -> list[FileResult]:
+               jobs: int = 1, cache: ResultCache | None = None, isolate: bool = False) -> list[FileResult]:
     """Lint files and directories. With `use_config`, each file's nearest configuration file applies
     unless `options` are given; with a `cache` (`ResultCache.default()`), unchanged files' findings are
-    reused. Raises InputError for a path that does not exist, ConfigError for bad config."""
+    reused; with `isolate`, even one file is linted in a worker process under a `Budget` (as
+    `iter_lint_each`). Raises InputError for a path that does not exist, ConfigError for bad config."""
     files = list(expand_paths(list(paths)))
-    if options is not None:
-        return list(iter_lint_files(files, options, jobs, cache))
-    per_file = options_by_nearest_config(files) if use_config else [LintOptions()] * len(files)
-    return list(iter_lint_each(files, per_file, jobs, cache))
+    per_file = [options] * len(files) if options is not None else \
+        options_by_nearest_config(files) if use_config else [LintOptions()] * len(files)
+    return list(iter_lint_each(files, per_file, jobs, cache, isolate))
 
 
 def iter_lint_files(files: list[str], options: LintOptions, jobs: int = 1,

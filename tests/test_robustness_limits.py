@@ -443,3 +443,12 @@ def test_fixable_findings_are_marked_and_counted_and_colour_is_chosen(tmp_path):
     assert "\x1b[" not in plain
     coloured = CliRunner().invoke(app, ["check", "--no-config", "--color", "always", str(path)]).stdout
     assert "\x1b[" in coloured
+
+
+@pytest.mark.skipif(multiprocessing.get_start_method() != "fork", reason="the stand-in crash reaches forked workers")
+def test_lint_paths_can_isolate_a_single_file(tmp_path, monkeypatch):
+    monkeypatch.setattr("cudalint.engine.lint_file", _lint_file_or_crash)
+    path = tmp_path / "k_crash.cu"
+    path.write_text(f"__global__ void k(float* x, int n) {{ {GUARDED} }}\n")
+    [result] = cudalint.lint_paths([str(path)], use_config=False, isolate=True)
+    assert [f.code for f in result.findings] == ["CL900"]
