@@ -452,3 +452,13 @@ def test_lint_paths_can_isolate_a_single_file(tmp_path, monkeypatch):
     path.write_text(f"__global__ void k(float* x, int n) {{ {GUARDED} }}\n")
     [result] = cudalint.lint_paths([str(path)], use_config=False, isolate=True)
     assert [f.code for f in result.findings] == ["CL900"]
+
+
+def test_a_long_chain_of_macros_is_weighed_without_recursion():
+    """3,000 macros each expanding the one before: weighed in a loop (a recursive weighing ran out of Python's
+    stack), then parsed and found too deep for the analysis."""
+    chain = "#define M0 -n\n" + "".join(f"#define M{i} -M{i - 1}\n" for i in range(1, 3000))
+    findings = cudalint.lint_source(chain + "__global__ void k(float* x, int n) {\n  x[0] = M2999;\n}\n",
+                                    filename="chain.cu")
+    assert [(f.code, f.line, f.message) for f in findings] == [
+        ("CL900", 3002, "code nested more than 120 levels deep (from column 10) was not analysed")]

@@ -175,7 +175,7 @@ def _complexity(lexed: _Lexed) -> tuple[int, str] | None:
             and previous not in _NESTING_WORDS
         before, previous = previous, token
         if kind == "name" and token in lexed.macros:
-            macro_nesting, macro_operators, macro_tokens = _weight(token, lexed.macros, weights, set())
+            macro_nesting, macro_operators, macro_tokens = _weight(token, lexed.macros, weights)
             levels[-1][1] += macro_nesting
             nesting += macro_nesting
             operators += macro_operators
@@ -229,30 +229,36 @@ def _within_limits_at_most(lexed: _Lexed, weights: dict, max_nesting: int) -> bo
     tokens = 0
     for name in lexed.macros:
         uses = text.count(name)
-        weight = _weight(name, lexed.macros, weights, set())
+        weight = _weight(name, lexed.macros, weights)
         nesting, operators, tokens = nesting + uses * weight[0], operators + uses * weight[1], tokens + uses * weight[2]
     return nesting <= max_nesting and operators <= MAX_EXPRESSION and tokens <= MAX_EXPANSION
 
 
-def _weight(name: str, macros: dict, weights: dict, expanding: set) -> tuple[int, int, int]:
-    """(nesting tokens, operators, tokens) of the macro `name`'s expansion, the macros in it expanded; capped
-    past the limits, so that a macro bomb is weighed in linear time."""
-    if name in weights:
-        return weights[name]
-    if name in expanding:  # a macro is not expanded inside itself
-        return 0, 0, 1
-    expanding.add(name)
-    nesting = operators = tokens = 0
-    for kind, token, _ in macros[name]:
-        if kind == "name" and token in macros:
-            inner = _weight(token, macros, weights, expanding)
-            nesting, operators, tokens = nesting + inner[0], operators + inner[1], tokens + inner[2]
-        else:
-            tokens += 1
-            operators += kind == "punct"
-            nesting += token in _NESTING_WORDS or token in _ALWAYS_PREFIX or token in _PREFIX_IF_NO_OPERAND
-    expanding.discard(name)
-    weights[name] = (min(nesting, MAX_NESTING + 1), min(operators, MAX_EXPRESSION + 1), min(tokens, MAX_EXPANSION + 1))
+def _weight(name: str, macros: dict, weights: dict) -> tuple[int, int, int]:
+    """(nesting tokens, operators, tokens) of the macro `name`'s expansion, the macros in it expanded (a macro
+    met inside its own expansion is one token, as the preprocessor leaves it); capped past the limits, so that a
+    macro bomb is weighed in linear time. Without recursion: a chain of thousands of macros is no error."""
+    stack, expanding = [name], {name}
+    while stack:
+        current = stack[-1]
+        inner = next((token for kind, token, _ in macros[current]
+                      if kind == "name" and token in macros and token not in weights and token not in expanding), None)
+        if inner is not None:
+            stack.append(inner)
+            expanding.add(inner)
+            continue
+        nesting = operators = tokens = 0
+        for kind, token, _ in macros[current]:
+            if kind == "name" and token in weights:
+                nesting, operators, tokens = (nesting + weights[token][0], operators + weights[token][1],
+                                              tokens + weights[token][2])
+            else:
+                tokens += 1
+                operators += kind == "punct"
+                nesting += token in _NESTING_WORDS or token in _ALWAYS_PREFIX or token in _PREFIX_IF_NO_OPERAND
+        weights[current] = (min(nesting, MAX_NESTING + 1), min(operators, MAX_EXPRESSION + 1),
+                            min(tokens, MAX_EXPANSION + 1))
+        expanding.discard(stack.pop())
     return weights[name]
 
 
