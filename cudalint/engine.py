@@ -203,7 +203,13 @@ def _lint_in_workers(tasks: list[tuple[str, Callable, tuple]], jobs: int, budget
     if multiprocessing.get_start_method() == "fork":
         prepare_workspace([path for path, _, _ in tasks])  # forked workers share its headers and preludes
     # pebble ends a worker whose task is past the time limit and starts another in its place
-    pool = pebble.ProcessPool(max_workers=jobs, initializer=_start_worker, initargs=(budget.memory_bytes,))
+    try:
+        pool = pebble.ProcessPool(max_workers=jobs, initializer=_start_worker, initargs=(budget.memory_bytes,))
+    except OSError:  # no process-shared semaphores (some sandboxes): linted here, complete but without a budget
+        for path, function, args in tasks:
+            result = function(*args)
+            yield result if isinstance(result, FileResult) else FileResult(path, result)
+        return
     try:
         futures = [pool.schedule(_within_cpu_time, (budget.seconds, function, args), timeout=budget.wall_seconds)
                    for _, function, args in tasks]

@@ -468,3 +468,17 @@ def test_a_long_chain_of_macros_is_weighed_without_recursion():
                                     filename="chain.cu")
     assert [(f.code, f.line, f.message) for f in findings] == [
         ("CL900", 3002, "code nested more than 120 levels deep (from column 10) was not analysed")]
+
+
+def test_without_worker_processes_files_are_linted_here(tmp_path, monkeypatch):
+    """Where no process pool can be made (a sandbox without process-shared semaphores), files are still linted
+    completely, in the calling process."""
+    def no_pool(*args, **kwargs):
+        raise OSError(38, "Function not implemented")
+
+    monkeypatch.setattr("pebble.ProcessPool", no_pool)
+    path = tmp_path / "k.cu"
+    path.write_text(f"__global__ void k(float* x, int n) {{ {UNGUARDED} }}\n")
+    [result] = cudalint.lint_paths([str(path)], use_config=False, isolate=True)
+    assert [f.code for f in result.findings] == ["CL201"]
+    assert [f.code for f in cudalint.lint_source(path.read_text(), filename="k.cu", isolate=True)] == ["CL201"]
