@@ -207,7 +207,7 @@ def _lint_in_workers(tasks: list[tuple[str, Callable, tuple]], jobs: int, budget
         pool = pebble.ProcessPool(max_workers=jobs, initializer=_start_worker, initargs=(budget.memory_bytes,))
     except OSError:  # no process-shared semaphores (some sandboxes): linted here, complete but without a budget
         for path, function, args in tasks:
-            result = function(*args)
+            result = _lint_thread.run(function, *args)
             yield result if isinstance(result, FileResult) else FileResult(path, result)
         return
     try:
