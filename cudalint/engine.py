@@ -81,7 +81,7 @@ def lint_source(text: str, filename: str = "<input>.cu", options: LintOptions | 
     in a worker process with the default `Budget` (untrusted text then cannot take down the caller)."""
     options = (options or LintOptions()).validate()
     if isolate:
-        return next(_lint_in_workers([(filename, _lint_text, (filename, text, options, directory))], 1,
+        return next(_lint_in_workers([(filename, lint_source, (text, filename, options, directory))], 1,
                                      Budget())).findings
     return _lint_thread.run(_lint_text, filename, text, options, directory)
 
@@ -197,7 +197,8 @@ def iter_lint_each(files: list[str], options_per_file: list[LintOptions], jobs: 
 
 def _lint_in_workers(tasks: list[tuple[str, Callable, tuple]], jobs: int, budget: Budget) -> Iterator[FileResult]:
     """The result of each task (path, function, arguments) run in a worker process under `budget`: the
-    function's FileResult (or findings), or a CL900 finding when the worker failed or went past the budget."""
+    function's FileResult (or findings), or a CL900 finding when the worker failed or went past the budget.
+    The functions lint on the lint thread themselves (`lint_file`, `lint_source`)."""
     if not tasks:
         return
     if multiprocessing.get_start_method() == "fork":
@@ -207,7 +208,7 @@ def _lint_in_workers(tasks: list[tuple[str, Callable, tuple]], jobs: int, budget
         pool = pebble.ProcessPool(max_workers=jobs, initializer=_start_worker, initargs=(budget.memory_bytes,))
     except OSError:  # no process-shared semaphores (some sandboxes): linted here, complete but without a budget
         for path, function, args in tasks:
-            result = _lint_thread.run(function, *args)
+            result = function(*args)
             yield result if isinstance(result, FileResult) else FileResult(path, result)
         return
     try:

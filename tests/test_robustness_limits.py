@@ -482,3 +482,12 @@ def test_without_worker_processes_files_are_linted_here(tmp_path, monkeypatch):
     [result] = cudalint.lint_paths([str(path)], use_config=False, isolate=True)
     assert [f.code for f in result.findings] == ["CL201"]
     assert [f.code for f in cudalint.lint_source(path.read_text(), filename="k.cu", isolate=True)] == ["CL201"]
+
+
+def test_an_isolated_source_is_linted_on_the_workers_lint_thread():
+    """lint_source(isolate=True) parses where lint_source does, on a large stack: 2,400 nested casts are parsed
+    (then too deep to analyse), not refused as they are on an 8 MB stack."""
+    source = "__global__ void k(float* x, int n) {\n  x[0] = " + "(int)" * 2400 + "n;\n}\n"
+    findings = cudalint.lint_source(source, filename="casts.cu", isolate=True)
+    assert [(f.code, f.message) for f in findings] == [
+        ("CL900", "code nested more than 120 levels deep (from column 605) was not analysed")]
