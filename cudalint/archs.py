@@ -8,6 +8,13 @@ STATIC_SHARED_LIMIT = 48 * 1024  # static __shared__ per block, every architectu
 MAX_THREADS_PER_BLOCK = 1024
 MAX_GRID_YZ = 65535
 MAX_GRID_X = 2**31 - 1
+MAX_BLOCK_DIMS = (1024, 1024, 64)
+
+
+def block_can_run(block: tuple[int, int, int]) -> bool:
+    """Whether the GPU accepts a launch with this block (each dimension and their product in its limits)."""
+    return all(0 < size <= limit for size, limit in zip(block, MAX_BLOCK_DIMS)) \
+        and block[0] * block[1] * block[2] <= MAX_THREADS_PER_BLOCK
 
 
 @dataclass(frozen=True)

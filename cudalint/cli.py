@@ -400,14 +400,14 @@ def _lint_stdin(name: str, config: str | None, no_config: bool,
         _fail(f"standard input: larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB, not a kernel source")
     options = options_per_file([name], config=config, no_config=no_config, **command_line)[0]
     findings = cudalint.lint_source(text, filename=name, options=options,
-                                    directory=os.path.dirname(os.path.abspath(name)))
+                                    directory=os.path.dirname(os.path.abspath(name)), isolate=True)
     return FileResult(name, findings), text, options
 
 
 def _lint_with_progress(files: list[str], per_file: list[LintOptions], jobs: int, cache: ResultCache | None,
                         show: bool) -> list[FileResult]:
     """Lint `files`, with a progress bar on stderr when it is a terminal."""
-    results = iter_lint_each(files, per_file, jobs, cache)
+    results = iter_lint_each(files, per_file, jobs, cache, isolate=True)  # within each file's budget
     if not (show and sys.stderr.isatty()):
         return list(results)
     with typer.progressbar(results, length=len(files), label="checking", file=sys.stderr) as progress:

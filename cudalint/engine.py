@@ -6,16 +6,20 @@ The library API lives here. It returns data; it never prints or exits.
 from __future__ import annotations
 
 import gc
+import math
 import multiprocessing
 import os
 import queue
+import resource
+import signal
 import threading
 import traceback
-from collections.abc import Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+
+import pebble
 
 from cudalint.archs import architecture
 from cudalint.checks.context import RuleContext, UnitFacts
@@ -23,7 +27,7 @@ from cudalint.checks.registry import Rule, all_rules, find_rule, matches, select
 from cudalint.compile_flags import CompileFlags
 from cudalint.config import ConfigError, LintOptions, options_by_nearest_config
 from cudalint.findings import Finding, Location, Severity
-from cudalint.frontend import MAX_NESTING, HostDefinitions, IncludedFiles, LoweredUnit, lower_unit, prepare_workspace
+from cudalint.frontend import MAX_NESTING, HostDefinitions, IncludedFiles, LoweredUnit, limits, lower_unit, prepare_workspace
 from cudalint.model.program import build_program
 from cudalint.sources import SUFFIXES, SourceDocument, load_document
 from cudalint.suppressions import apply_suppressions, parse_suppressions, problems
@@ -40,6 +44,20 @@ UNANALYSED = "CL904"  # code that no rule could check: a source known only at ru
 # the process dies with SIGSEGV, taking the caller with it. With it set, libclang parses on the calling
 # thread: the lint thread below, whose stack is far larger.
 os.environ.setdefault("LIBCLANG_NOTHREADS", "1")
+
+
+@dataclass(frozen=True)
+class Budget:
+    """What linting one file in a worker process may take. Past any limit the worker is ended, the file gets
+    an incomplete-analysis finding (CL900) and every other file keeps its result."""
+
+    # CPU time, the same on a busy machine as on an idle one (the heaviest real kernel takes 8 s)
+    seconds: int = 60
+    # time on the clock, for a file that waits instead of computing, or a machine too busy to give it the CPU
+    wall_seconds: float = 120.0
+    # address space a worker may add to what it shares with the process that forked it (its 512 MiB
+    # lint-thread stack included; a real kernel takes under 100 MB more): the memory linting can take
+    memory_bytes: int = 2 * 1024 ** 3
 
 
 class InputError(Exception):
@@ -60,9 +78,13 @@ def selected_rules(options: LintOptions, path: str | None = None) -> list[Rule]:
 
 
 def lint_source(text: str, filename: str = "<input>.cu", options: LintOptions | None = None,
-                directory: str | None = None) -> list[Finding]:
-    """Lint CUDA (or Python with embedded CUDA, when `filename` ends in .py) given as text."""
+                directory: str | None = None, isolate: bool = False) -> list[Finding]:
+    """Lint CUDA (or Python with embedded CUDA, when `filename` ends in .py) given as text; with `isolate`,
+    in a worker process with the default `Budget` (untrusted text then cannot take down the caller)."""
     options = (options or LintOptions()).validate()
+    if isolate:
+        return next(_lint_in_workers([(filename, lint_source, (text, filename, options, directory))], 1,
+                                     Budget())).findings
     return _lint_thread.run(_lint_text, filename, text.removeprefix(BOM), options, directory)[0]
 
 
@@ -131,64 +153,128 @@ def lint_file(path: str, options: LintOptions, cache: ResultCache | None = None)
         found = cache.lookup(path, options, digest)
         if found is not None:
             return FileResult(path, found)
-    findings, included = _lint_thread.run(_lint_text, path, text, options, os.path.dirname(os.path.abspath(path)))
+    try:
+        findings, included = _lint_thread.run(_lint_text, path, text, options,
+                                              os.path.dirname(os.path.abspath(path)))
+    except Exception as error:  # noqa: BLE001 - out of memory, or a bug outside the rules: this file only
+        return FileResult(path, [_internal_error(path, error, stage="the engine")])
     if cache is not None:
         cache.store(path, text, options, findings, digest, included)
     return FileResult(path, findings)
 
 
 def lint_paths(paths: Iterable[str], options: LintOptions | None = None, use_config: bool = True,
-               jobs: int = 1, cache: ResultCache | None = None) -> list[FileResult]:
+               jobs: int = 1, cache: ResultCache | None = None, isolate: bool = False) -> list[FileResult]:
     """Lint files and directories. With `use_config`, each file's nearest configuration file applies
     unless `options` are given; with a `cache` (`ResultCache.default()`), unchanged files' findings are
-    reused. Raises InputError for a path that does not exist, ConfigError for bad config."""
+    reused; with `isolate`, even one file is linted in a worker process under a `Budget` (as
+    `iter_lint_each`). Raises InputError for a path that does not exist, ConfigError for bad config."""
     files = list(expand_paths(list(paths)))
-    if options is not None:
-        return list(iter_lint_files(files, options, jobs, cache))
-    per_file = options_by_nearest_config(files) if use_config else [LintOptions()] * len(files)
-    return list(iter_lint_each(files, per_file, jobs, cache))
+    per_file = [options] * len(files) if options is not None else \
+        options_by_nearest_config(files) if use_config else [LintOptions()] * len(files)
+    return list(iter_lint_each(files, per_file, jobs, cache, isolate))
 
 
 def iter_lint_files(files: list[str], options: LintOptions, jobs: int = 1,
-                    cache: ResultCache | None = None) -> Iterator[FileResult]:
+                    cache: ResultCache | None = None, isolate: bool = False) -> Iterator[FileResult]:
     """The result of each file, in order, as soon as it is ready; `jobs` > 1 lints in worker processes
-    (libclang is not known to be thread-safe; processes are)."""
-    return iter_lint_each(files, [options] * len(files), jobs, cache)
+    (libclang is not known to be thread-safe; processes are), as `isolate` does with any `jobs`."""
+    return iter_lint_each(files, [options] * len(files), jobs, cache, isolate)
 
 
 def iter_lint_each(files: list[str], options_per_file: list[LintOptions], jobs: int = 1,
-                   cache: ResultCache | None = None) -> Iterator[FileResult]:
-    """`iter_lint_files` with options of each file's own (its reference problem, its GPU's architecture)."""
+                   cache: ResultCache | None = None, isolate: bool = False,
+                   budget: Budget = Budget()) -> Iterator[FileResult]:
+    """`iter_lint_files` with options of each file's own (its reference problem, its GPU's architecture).
+    Files linted in worker processes (`jobs` > 1 with several files, or `isolate`) each have the `budget`:
+    a file that crashes its worker or goes past the budget ends with a CL900 finding of its own, and
+    cannot take down the caller. Without them, files are linted in this process."""
     for options in {id(o): o for o in options_per_file}.values():
         options.validate()
-    if jobs > 1 and len(files) > 1:
-        chunk = max(1, min(16, len(files) // (4 * jobs)))
-        if multiprocessing.get_start_method() == "fork":
-            prepare_workspace(files)  # forked workers share its headers and precompiled preludes
-        done = 0
-        try:
-            with ProcessPoolExecutor(max_workers=jobs, initializer=tune_garbage_collector) as pool:
-                for result in pool.map(lint_file, files, options_per_file, [cache] * len(files), chunksize=chunk):
-                    done += 1
-                    yield result
-        except BrokenProcessPool:
-            # a worker died (a crash in libclang): the files it had are lost with it, and the pool with them;
-            # each file left gets a process of its own, so that only the one that crashes goes unchecked
-            for path, options in zip(files[done:], options_per_file[done:]):
-                yield _lint_alone(path, options, cache)
+    if isolate or (jobs > 1 and len(files) > 1):
+        tasks = [(path, lint_file, (path, options, cache)) for path, options in zip(files, options_per_file)]
+        yield from _lint_in_workers(tasks, max(1, min(jobs, len(files))), budget)
     else:
         for path, options in zip(files, options_per_file):
             yield lint_file(path, options, cache)
 
 
-def _lint_alone(path: str, options: LintOptions, cache: ResultCache | None) -> FileResult:
+def _lint_in_workers(tasks: list[tuple[str, Callable, tuple]], jobs: int, budget: Budget) -> Iterator[FileResult]:
+    """The result of each task (path, function, arguments) run in a worker process under `budget`: the
+    function's FileResult (or findings), or a CL900 finding when the worker failed or went past the budget.
+    The functions lint on the lint thread themselves (`lint_file`, `lint_source`)."""
+    if not tasks:
+        return
+    if multiprocessing.get_start_method() == "fork":
+        prepare_workspace([path for path, _, _ in tasks])  # forked workers share its headers and preludes
+    # pebble ends a worker whose task is past the time limit and starts another in its place
     try:
-        with ProcessPoolExecutor(max_workers=1) as pool:
-            return pool.submit(lint_file, path, options, cache).result()
-    except BrokenProcessPool:
-        internal = find_rule("CL900")
-        return FileResult(path, [Finding(internal.code, internal.name, internal.severity, Location(path, 1, 1, 1, 1),
-                                         "the process linting this file crashed; it was not checked")])
+        pool = pebble.ProcessPool(max_workers=jobs, initializer=_start_worker, initargs=(budget.memory_bytes,))
+    except OSError:  # no process-shared semaphores (some sandboxes): linted here, complete but without a budget
+        for path, function, args in tasks:
+            result = function(*args)
+            yield result if isinstance(result, FileResult) else FileResult(path, result)
+        return
+    try:
+        futures = [pool.schedule(_within_cpu_time, (budget.seconds, function, args), timeout=budget.wall_seconds)
+                   for _, function, args in tasks]
+        for (path, _, _), future in zip(tasks, futures):
+            yield _worker_result(path, future, budget)
+    finally:
+        # the workers are idle once every result is in (stopped, they end at once: a close waits on pebble's
+        # polling loops, 0.1 s); after an error, or a caller that stopped reading, what is left is not wanted
+        pool.stop()
+        pool.join()
+
+
+def _start_worker(memory_bytes: int) -> None:
+    # on top of what the worker was forked with: a caller that mapped gigabytes (torch does) has workers that
+    # start above any fixed limit, and could not start even a thread under one
+    _lower_limit(resource.RLIMIT_AS, _address_space() + memory_bytes)
+    _lower_limit(resource.RLIMIT_CORE, 0)  # a worker ended by a limit leaves no core file
+    tune_garbage_collector()
+
+
+def _address_space() -> int:
+    """This process's virtual memory size in bytes (0 where /proc does not tell)."""
+    try:
+        with open("/proc/self/statm", encoding="ascii") as handle:
+            return int(handle.read().split()[0]) * resource.getpagesize()
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def _within_cpu_time(seconds: int, function: Callable, args: tuple):
+    """`function(*args)`, the worker ended by SIGXCPU once it has spent `seconds` more of CPU time."""
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    _lower_limit(resource.RLIMIT_CPU, math.ceil(used.ru_utime + used.ru_stime) + seconds, replace=True)
+    return function(*args)
+
+
+def _lower_limit(which: int, value: int, replace: bool = False) -> None:
+    """Set the soft limit `which` to `value` (within the hard limit); unless `replace`, only to lower it."""
+    soft, hard = resource.getrlimit(which)
+    value = value if hard == resource.RLIM_INFINITY else min(value, hard)
+    if replace or soft == resource.RLIM_INFINITY or soft > value:
+        resource.setrlimit(which, (value, hard))
+
+
+def _worker_result(path: str, future: Future, budget: Budget) -> FileResult:
+    try:
+        result = future.result()
+        return result if isinstance(result, FileResult) else FileResult(path, result)
+    except TimeoutError:
+        reason = f"its analysis took longer than {budget.wall_seconds:g} s, the limit for one file"
+    except pebble.ProcessExpired as error:
+        if error.exitcode == -signal.SIGXCPU:
+            reason = f"its analysis took more than {budget.seconds} s of CPU time, the limit for one file"
+        else:  # a stack overflow in libclang, or an allocation past the limit that libclang cannot survive
+            cause = f"signal {-error.exitcode}" if error.exitcode < 0 else f"exit code {error.exitcode}"
+            reason = (f"the process linting it ended ({cause}): a crash, or more memory than the "
+                      f"{budget.memory_bytes / 1024 ** 3:g} GiB allowed for one file")
+    except Exception as error:  # noqa: BLE001 - one file's failure must not lose the others' results
+        return FileResult(path, [_internal_error(path, error, stage="the worker")])
+    return FileResult(path, [_incomplete(path, f"{reason}; it was not checked")])
 
 
 def tune_garbage_collector() -> None:
@@ -252,6 +338,7 @@ class _LintThread:
             threading.stack_size(previous)
 
     def _serve(self) -> None:
+        limits.on_a_large_stack()
         while True:
             function, args, done = self._tasks.get()
             try:
@@ -336,6 +423,9 @@ def _unit_facts(document: SourceDocument, directory: str | None, findings: list[
     for unit in document.units:
         if id(unit) not in lowered:
             continue
+        for line, why in lowered[id(unit)].incomplete:
+            where = unit.to_file(line, 1)
+            findings.append(_incomplete(document.path, why, where.line, where.column))
         try:
             program = build_program(unit, lowered[id(unit)].functions, lowered[id(unit)].globals)
         except Exception as error:  # noqa: BLE001 - as above
@@ -348,15 +438,24 @@ def _run(rule: Rule, context: RuleContext) -> list[Finding]:
     try:
         return list(rule.check(context))
     except Exception as error:  # noqa: BLE001 - one rule's bug must not hide the others' findings
-        return [_internal_error(context.document.path, error, f"rule {rule.code}")]
+        return [_internal_error(context.document.path, error, rule)]
 
 
-def _internal_error(path: str, error: Exception, stage: str = "the front end") -> Finding:
+def _internal_error(path: str, error: BaseException, rule: Rule | None = None, stage: str = "") -> Finding:
+    stage = stage or (f"rule {rule.code}" if rule else "the front end")
+    if isinstance(error, MemoryError):
+        return _incomplete(path, f"cudalint ran out of memory in {stage}; the file was not fully checked")
+    frames = traceback.extract_tb(error.__traceback__)
+    where = f" ({os.path.basename(frames[-1].filename)}:{frames[-1].lineno})" if frames else ""
+    return _incomplete(path, f"cudalint internal error in {stage}: {type(error).__name__}: {error}{where}; "
+                             f"please report it")
+
+
+def _incomplete(path: str, message: str, line: int = 1, column: int = 1) -> Finding:
+    """A CL900 finding: the analysis of the file did not complete."""
     internal = find_rule("CL900")
-    where = traceback.extract_tb(error.__traceback__)[-1]
-    message = (f"cudalint internal error in {stage}: {type(error).__name__}: {error} "
-               f"({os.path.basename(where.filename)}:{where.lineno}); please report it")
-    return Finding(internal.code, internal.name, internal.severity, Location(path, 1, 1, 1, 1), message)
+    return Finding(internal.code, internal.name, internal.severity, Location(path, line, column, line, column),
+                   message)
 
 
 def _dedupe(findings: list[Finding]) -> list[Finding]:
@@ -377,6 +476,6 @@ def exceeds(findings: Iterable[Finding], fail_on: str, strict: bool = False) -> 
 
 
 __all__ = [
-    "ConfigError", "FileResult", "InputError", "LintOptions", "default_jobs", "exceeds", "expand_paths",
+    "Budget", "ConfigError", "FileResult", "InputError", "LintOptions", "default_jobs", "exceeds", "expand_paths",
     "iter_lint_each", "iter_lint_files", "lint_file", "lint_paths", "lint_source", "read_source", "selected_rules",
     "tune_garbage_collector"]

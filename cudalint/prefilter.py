@@ -138,7 +138,7 @@ def prefilter(paths_or_sources: Iterable, *, options: LintOptions | None = None,
         judged = {id(o): dataclasses.replace(o, problems=problems or o.problems, reference=reference or o.reference,
                                              honour_suppressions=honour_suppressions) for o in per_file}
         per_file = [judged[id(o)] for o in per_file]
-        results = list(iter_lint_each(files, per_file, jobs))
+        results = list(iter_lint_each(files, per_file, jobs, isolate=True))  # untrusted: never in this process
     finally:
         if temp_dir is not None:
             shutil.rmtree(temp_dir, ignore_errors=True)

@@ -195,3 +195,9 @@ def test_the_reference_is_read_once_per_process(tmp_path):
     assert reference_init(str(reference)) is first
     assert init_order._reference_init_cached.cache_info().misses == 1
     assert first.args == [1024, 512] and len(first.draws.draws) == 2
+
+
+def test_min_max_and_sum_of_a_huge_range_are_computed_from_its_ends():
+    """`max(range(10**15))` once listed the range: terabytes. Its ends give each value at once."""
+    code = "def get_init_inputs():\n    return [max(range(10**15)), min(range(5, 10**15, 3)), sum(range(10**12)), sum(range(0))]\n"
+    assert init_order.init_inputs(ast.parse(code)) == [10**15 - 1, 5, (10**12 - 1) * 10**12 // 2, 0]

@@ -1719,7 +1719,7 @@ def _distinct_per_thread(kernel: KernelSync, address: Lin, across_blocks: bool) 
             terms.append((abs(coeff), extent))
     if any(v.endswith("#1") or v not in own and v.startswith(("t1.", "b1.")) for v in address.coeffs):
         return False  # a per-thread value besides the indices
-    terms.sort()
+    terms.sort(key=lambda term: (term[0], term[1] is None, term[1] or 0))  # an unknown extent after known ones
     span = 0
     for n, (coeff, extent) in enumerate(terms):
         if coeff <= span or extent is None and n != len(terms) - 1:

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 
 from cudalint.analysis.guards import AXES, strip
+from cudalint.archs import block_can_run
 from cudalint.analysis.symbolic import Poly, Symbolizer
 from cudalint.model import ir
 from cudalint.model.constants import Dim3
@@ -82,14 +83,16 @@ class LaunchLinks:
 
     def block_sizes(self, kernel: ir.Function) -> list[Dim3]:
         """The distinct known block sizes the kernel is launched with in this unit; with no launch with a
-        known block, the __launch_bounds__ maximum as a 1-D block."""
+        known block, the __launch_bounds__ maximum as a 1-D block. Not a block the GPU rejects (CL302): no
+        thread runs with it, and its threads are not to be enumerated (2**27 of them would take gigabytes)."""
         sizes: list[Dim3] = []
         for link in self.of_kernel(kernel):
             block = link.block
-            if block is not None and None not in block and block not in sizes:
+            if block is not None and None not in block and block not in sizes and block_can_run(block):
                 sizes.append(block)
-        if not sizes and kernel.max_threads_per_block:
-            sizes.append((kernel.max_threads_per_block, 1, 1))
+        bound = kernel.max_threads_per_block
+        if not sizes and bound and block_can_run((bound, 1, 1)):
+            sizes.append((bound, 1, 1))
         return sizes
 
     def grid_can_overshoot(self, kernel: ir.Function, axis: str) -> bool:

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from cudalint.archs import MAX_GRID_X, MAX_GRID_YZ, MAX_THREADS_PER_BLOCK
+from cudalint.archs import MAX_BLOCK_DIMS, MAX_GRID_X, MAX_GRID_YZ, MAX_THREADS_PER_BLOCK
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
 from cudalint.findings import Finding
 from cudalint.harness.shapes import launches_at_reference
 
-_BLOCK_DIM_LIMITS = (1024, 1024, 64)
 _GRID_DIM_LIMITS = (MAX_GRID_X, MAX_GRID_YZ, MAX_GRID_YZ)
 
 
@@ -33,7 +32,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
 def _problems(site) -> Iterator[str]:
     block, grid = site.block, site.grid
     if block is not None:
-        for axis, size, limit in zip("xyz", block, _BLOCK_DIM_LIMITS):
+        for axis, size, limit in zip("xyz", block, MAX_BLOCK_DIMS):
             if size is not None and size <= 0:
                 yield f"block dimension {axis} is {size}"
             elif size is not None and size > limit:

@@ -17,6 +17,7 @@ from cudalint.frontend.clang_api import (CHILDREN, END, INDEX, KIND, OPERATOR, R
                                          line_starts, location, main_file_bounds, referenced, result_type, size_of,
                                          spelling, type_spelling, unary_operator_spelling, usr)
 from cudalint.compile_flags import CompileFlags
+from cudalint.frontend.limits import TooComplex
 from cudalint.frontend.parse import Diagnostic, IncludedFiles, ParsedUnit, parse_unit
 from cudalint.frontend.prototypes import HostDefinitions, from_definitions
 from cudalint.model import ir
@@ -76,6 +77,8 @@ class LoweredUnit:
     prototypes: list[ir.Function] = field(default_factory=list)  # declarations without a body (`body` None)
     too_deep: ir.Span | None = None  # the first code nested past MAX_NESTING: left opaque, so no rule checked it
     included: IncludedFiles = IncludedFiles()  # what the parse read from disk
+    # what the analysis does not cover, (unit line, why): a unit past the parser's limits
+    incomplete: list[tuple[int, str]] = field(default_factory=list)
 
 
 def lower_unit(unit: CudaUnit, directory: str | None = None,
@@ -89,7 +92,15 @@ def lower_unit(unit: CudaUnit, directory: str | None = None,
         prototypes = from_definitions(unit, cuda_units)
         if prototypes is not None:
             return LoweredUnit(unit, [], [], prototypes=prototypes)
-    return Lowering(parse_unit(unit, directory, flags)).lower()
+    try:
+        parsed = parse_unit(unit, directory, flags)
+    except TooComplex as refused:
+        return LoweredUnit(unit, [], [], incomplete=[(refused.line, f"{refused.why}, past what cudalint parses: this CUDA "
+                                                                         f"unit was not analysed")])
+    except ci.TranslationUnitLoadError:  # libclang gave up: out of memory, a crash it recovered from
+        return LoweredUnit(unit, [], [], incomplete=[(1, "clang could not parse this CUDA unit (it failed, crashed or "
+                                                         "ran out of memory): it was not analysed")])
+    return Lowering(parsed).lower()
 
 
 _NAME_KINDS = {K.PARM_DECL: "param", K.VAR_DECL: "var", K.FUNCTION_DECL: "function", K.ENUM_CONSTANT_DECL: "enum",

@@ -23,6 +23,7 @@ import clang.cindex as ci
 
 from cudalint.caching import cache_root, make_cache_folder, mark_used_and_prune
 from cudalint.compile_flags import CompileFlags
+from cudalint.frontend import limits
 from cudalint.frontend.clang_api import diagnostics, inclusions, reparse
 from cudalint.sources import CudaUnit, with_lines
 
@@ -549,9 +550,11 @@ _pool = _TranslationUnitPool()
 
 def parse_unit(unit: CudaUnit, directory: str | None = None, flags: CompileFlags = CompileFlags()) -> ParsedUnit:
     """Parse `unit`; `directory` is where the file lives, for its relative includes; `flags`, the project's
-    build flags (its include directories are searched after `directory`)."""
+    build flags (its include directories are searched after `directory`). Raises limits.TooComplex for a
+    unit libclang must not be given; includes of what is not a regular file are left out, each an error."""
     args = list(_LANGUAGE_ARGS[unit.language])
     search = _search_folders(directory, flags)
+    refusals = limits.scan(unit.text, directory, search)
     headers, base = prelude_headers(unit, search), _build_prelude(unit)
     # a prelude is precompiled in cudalint's own standard: clang refuses it under another one
     pch = _workspace.prelude(unit.language, headers) if headers and not flags.standard else None
@@ -570,11 +573,12 @@ def parse_unit(unit: CudaUnit, directory: str | None = None, flags: CompileFlags
     args += flags.arguments()
     args += _search_args(include)
     main_file = os.path.join(directory or _VIRTUAL_MAIN_DIR, main_file_name(unit.language))
-    unknown = _unknown_headers(unit.text, search)
-    unsaved = [(main_file, unit.text), *_in_memory_headers(include)]
+    text = refusals.text or unit.text
+    unknown = _unknown_headers(text, search)
+    unsaved = [(main_file, text), *_in_memory_headers(include), *refusals.replacements]
     unsaved += [(f"{_VIRTUAL_UNKNOWN_DIR}/{name}", "") for name, _ in unknown]
     tu = _pool.parse(tuple(args), main_file, unsaved)
-    reported = []
+    reported = [Diagnostic("error", refused.message, refused.line, 1, True) for refused in refusals.includes]
     for d in diagnostics(tu):
         if d.severity < ci.Diagnostic.Warning:
             continue

@@ -1106,7 +1106,13 @@ class _Interpreter:
                 return {"int": 0, "float": 0.0, "bool": False}[name]
             return UNKNOWN
         if name in ("min", "max", "sum"):
-            values = list(args[0]) if len(args) == 1 and isinstance(args[0], (list, tuple, range)) else args
+            if len(args) == 1 and isinstance(args[0], range):  # from its ends: range(10**12) is never listed
+                span = args[0]
+                if not span:
+                    return 0 if name == "sum" else UNKNOWN
+                first, last = span[0], span[-1]
+                return {"min": min(first, last), "max": max(first, last), "sum": len(span) * (first + last) // 2}[name]
+            values = list(args[0]) if len(args) == 1 and isinstance(args[0], (list, tuple)) else args
             if values and all(_number_like(v) for v in values):
                 return {"min": min, "max": max, "sum": sum}[name](values)
             return UNKNOWN
@@ -1378,7 +1384,7 @@ class _Interpreter:
             layers = 1 if cell else need("num_layers", 1)
             directions = 1 if cell or not need("bidirectional", False) else 2
             proj = 0 if cell else need("proj_size", 0)
-            if not ints(size_in, hidden, layers, proj) or hidden <= 0:
+            if not ints(size_in, hidden, layers, proj) or hidden <= 0 or not 0 < layers <= 4096:
                 raise _Stop(f"nn.{kind} sizes not known")
             stdv = 1.0 / math.sqrt(hidden)
             real_hidden = proj if proj > 0 else hidden

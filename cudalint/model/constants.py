@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import operator
 from collections.abc import Callable
 
@@ -15,6 +16,22 @@ _BINARY: dict[str, Callable] = {
 }
 
 Dim3 = tuple[int | None, int | None, int | None]
+
+# no C integer holds a value past 2**64 in magnitude; an integer beyond it is not a value the program can have
+# (and Python's integers would grow without bound through `x * x` chains and `1 << n`)
+_INTEGER_LIMIT = 1 << 64
+_BITWISE = frozenset({"<<", ">>", "&", "|", "^"})
+
+
+def _bounded(value: int | float | None) -> int | float | None:
+    """`value` when a C program can hold it: an integer within 64 bits, a finite floating-point number."""
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, int):
+        return value if -_INTEGER_LIMIT <= value <= _INTEGER_LIMIT else None
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    return None
 
 
 class ConstantEnv:
@@ -61,24 +78,23 @@ class ConstantEnv:
         if expr is None or depth > 30:
             return None
         if isinstance(expr, ir.Const):
-            value = expr.value
-            return int(value) if isinstance(value, bool) else value
+            return _bounded(expr.value)
         if isinstance(expr, ir.Name):
             if expr.constant is not None:
-                return expr.constant
+                return _bounded(expr.constant)
             definition = self.definition(expr.ref)
             return self.value(definition, depth + 1) if definition is not None else None
         if isinstance(expr, ir.Cast):
             value = self.value(expr.operand, depth + 1)
             if value is not None and is_integer_type(expr.type):
-                return int(value)
+                return _bounded(int(value))
             return value
         if isinstance(expr, ir.Unary):
             value = self.value(expr.operand, depth + 1)
             if value is None:
                 return None
-            return {"-": lambda v: -v, "+": lambda v: v, "!": lambda v: int(not v),
-                    "~": lambda v: ~v if isinstance(v, int) else None}.get(expr.op, lambda v: None)(value)
+            return _bounded({"-": lambda v: -v, "+": lambda v: v, "!": lambda v: int(not v),
+                             "~": lambda v: ~v if isinstance(v, int) else None}.get(expr.op, lambda v: None)(value))
         if isinstance(expr, ir.Binary) and expr.op in _BINARY:
             left = self.value(expr.lhs, depth + 1)
             right = self.value(expr.rhs, depth + 1)
@@ -90,9 +106,12 @@ class ConstantEnv:
                 if isinstance(left, int) and isinstance(right, int):
                     quotient = abs(left) // abs(right) * (1 if (left >= 0) == (right >= 0) else -1)
                     return quotient if expr.op == "/" else left - quotient * right
-                return left / right if expr.op == "/" else None
-            result = _BINARY[expr.op](left, right)
-            return int(result) if isinstance(result, bool) else result
+                return _bounded(left / right) if expr.op == "/" else None
+            if expr.op in _BITWISE and not (isinstance(left, int) and isinstance(right, int)):
+                return None  # not C: a bitwise operator of a floating-point value
+            if expr.op in ("<<", ">>") and not 0 <= right < 64:
+                return None  # undefined in C for every integer type
+            return _bounded(_BINARY[expr.op](left, right))
         if isinstance(expr, ir.Conditional):
             cond = self.value(expr.cond, depth + 1)
             if cond is None:

@@ -6,6 +6,7 @@ its configuration resolved to constants where the source allows.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -247,4 +248,4 @@ def _referenced_function(expr: ir.Expr) -> str | None:
 
 
 def _as_int(value: int | float | None) -> int | None:
-    return int(value) if isinstance(value, (int, float)) else None
+    return int(value) if isinstance(value, int) or isinstance(value, float) and math.isfinite(value) else None
