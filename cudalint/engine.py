@@ -27,7 +27,7 @@ from cudalint.checks.registry import Rule, all_rules, find_rule, matches, select
 from cudalint.compile_flags import CompileFlags
 from cudalint.config import ConfigError, LintOptions, options_by_nearest_config
 from cudalint.findings import Finding, Location, Severity
-from cudalint.frontend import MAX_NESTING, HostDefinitions, IncludedFiles, LoweredUnit, limits, lower_unit, prepare_workspace
+from cudalint.frontend import HostDefinitions, IncludedFiles, LoweredUnit, limits, lower_unit, prepare_workspace
 from cudalint.model.program import build_program
 from cudalint.sources import SUFFIXES, SourceDocument, load_document
 from cudalint.suppressions import apply_suppressions, parse_suppressions, problems
@@ -379,11 +379,6 @@ def _lint_document(document: SourceDocument, options: LintOptions,
         for facts in _unit_facts(document, directory, findings, options.compile_flags(document.path)):
             programs.append(facts.program)
             included.append(facts.lowered.included)
-            if facts.lowered.too_deep is not None:
-                findings.append(unanalysed.finding_at(
-                    unanalysed.location(facts.lowered.too_deep, facts.unit),
-                    f"code not analysed: nested more than {MAX_NESTING} statements and expressions deep; no rule "
-                    f"checked it or anything inside it"))
             for rule in unit_rules:
                 findings += _run(rule, RuleContext(rule, document, arch, facts, options))
     # cached analyses refer back to what they analyse: dropped here, the file's IR is freed now instead

@@ -75,9 +75,8 @@ class LoweredUnit:
     functions: list[ir.Function] = field(default_factory=list)  # definitions
     globals: list[ir.VarDecl] = field(default_factory=list)
     prototypes: list[ir.Function] = field(default_factory=list)  # declarations without a body (`body` None)
-    too_deep: ir.Span | None = None  # the first code nested past MAX_NESTING: left opaque, so no rule checked it
     included: IncludedFiles = IncludedFiles()  # what the parse read from disk
-    # what the analysis does not cover, (unit line, why): a unit past the parser's limits
+    # what the analysis does not cover, (unit line, why): a unit past the parser's limits, code nested too deep
     incomplete: list[tuple[int, str]] = field(default_factory=list)
 
 
@@ -171,7 +170,9 @@ class Lowering:
         lowered = LoweredUnit(self.parsed.unit, self.parsed.diagnostics, self.parsed.unknown_headers,
                               included=self.parsed.included)
         self._top_level(self.parsed.translation_unit.cursor, lowered)
-        lowered.too_deep = self._too_deep
+        if self._too_deep is not None:
+            lowered.incomplete.append((self._too_deep.line, f"code nested more than {MAX_NESTING} levels deep "
+                                                            f"(from column {self._too_deep.column}) was not analysed"))
         return lowered
 
     def _top_level(self, cursor: ci.Cursor, lowered: LoweredUnit) -> None:
