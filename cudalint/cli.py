@@ -24,6 +24,7 @@ from cudalint.checks.registry import all_rules, find_rule, matches
 from cudalint.config import ConfigError, LintOptions, find_config, load_config, options_by_nearest_config
 from cudalint.engine import (MAX_FILE_BYTES, FileResult, InputError, default_jobs, exceeds, expand_paths,
                              iter_lint_each, read_source, selected_rules, tune_garbage_collector)
+from cudalint.harness.kernelbench import missing_reference, reference_options_error
 from cudalint.prefilter import INCOMPLETE
 from cudalint.result_cache import ResultCache
 
@@ -301,6 +302,9 @@ def check(
         options = build_options(paths, config=config, no_config=no_config, **command_line)
     except ConfigError as error:
         _fail(str(error))
+    unusable = reference_options_error(reference, problems)
+    if unusable is not None:
+        _fail(unusable)
 
     fix = fix or fix_only
     if add_ignore and (fix or diff):
@@ -387,6 +391,9 @@ def _lint_stdin(name: str, config: str | None, no_config: bool,
     if len(data) > MAX_FILE_BYTES:
         _fail(f"standard input: larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB, not a kernel source")
     options = options_per_file([name], config=config, no_config=no_config, **command_line)[0]
+    unjudged = missing_reference(name, options.reference, options.problems)
+    if unjudged is not None:
+        _fail(unjudged)
     findings = cudalint.lint_source(text, filename=name, options=options,
                                     directory=os.path.dirname(os.path.abspath(name)))
     return FileResult(name, findings), text, options

@@ -24,6 +24,7 @@ from cudalint.compile_flags import CompileFlags
 from cudalint.config import ConfigError, LintOptions, options_by_nearest_config
 from cudalint.findings import Finding, Location, Severity
 from cudalint.frontend import HostDefinitions, LoweredUnit, lower_unit, prepare_workspace
+from cudalint.harness.kernelbench import missing_reference
 from cudalint.model.program import build_program
 from cudalint.sources import SUFFIXES, SourceDocument, load_document
 from cudalint.suppressions import apply_suppressions, parse_suppressions, problems
@@ -123,6 +124,9 @@ def lint_file(path: str, options: LintOptions, cache: ResultCache | None = None)
         text = read_source(path)
     except InputError as error:
         return FileResult(path, error=str(error))
+    unjudged = missing_reference(path, options.reference, options.problems)
+    if unjudged is not None:  # the reference-aware rules would be off without a word: not a pass
+        return FileResult(path, error=unjudged)
     digest = cache.digest(path, text, options) if cache is not None else ""
     if cache is not None:
         found = cache.lookup(path, options, digest)

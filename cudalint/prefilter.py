@@ -56,7 +56,7 @@ class PrefilterItem:
         """The findings as text, one per line (`name:line:col: CODE name: message`), for feedback to a
         generator or a repair prompt."""
         if self.error is not None:
-            return f"{self.name}: {self.error}"
+            return self.error  # a one-line message that names the input
         lines = []
         for finding in self.findings:
             loc = finding.location

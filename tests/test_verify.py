@@ -783,9 +783,23 @@ def test_cli_usage_errors(tmp_path: Path) -> None:
     assert done.exit_code == 2 and "--sanitize-kernels" in done.output
 
 
+def test_cli_without_gpu_is_one_line_and_exit_2(monkeypatch) -> None:
+    """No GPU on this machine: one line before any work (not one no_gpu line per candidate and exit 1)."""
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
+    done = CliRunner().invoke(_app(), ["verify", str(RUN), "--problems", str(PROBLEMS), "--quiet"])
+    assert done.exit_code == 2 and done.stdout == ""
+    assert done.stderr.startswith("cudalint: error: no CUDA GPU is visible") and done.stderr.count("\n") == 1
+
+
+def _gpu_lost_after_the_check(monkeypatch) -> None:
+    """The batch's own no_gpu verdicts (the API, a Ray cluster without GPUs): the CLI's check up front passes."""
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
+    monkeypatch.setattr(VerifyOptions, "missing_gpu", lambda self: None)
+
+
 def test_cli_batch_without_gpu(tmp_path: Path, monkeypatch) -> None:
     """No GPU: the lint gate still rejects the four broken files; the others are reported as no_gpu."""
-    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
+    _gpu_lost_after_the_check(monkeypatch)
     runner = CliRunner()
     done = runner.invoke(_app(), ["verify", str(RUN), "--problems", str(PROBLEMS), "--quiet", "--cache",
                                   str(tmp_path / "cache"), "--json", str(tmp_path / "b.json"), "--output-dir",
@@ -806,7 +820,7 @@ def test_cli_batch_without_gpu(tmp_path: Path, monkeypatch) -> None:
 def test_cli_results_file_resumes_a_sweep(tmp_path: Path, monkeypatch) -> None:
     """--results: every finished candidate is appended; a restart takes the rejected four from the file and
     verifies the no_gpu ones again (a verdict about the machine, not the candidate), with the same table."""
-    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
+    _gpu_lost_after_the_check(monkeypatch)
     results_file = tmp_path / "sweep.jsonl"
     arguments = ["verify", str(RUN), "--problems", str(PROBLEMS), "--cache", str(tmp_path / "cache"), "--results",
                  str(results_file)]

@@ -248,16 +248,19 @@ class _GpuSetup:
 
     def __init__(self, ref: str | None, problems: str | None, sanitize: str | None, min_speedup: float,
                  harness: str) -> None:
+        from cudalint.harness.kernelbench import reference_options_error
         from cudalint.verify.runner import KERNELBENCH_TOLERANCES, VerifyOptions
 
-        if ref is not None and not os.path.isfile(ref):
-            raise ValueError(f"{ref}: no such reference file")
-        if problems is not None and not os.path.isdir(problems):
-            raise ValueError(f"{problems}: no such problems directory")
+        unusable = reference_options_error(ref, problems)
+        if unusable is not None:
+            raise ValueError(unusable)
         self.ref, self.problems, self.min_speedup = ref, problems, min_speedup or None
         tolerances = dict(KERNELBENCH_TOLERANCES) if harness == "kernelbench" else None
         self.options = VerifyOptions(sanitize=tuple(t.strip() for t in (sanitize or "").split(",") if t.strip()),
                                      parity=harness, **({"tolerances": tolerances} if tolerances else {})).validate()
+        no_gpu = self.options.missing_gpu()
+        if no_gpu is not None:  # before any model call
+            raise ValueError(no_gpu)
         self.records: list[dict] = []
 
     def check_for(self, path: str):

@@ -177,16 +177,16 @@ def verify_command(
     """
     import os
 
+    from cudalint.harness.kernelbench import reference_options_error
     from cudalint.verify import results
     from cudalint.verify.ray_cluster import ClusterUnavailable
     from cudalint.verify.runner import KERNELBENCH_TOLERANCES, VerifyOptions, collect_candidates, verify_batch
 
     if not os.path.exists(path):
         raise _fail(f"{path}: no such file or directory")
-    if ref is not None and not os.path.isfile(ref):
-        raise _fail(f"{ref}: no such reference file")
-    if problems is not None and not os.path.isdir(problems):
-        raise _fail(f"{problems}: no such problems directory")
+    unusable = reference_options_error(ref, problems)
+    if unusable is not None:
+        raise _fail(unusable)
     if os.path.isfile(path) and ref is None and problems is None:
         raise _fail("give the reference: --ref REFERENCE.py (or --problems DIR for a run file)")
     try:
@@ -206,6 +206,9 @@ def verify_command(
         candidates = collect_candidates(path, ref, problems)
     except ValueError as error:
         raise _fail(str(error)) from None
+    no_gpu = options.missing_gpu()
+    if no_gpu is not None:
+        raise _fail(no_gpu)
     if not candidates:
         raise _fail(f"{path}: no solution files")
     progress = _Progress(quiet)

@@ -4,7 +4,8 @@ Phases, each finished for the whole batch before the next starts, so that the co
 disturbs a timing:
 
 1. References: each solution's reference (given, or found by level and problem in a problems directory).
-2. Lint gate (in this process): a file with an error-level finding is `rejected` and never built.
+2. Lint gate (in this process): a file the pre-filter rejects, judged with the candidate's reference as
+   `check --reference`/`prefilter` judge it, is `rejected` and never built.
 3. Build: `build` workers in parallel (no GPU visible to them), each executing its solution module with
    `load_inline` routed into the build cache (`$CUDALINT_CACHE`, else ~/.cache/cudalint/verify); a
    compile error is final, mapped back to the .py lines.
@@ -104,6 +105,17 @@ class VerifyOptions:
             if self.gpus is not None:
                 raise ValueError("--gpus chooses this machine's GPUs; on a Ray cluster, its GPU resources are used")
         return self
+
+    def missing_gpu(self) -> str | None:
+        """Why nothing can be built or run on this machine (no GPU visible), or None: asked before any work
+        (and before a model call, in `repair --verify`) so that a batch without a GPU fails at once. A Ray
+        cluster's GPUs are not this machine's: they are found when the batch starts."""
+        from cudalint.verify.gpus import detect_gpus
+
+        if self.device != "cuda" or self.ray is not None or detect_gpus(self.gpus):
+            return None
+        return ("no CUDA GPU is visible (nvidia-smi finds none, or CUDA_VISIBLE_DEVICES hides them): the GPU "
+                "stage builds and runs on one; `cudalint check` lints without it")
 
 
 @dataclass
@@ -310,28 +322,30 @@ class _Batch:
             for candidate in self._pending():
                 self.records[id(candidate)]["lint"] = {"ran": False}
             return
-        from cudalint.engine import lint_paths
         from cudalint.findings import Severity
+        from cudalint.prefilter import prefilter
 
         for candidate in self._pending():
             record = self.records[id(candidate)]
             started = time.monotonic()
-            result = lint_paths([candidate.path], self.options.lint_options, use_config=True)[0]
+            # the pre-filter's own judgement, with the candidate's reference: one gate for check, prefilter,
+            # verify and repair --verify
+            judged = prefilter([candidate.path], options=self.options.lint_options, reference=candidate.reference,
+                               jobs=1).items[0]
             record["seconds"]["lint"] = round(time.monotonic() - started, 3)
-            findings = result.findings
-            errors = [f for f in findings if f.severity == Severity.ERROR]
+            findings = judged.findings
             record["lint"] = {
-                "ran": True, "errors": len(errors),
+                "ran": True, "errors": sum(1 for f in findings if f.severity == Severity.ERROR),
                 "warnings": sum(1 for f in findings if f.severity == Severity.WARNING),
                 "findings": [{"code": f.code, "name": f.name, "severity": f.severity.value, "line": f.line,
                               "column": f.column, "message": f.message} for f in findings[:30]],
             }
-            if result.error:
-                _final(record, "rejected", f"cannot lint: {result.error}")
-            elif errors:
-                first = errors[0]
-                _final(record, "rejected", f"lint: {len(errors)} error finding(s), never built; first: line "
-                       f"{first.line} {first.code} {first.name}")
+            if judged.error:
+                _final(record, "rejected", f"cannot lint: {judged.error}")
+            elif judged.reasons:
+                first = judged.reasons[0]
+                _final(record, "rejected", f"lint: {len(judged.reasons)} rejecting finding(s), never built; first: "
+                       f"line {first.line} {first.code} {first.name}")
             if record["status"] != "pending":
                 self._report("lint", candidate)
 
@@ -346,7 +360,7 @@ class _Batch:
         self.arch = arch_list(self.gpus)
         if not self.gpus:
             where = "the Ray cluster has no GPU resources" if not self.executor.local else \
-                "nvidia-smi finds none, or CUDA_VISIBLE_DEVICES hides them"
+                "nvidia-smi finds none, or CUDA_VISIBLE_DEVICES hides them"  # VerifyOptions.missing_gpu
             for candidate in self._pending():
                 record = self.records[id(candidate)]
                 _final(record, "no_gpu", f"no CUDA GPU is visible ({where}): nothing was built or run")
