@@ -62,3 +62,28 @@ def test_the_prefilter_reports_an_error_item_never_clean(tmp_path: Path) -> None
         assert result.rejected[0].render() == result.rejected[0].error  # one line, the input named once
     judged = cudalint.prefilter([SOLUTION], jobs=1, use_config=False, problems=str(PROBLEMS))
     assert [f.code for f in judged.rejected[0].reasons] == ["CL430"]
+
+
+def test_repair_verify_lints_with_the_reference_before_the_gpu(tmp_path: Path, monkeypatch) -> None:
+    """`repair --verify --problems` lints with the file's reference as `check --problems` does: the solution
+    whose only bug is CL430 goes to the model with it, not to the GPU as clean."""
+    import sys
+
+    import cudalint.verify.results as verify_results
+    from cudalint.verify.runner import VerifyOptions
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from openai_stub_server import Reply, StubServer
+
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(SOLUTION, tmp_path / SOLUTION.name)
+    monkeypatch.setattr(VerifyOptions, "missing_gpu", lambda self: None)  # a GPU, as far as the check goes
+    built: list[str] = []
+    monkeypatch.setattr(verify_results, "make_gpu_check", lambda *args: lambda path, text: built.append(path) or [])
+    with StubServer([Reply(content="```python\n" + SOLUTION.read_text() + "```\n")]) as server:
+        result = CliRunner().invoke(app, ["repair", SOLUTION.name, "--llm", "m", "--rounds", "1", "--verify",
+                                          "--problems", str(PROBLEMS), "--no-config"],
+                                    env={"OPENAI_API_KEY": "sk-test-0123456789abcdef", "OPENAI_BASE_URL": server.base_url})
+    assert result.exit_code == 1, result.output
+    assert len(server.requests) == 1 and "CL430" in server.requests[0].messages[-1]["content"]
+    assert built == []  # never clean, so never sent to the GPU

@@ -675,16 +675,15 @@ def test_a_gpu_check_that_cannot_judge_stops_the_loop(work: Path, monkeypatch) -
 
 
 def test_repair_verify_from_the_command_line_without_a_gpu(work: Path, tmp_path: Path, monkeypatch) -> None:
-    """The CLI wires --verify to the verify stage: with no GPU visible it cannot judge, says so, asks nothing."""
+    """With no GPU visible the GPU stage cannot judge: one line and exit 2 before any model call (the input
+    has findings, so a model call would come first otherwise)."""
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
     reference = tmp_path / "ref.py"
     reference.write_text("import torch\nclass Model(torch.nn.Module):\n    def forward(self, x):\n"
                          "        return torch.sigmoid(x)\ndef get_inputs():\n    return [torch.randn(8)]\n"
                          "def get_init_inputs():\n    return []\n")
-    (work / "sigmoid.py").write_text(GOOD)
     with StubServer([Reply(content="unused")]) as server:
         result = run(server, "repair", "sigmoid.py", "--llm", "stub-model", "--verify", "--ref", str(reference))
-    assert result.exit_code == 2, result.output
-    assert "stopped: the GPU check could not judge the answer: no_gpu" in result.output
-    assert "each answer that lints clean is verified on the GPU" in result.output
+    assert result.exit_code == 2 and result.stdout == "", result.output
+    assert result.stderr.startswith("cudalint: error: no CUDA GPU is visible") and result.stderr.count("\n") == 1
     assert server.requests == []

@@ -373,6 +373,16 @@ def test_lint_gate_rejects_without_building(tmp_path: Path, monkeypatch) -> None
     assert [entry["mode"] for entry in _log(log)] == ["build", "run"]
 
 
+def test_lint_gate_judges_with_the_candidates_reference(tmp_path: Path, monkeypatch) -> None:
+    """One gate: verify rejects what `check --reference` rejects (CL430 needs the reference to be seen)."""
+    monkeypatch.setenv("STANDIN_LOG", str(tmp_path / "log.jsonl"))
+    shape_bug = HERE / "fixtures" / "cli" / "reference_run"
+    solution = shape_bug / "run" / "level_1_problem_1_sample_0_kernel.py"
+    [record] = verify_batch([Candidate(str(solution), str(shape_bug / "problems" / "level1" / "1_RowSum.py"), 1, 1, 0)],
+                            _options(tmp_path, lint=True))
+    assert record["status"] == "rejected" and "CL430" in record["message"]
+
+
 # ---------------------------------------------------------------------------------------- isolation
 
 

@@ -15,6 +15,7 @@ the diff goes to stdout and the report to stderr.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import sys
@@ -264,14 +265,16 @@ class _GpuSetup:
         self.records: list[dict] = []
 
     def check_for(self, path: str):
-        """The gpu_check of `path`, or None with the reason when its reference is not known."""
-        from cudalint.harness.kernelbench import reference_for
+        """The gpu_check of `path` and its reference, or (None, None, the reason) when the reference is not
+        known."""
+        from cudalint.harness.kernelbench import missing_reference, reference_for
         from cudalint.verify.results import make_gpu_check
 
         reference = reference_for(path, self.ref, self.problems)
-        if reference is None:
-            return None, f"{path}: no reference found in {self.problems} (by level and problem in its name)"
-        return make_gpu_check(reference, self.options, self.min_speedup, self.records), None
+        problem = missing_reference(path, self.ref, self.problems)
+        if problem is not None or reference is None:
+            return None, None, problem or f"{path}: no reference found in {self.problems}"
+        return make_gpu_check(reference, self.options, self.min_speedup, self.records), reference, None
 
 
 def _read(path: str, errors: list[str]) -> str | None:
@@ -298,15 +301,17 @@ def _with_model(files: list[str], client: ChatClient, options: LintOptions, roun
         if text is None:
             failed = True
             continue
-        gpu_check = None
+        gpu_check, file_options = None, options
         if gpu is not None:
-            gpu_check, problem = gpu.check_for(path)
+            gpu_check, reference, problem = gpu.check_for(path)
             if problem:
                 _error(problem)
                 failed = True
                 continue
+            # answers are linted with the reference too: the GPU gets what `check --reference` passes
+            file_options = dataclasses.replace(options, reference=reference)
         try:
-            outcome = repair_file(path, text, client, options, rounds, plan, gpu_check=gpu_check, perf=perf)
+            outcome = repair_file(path, text, client, file_options, rounds, plan, gpu_check=gpu_check, perf=perf)
         except OSError as error:  # the output or transcript folder is not writable
             _error(f"{path}: cannot write: {error}")
             failed = True
