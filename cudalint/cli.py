@@ -29,7 +29,7 @@ from cudalint.prefilter import INCOMPLETE
 from cudalint.result_cache import ResultCache
 
 if TYPE_CHECKING:
-    from cudalint.fixes import FixReport
+    from cudalint.fixes import FixReport, Linter
 
 _DUNDER = re.compile(r"(?<![`\w])(__\w+__)(?![`\w])")  # __launch_bounds__ would render as bold
 
@@ -317,8 +317,10 @@ def check(
         if paths != ["-"] or fix or diff or add_ignore:
             _fail("`-` (standard input) is checked alone, and without --fix, --fix-only, --diff or --add-ignore")
         result, text, stdin_options = _lint_stdin(stdin_filename or "stdin.cu", config, no_config, command_line)
+        fixable = _fixability([result], [stdin_options], {result.path: text}) if output_format is OutputFormat.text \
+            else None
         _write(_render([result], output_format.value, stdin_options, show_statistics, quiet, color,
-                       sources={result.path: text}))
+                       sources={result.path: text}, fixable=fixable))
         if any(f.code == INCOMPLETE for f in result.findings):
             _fail(f"{result.path}: the analysis did not complete (CL900), so the file was not fully checked")
         failed = not exit_zero and exceeds(result.findings, stdin_options.fail_on)
@@ -354,7 +356,8 @@ def check(
     # a diff is the output; --fix-only and --add-ignore report only what they changed
     reports = not diff and not fix_only and not add_ignore
     if reports:
-        _write(_render(results, output_format.value, options, show_statistics, quiet, color))
+        fixable = _fixability(linted, per_file) if output_format is OutputFormat.text else None
+        _write(_render(results, output_format.value, options, show_statistics, quiet, color, fixable=fixable))
     batch = any(os.path.isdir(path) for path in existing)
     if batch and output_format is OutputFormat.text and not quiet and not show_statistics and len(results) > 1 \
             and reports:
@@ -409,20 +412,41 @@ def _lint_with_progress(files: list[str], per_file: list[LintOptions], jobs: int
         return list(progress)
 
 
-def _fixed_files(results: list[FileResult], per_file: list[LintOptions],
-                 unsafe: bool) -> Iterator[tuple[FileResult, FixReport]]:
-    """Each file that its checked fixes change, with the fixes' report."""
-    from cudalint.fixes import default_linter, fix_source
+def _with_fixes(results: list[FileResult], per_file: list[LintOptions]) -> Iterator[tuple[FileResult, Linter]]:
+    """Each readable result with a finding that carries a fix, and the linter of its options."""
+    from cudalint.fixes import carries_fix, default_linter
 
-    linters = {}  # one per configuration
+    linters: dict[int, Linter] = {}  # one per configuration
     for result, options in zip(results, per_file):
-        if result.error is not None or not any(f.fix is not None for f in result.findings):
-            continue
-        if id(options) not in linters:
-            linters[id(options)] = default_linter(options)
-        report = fix_source(read_source(result.path), result.path, linters[id(options)], unsafe=unsafe)
-        if report.changed:
-            yield result, report
+        if result.error is None and any(carries_fix(f) for f in result.findings):
+            if id(options) not in linters:
+                linters[id(options)] = default_linter(options)
+            yield result, linters[id(options)]
+
+
+def _fixability(results: list[FileResult], per_file: list[LintOptions],
+                texts: dict[str, str] | None = None) -> dict[int, str]:
+    """Which findings `--fix` fixes (the `[*]` marks and the fixable count): the checked fixes are run, so a
+    fix that would be dropped is not promised. `texts`: sources not on disk."""
+    from cudalint.fixes import fixability
+
+    marks: dict[int, str] = {}
+    for result, lint in _with_fixes(results, per_file):
+        try:
+            text = texts[result.path] if texts else read_source(result.path)
+        except InputError:
+            continue  # vanished meanwhile: nothing --fix could fix
+        marks.update(fixability(text, result.path, result.findings, lint))
+    return marks
+
+
+def _fix_reports(results: list[FileResult], per_file: list[LintOptions],
+                 unsafe: bool) -> Iterator[tuple[FileResult, FixReport]]:
+    """Each file with fixes to try, with the report of its checked fixes."""
+    from cudalint.fixes import fix_source
+
+    for result, lint in _with_fixes(results, per_file):
+        yield result, fix_source(read_source(result.path), result.path, lint, unsafe=unsafe, findings=result.findings)
 
 
 def _apply_fixes(results: list[FileResult], per_file: list[LintOptions], unsafe: bool, show_fixes: bool) -> bool:
@@ -430,17 +454,18 @@ def _apply_fixes(results: list[FileResult], per_file: list[LintOptions], unsafe:
     any file was rewritten."""
     from cudalint.repairing.loop import atomic_write
 
-    fixed = []
-    for result, report in _fixed_files(results, per_file, unsafe):
-        try:
-            atomic_write(result.path, report.text, like=result.path)
-        except OSError as error:
-            result.error = f"{result.path}: cannot write the fixes: {error.strerror or error}"
-            continue
-        result.findings = report.findings_after
-        fixed.append((result.path, report))
-    sys.stderr.write(_fixes_summary("fixed", fixed, show_fixes))
-    return bool(fixed)
+    tried = []
+    for result, report in _fix_reports(results, per_file, unsafe):
+        if report.changed:
+            try:
+                atomic_write(result.path, report.text, like=result.path)
+            except OSError as error:
+                result.error = f"{result.path}: cannot write the fixes: {error.strerror or error}"
+                continue
+            result.findings = report.findings_after
+        tried.append((result.path, report))
+    sys.stderr.write(_fixes_summary("fixed", tried, show_fixes))
+    return any(report.changed for _, report in tried)
 
 
 def _add_ignores(results: list[FileResult], per_file: list[LintOptions], reason: str) -> None:
@@ -481,29 +506,36 @@ def _show_diffs(results: list[FileResult], per_file: list[LintOptions], unsafe: 
     """Print the unified diff of each file's checked fixes, writing nothing; whether any file would change."""
     from cudalint.repairing.loop import unified_diff
 
-    changed = []
-    for result, report in _fixed_files(results, per_file, unsafe):
-        _write(unified_diff(result.path, report.original, report.text))
-        changed.append((result.path, report))
-    sys.stderr.write(_fixes_summary("would fix", changed, show_fixes))
-    return bool(changed)
+    tried = []
+    for result, report in _fix_reports(results, per_file, unsafe):
+        if report.changed:
+            _write(unified_diff(result.path, report.original, report.text))
+        tried.append((result.path, report))
+    sys.stderr.write(_fixes_summary("would fix", tried, show_fixes))
+    return any(report.changed for _, report in tried)
 
 
 def _fixes_summary(verb: str, reports: list[tuple[str, FixReport]], show_fixes: bool) -> str:
-    """`cudalint: fixed 3 findings in 2 files`, with `show_fixes` then the count per file and rule."""
-    count = sum(len(report.applied) for _, report in reports)
-    lines = [f"cudalint: {verb} {count} finding{'s' * (count != 1)} in {len(reports)} "
-             f"file{'s' * (len(reports) != 1)}{':' if show_fixes and reports else ''}"]
-    if show_fixes:
-        for path, report in reports:
-            lines.append(f"  {path}:")
-            per_rule = Counter((fixed.finding.code, fixed.finding.name) for fixed in report.applied)
-            lines += [f"    {number} × {code} ({name})" for (code, name), number in sorted(per_rule.items())]
+    """`cudalint: fixed 3 findings in 2 files`, with `show_fixes` then, per file, the count per rule and each
+    fix not applied with the reason (the file would no longer parse, the finding would still be reported,
+    ...)."""
+    changed = [(path, report) for path, report in reports if report.changed]
+    count = sum(len(report.applied) for _, report in changed)
+    shown = [(path, report) for path, report in reports if report.changed or report.rejected] if show_fixes else []
+    lines = [f"cudalint: {verb} {count} finding{'s' * (count != 1)} in {len(changed)} "
+             f"file{'s' * (len(changed) != 1)}{':' if shown else ''}"]
+    for path, report in shown:
+        lines.append(f"  {path}:")
+        per_rule = Counter((fixed.finding.code, fixed.finding.name) for fixed in report.applied)
+        lines += [f"    {number} × {code} ({name})" for (code, name), number in sorted(per_rule.items())]
+        lines += [f"    not fixed: {finding.line}:{finding.column} {finding.code} ({finding.name}): {why}"
+                  for finding, why in report.rejected]
     return "\n".join(lines) + "\n"
 
 
 def _render(results: list[FileResult], fmt: str, options: LintOptions, show_statistics: bool,
-            quiet: bool, color: Color = Color.auto, sources: dict[str, str] | None = None) -> str:
+            quiet: bool, color: Color = Color.auto, sources: dict[str, str] | None = None,
+            fixable: dict[int, str] | None = None) -> str:
     if show_statistics:
         if fmt == "json":
             from cudalint.report.json_format import render_json_statistics
@@ -515,7 +547,7 @@ def _render(results: list[FileResult], fmt: str, options: LintOptions, show_stat
     from cudalint.report import render
 
     if fmt == "text":
-        return render(fmt, results, sources, color=_use_color(color), summary=not quiet)
+        return render(fmt, results, sources, color=_use_color(color), summary=not quiet, fixable=fixable)
     if fmt == "json-files":
         return render(fmt, results, fail_on=options.fail_on)
     if fmt == "sarif":
