@@ -24,6 +24,7 @@ from cudalint.checks.registry import all_rules, find_rule, matches
 from cudalint.config import ConfigError, LintOptions, find_config, load_config, options_by_nearest_config
 from cudalint.engine import (MAX_FILE_BYTES, FileResult, InputError, default_jobs, exceeds, expand_paths,
                              iter_lint_each, read_source, selected_rules, tune_garbage_collector)
+from cudalint.file_selection import FileSelection, file_selection
 from cudalint.harness.kernelbench import missing_reference, reference_options_error
 from cudalint.prefilter import INCOMPLETE
 from cudalint.result_cache import ResultCache
@@ -289,6 +290,24 @@ def check(
     compile_commands: Annotated[Optional[str], typer.Option(
         "--compile-commands", metavar="FILE", help="A compile_commands.json: each file listed in it is parsed "
                                                    "with its -I, -isystem, -D and -std flags.")] = None,
+    exclude: Annotated[Optional[list[str]], typer.Option(
+        "--exclude", metavar="PATTERNS", help="Gitignore patterns of files and folders not to check inside the "
+                                              "folders given, comma-separated, repeatable; replaces the configured "
+                                              "and default ones (hidden, build, dist, venv, ...).")] = None,
+    extend_exclude: Annotated[Optional[list[str]], typer.Option(
+        "--extend-exclude", metavar="PATTERNS", help="Patterns to exclude as well as the configured and default "
+                                                     "ones.")] = None,
+    respect_gitignore: Annotated[Optional[bool], typer.Option(
+        "--respect-gitignore/--no-respect-gitignore",
+        help="Leave out what .gitignore files ignore (default: from the configuration, else yes).",
+        show_default=False)] = None,
+    force_exclude: Annotated[bool, typer.Option(
+        "--force-exclude", help="Apply the exclusions to the paths given too (for pre-commit and editors, which "
+                                "name every file).")] = False,
+    show_files: Annotated[bool, typer.Option("--show-files", help="Print the files that would be checked, and "
+                                                                  "check nothing.")] = False,
+    show_settings: Annotated[bool, typer.Option("--show-settings", help="Print the settings the first file would "
+                                                                        "be checked with, and check nothing.")] = False,
 ) -> None:
     """Check CUDA sources (.cu, .cuh) and Python files with embedded CUDA for bugs."""
     if show_statistics and output_format not in (OutputFormat.text, OutputFormat.json):  # tables, not findings
@@ -306,28 +325,44 @@ def check(
     if unusable is not None:
         _fail(unusable)
 
+    fixes = fix or fix_only or diff
+    for meaningless, message in (
+            (add_ignore and fixes, "--add-ignore cannot be used with --fix, --fix-only or --diff"),
+            (diff and (fix or fix_only), "--diff writes nothing: it cannot be combined with --fix or --fix-only"),
+            (not fixes and (unsafe_fixes or show_fixes), "--unsafe-fixes and --show-fixes go with --fix, --fix-only "
+                                                         "or --diff"),
+            (exit_non_zero_on_fix and not (fix or fix_only), "--exit-non-zero-on-fix goes with --fix or --fix-only"),
+            (exit_zero and (fix_only or add_ignore), "--fix-only and --add-ignore always exit with 0 on findings: "
+                                                     "--exit-zero changes nothing"),
+            (show_statistics and (fix_only or diff or add_ignore), "--statistics reports findings, which --fix-only, "
+                                                                  "--diff and --add-ignore do not print"),
+            ((show_files or show_settings) and (fixes or add_ignore or "-" in paths),
+             "--show-files and --show-settings check nothing: they cannot be combined with `-`, --fix, --fix-only, "
+             "--diff or --add-ignore"),
+            (stdin_filename is not None and "-" not in paths, "--stdin-filename names the source read from `-`: "
+                                                              "give `-` as the path"),
+    ):
+        if meaningless:
+            _fail(message)
     fix = fix or fix_only
-    if add_ignore and (fix or diff):
-        _fail("--add-ignore cannot be used with --fix, --fix-only or --diff")
     if reason and not add_ignore:
         _fail("--reason is the text of the comments --add-ignore adds: give --add-ignore too")
     if "\n" in reason or "*/" in reason:
         _fail("the --reason must be one line without `*/`")
     if "-" in paths:
-        if paths != ["-"] or fix or diff or add_ignore:
-            _fail("`-` (standard input) is checked alone, and without --fix, --fix-only, --diff or --add-ignore")
-        result, text, stdin_options = _lint_stdin(stdin_filename or "stdin.cu", config, no_config, command_line)
-        fixable = _fixability([result], [stdin_options], {result.path: text}) if output_format is OutputFormat.text \
-            else None
-        _write(_render([result], output_format.value, stdin_options, show_statistics, quiet, color,
-                       sources={result.path: text}, fixable=fixable))
-        if any(f.code == INCOMPLETE for f in result.findings):
-            _fail(f"{result.path}: the analysis did not complete (CL900), so the file was not fully checked")
-        failed = not exit_zero and exceeds(result.findings, stdin_options.fail_on)
-        raise typer.Exit(EXIT_FINDINGS if failed else EXIT_OK)
+        if paths != ["-"] or add_ignore:
+            _fail("`-` (standard input) is checked alone, and without --add-ignore")
+        _check_stdin(stdin_filename or "stdin.cu", config, no_config, command_line, output_format, show_statistics,
+                     quiet, color, exit_zero, fix, fix_only, diff, unsafe_fixes, show_fixes, exit_non_zero_on_fix)
+    selection = file_selection(options.exclude, options.extend_exclude, options.config_path,
+                               exclude=_split(exclude) if exclude else None, extend_exclude=_split(extend_exclude),
+                               respect_gitignore=options.respect_gitignore if respect_gitignore is None
+                               else respect_gitignore, force_exclude=force_exclude)
     existing, missing = _existing(paths)
+    if show_files or show_settings:
+        _show_selection(existing, selection, config, no_config, command_line, show_settings)
     try:
-        files = list(expand_paths(existing))
+        files = list(expand_paths(existing, selection))
         per_file = options_per_file(files, config=config, no_config=no_config, **command_line)
         cache = None if no_cache else ResultCache.default()
         linted = _lint_with_progress(files, per_file, jobs or default_jobs(len(files)), cache,
@@ -379,6 +414,65 @@ def check(
         raise typer.Exit(EXIT_OK)
     if not exit_zero and any(exceeds(r.findings, o.fail_on) for r, o in zip(linted, per_file)):
         raise typer.Exit(EXIT_FINDINGS)
+    raise typer.Exit(EXIT_OK)
+
+
+def _check_stdin(name: str, config: str | None, no_config: bool, command_line: dict, output_format: OutputFormat,
+                 show_statistics: bool, quiet: bool, color: Color, exit_zero: bool, fix: bool, fix_only: bool,
+                 diff: bool, unsafe_fixes: bool, show_fixes: bool, exit_non_zero_on_fix: bool) -> NoReturn:
+    """Check the source on standard input as the file `name`. With --fix, the fixed source goes to stdout
+    and the findings left to stderr (with --fix-only, none); with --diff, the diff goes to stdout."""
+    result, text, options = _lint_stdin(name, config, no_config, command_line)
+    if any(f.code == INCOMPLETE for f in result.findings):
+        _fail(f"{result.path}: the analysis did not complete (CL900), so the file was not fully checked")
+    changed = False
+    if fix or diff:
+        from cudalint.fixes import default_linter, fix_source
+        from cudalint.repairing.loop import unified_diff
+
+        report = fix_source(text, name, default_linter(options), unsafe=unsafe_fixes, findings=result.findings)
+        changed = report.changed
+        _write(unified_diff(name, text, report.text) if diff else report.text)
+        sys.stderr.write(_fixes_summary("would fix" if diff else "fixed", [(name, report)], show_fixes))
+        if diff:
+            raise typer.Exit(EXIT_FINDINGS if changed and not exit_zero else EXIT_OK)
+        result.findings, text = report.findings_after, report.text
+    if not fix_only:
+        fixable = _fixability([result], [options], {name: text}) if output_format is OutputFormat.text else None
+        rendered = _render([result], output_format.value, options, show_statistics, quiet, color,
+                           sources={name: text}, fixable=fixable)
+        (sys.stderr.write if fix else _write)(rendered)
+    if fix_only or (fix and exit_non_zero_on_fix):
+        raise typer.Exit(EXIT_FINDINGS if exit_non_zero_on_fix and changed else EXIT_OK)
+    failed = not exit_zero and exceeds(result.findings, options.fail_on)
+    raise typer.Exit(EXIT_FINDINGS if failed else EXIT_OK)
+
+
+def _show_selection(paths: list[str], selection: FileSelection, config: str | None, no_config: bool,
+                    command_line: dict, settings: bool) -> NoReturn:
+    """--show-files: the files a run would check; --show-settings: what the first of them is checked with."""
+    try:
+        files = list(expand_paths(paths, selection))
+        options = options_per_file(files[:1], config=config, no_config=no_config, **command_line)[0] if files else None
+    except (InputError, ConfigError) as error:
+        _fail(str(error))
+    if not settings:
+        _write("".join(f"{path}\n" for path in files))
+        raise typer.Exit(EXIT_OK)
+    if options is None:
+        _fail("no file to check in the given paths: no settings to show")
+    import json
+
+    settings_shown = {"file": files[0], "config": options.config_path}
+    for name in ("select", "ignore", "per_file_ignores", "arch", "fail_on", "reference", "problems", "include_dirs",
+                 "defines", "compile_commands"):
+        settings_shown[name.replace("_", "-")] = getattr(options, name)
+    settings_shown["rules"] = [rule.code for rule in selected_rules(options, files[0])]
+    settings_shown["exclude"] = [{"relative-to": p.base, "patterns": list(p.patterns)} for p in selection.exclude]
+    settings_shown["respect-gitignore"] = selection.respect_gitignore
+    settings_shown["force-exclude"] = selection.force_exclude
+    lines = [f"{key} = {json.dumps(value)}" for key, value in settings_shown.items()]
+    _write("\n".join(lines) + "\n")
     raise typer.Exit(EXIT_OK)
 
 

@@ -22,11 +22,12 @@ from cudalint.checks.context import RuleContext, UnitFacts
 from cudalint.checks.registry import Rule, all_rules, find_rule, matches, selects
 from cudalint.compile_flags import CompileFlags
 from cudalint.config import ConfigError, LintOptions, options_by_nearest_config
+from cudalint.file_selection import FileSelection
 from cudalint.findings import Finding, Location, Severity
 from cudalint.frontend import HostDefinitions, LoweredUnit, lower_unit, prepare_workspace
 from cudalint.harness.kernelbench import missing_reference
 from cudalint.model.program import build_program
-from cudalint.sources import SUFFIXES, SourceDocument, load_document
+from cudalint.sources import SourceDocument, load_document
 from cudalint.suppressions import apply_suppressions, parse_suppressions, problems
 
 if TYPE_CHECKING:
@@ -93,29 +94,20 @@ def read_source(path: str) -> str:
         raise InputError(f"{path}: not UTF-8 text (byte {error.start})") from None
 
 
-def expand_paths(paths: Iterable[str]) -> Iterator[str]:
-    """Files to lint: given files as they are, directories searched recursively by extension."""
+def expand_paths(paths: Iterable[str], selection: FileSelection | None = None) -> Iterator[str]:
+    """Files to lint: given files as they are, directories searched recursively by extension, leaving out
+    what `selection` excludes (default: hidden, build and virtualenv folders, and what .gitignore ignores;
+    see `cudalint.file_selection`)."""
+    selection = selection or FileSelection()
     for path in paths:
-        if os.path.isdir(path):
-            unreadable: list[str] = []
-            # a folder that cannot be listed is yielded itself: reading it then fails with the reason, so it
-            # is reported with the unreadable files instead of being skipped without a word
-            for root, dirs, files in os.walk(path, onerror=lambda error: unreadable.append(error.filename)):
-                yield from _drain(unreadable)
-                dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in ("__pycache__", "node_modules"))
-                for name in sorted(files):
-                    if name.endswith(SUFFIXES):
-                        yield os.path.join(root, name)
-            yield from _drain(unreadable)
-        elif os.path.exists(path):
-            yield path
-        else:
+        if not os.path.exists(path):
             raise InputError(f"{path}: no such file or directory")
-
-
-def _drain(items: list[str]) -> Iterator[str]:
-    while items:
-        yield items.pop(0)
+        if not selection.keeps_given(path):
+            continue
+        if os.path.isdir(path):
+            yield from selection.walk(path)
+        else:
+            yield path
 
 
 def lint_file(path: str, options: LintOptions, cache: ResultCache | None = None) -> FileResult:

@@ -9,8 +9,9 @@
   HTTP 408, 409, 429 and 5xx up to `retries` times, waiting `backoff * 2**(attempt - 1)` seconds plus up
   to 10% jitter, or the seconds of the server's `Retry-After` header when it sends one; no wait is longer
   than `max_wait`. Every retry is recorded in the `Completion`.
-- `timeout` is a deadline for the whole answer, not per read: a server that trickles a byte at a time
-  is cut off when it passes (the connection is closed and the attempt counts as a timeout).
+- `timeout` is the wall time one answer may take, retries and waits included, not per read: a server that
+  trickles a byte at a time is cut off when it passes (the connection is closed), and no retry starts
+  after it.
 - The base URL must be an http(s) URL with a host: anything else is a fatal error at once, not retried.
 - Answers are checked: a body that is no chat completion (not JSON, `choices` of the wrong shape) is a
   `ModelAPIError`, an answer over `MAX_ANSWER_CHARS` is refused, and the key is removed from the
@@ -75,7 +76,7 @@ class ClientSettings:
     max_tokens: int = 4096
     frequency_penalty: float | None = None  # None: the server's default
     stop: tuple[str, ...] = ()  # stop sequences (none: the server's default)
-    timeout: float = 120.0  # seconds per request
+    timeout: float = 120.0  # seconds one answer may take, retries included
     retries: int = 3  # retries after the first attempt
     backoff: float = 1.0  # first wait between attempts, doubled each time
     max_wait: float = 30.0  # no single wait is longer
@@ -142,7 +143,10 @@ class ChatClient:
                 f"another variable with --api-key-env")
         self._redact = Redactor(key)
         self._sleep = sleep
-        import openai  # imported here: `cudalint check` never needs it
+        try:
+            import openai  # imported here: `cudalint check` never needs it
+        except ModuleNotFoundError:
+            raise ModelError("a model needs the openai client: pip install 'cudalint[repair]'") from None
 
         self._openai = openai
         self._key = key
@@ -162,7 +166,7 @@ class ChatClient:
             sent["stop"] = list(settings.stop)
         return sent
 
-    def _request(self, messages: Sequence[Mapping[str, str]]):
+    def _request(self, messages: Sequence[Mapping[str, str]], seconds: float):
         """One request, cut off at the deadline. It runs on a daemon thread: one cut off is left to end
         with its connection (closed under it, and dropped with it), and never holds up the exit."""
         client, done = self._client, queue.Queue(maxsize=1)
@@ -176,7 +180,7 @@ class ChatClient:
 
         threading.Thread(target=send, name="cudalint-model-request", daemon=True).start()
         try:
-            ok, value = done.get(timeout=self.settings.timeout)
+            ok, value = done.get(timeout=max(seconds, 0.0))
         except queue.Empty:
             self._client = self._new_client()  # the next attempt gets a connection of its own
             client.close()
@@ -196,24 +200,28 @@ class ChatClient:
         openai = self._openai
         notes: list[str] = []
         attempt = 0
+        deadline = time.monotonic() + self.settings.timeout  # what the user waits, retries included
         while True:
             attempt += 1
             try:
-                response = self._request(messages)
+                response = self._request(messages, deadline - time.monotonic())
             except (openai.APITimeoutError, openai.APIConnectionError) as error:
-                timed_out = isinstance(error, openai.APITimeoutError)
+                timed_out = isinstance(error, openai.APITimeoutError) or time.monotonic() >= deadline
                 what = f"no answer within {self.settings.timeout:g} s" if timed_out else "cannot connect"
-                if attempt > self.settings.retries:
+                if attempt > self.settings.retries or timed_out:
+                    why = ("a slow model may need a longer --timeout" if timed_out else
+                           "is the server running and is the base URL right?")
                     raise ServerUnreachable(
-                        f"{self.server}: {what} ({attempt} attempt{'s' if attempt > 1 else ''}); is the server "
-                        f"running and is the base URL right?") from None
-                notes.append(self._wait(attempt, what, None))
+                        f"{self.server}: {what} ({attempt} attempt{'s' if attempt > 1 else ''}); {why}") from None
+                notes.append(self._wait(attempt, what, None, deadline))
                 continue
             except openai.APIStatusError as error:
                 status = error.status_code
                 detail = self.redact(_error_detail(error))
-                if (status in RETRYABLE_STATUS or status >= 500) and attempt <= self.settings.retries:
-                    notes.append(self._wait(attempt, f"HTTP {status}", error.response.headers.get("retry-after")))
+                if (status in RETRYABLE_STATUS or status >= 500) and attempt <= self.settings.retries \
+                        and time.monotonic() < deadline:
+                    notes.append(self._wait(attempt, f"HTTP {status}", error.response.headers.get("retry-after"),
+                                            deadline))
                     continue
                 raise self._status_error(status, detail, attempt) from None
             except openai.OpenAIError as error:
@@ -223,14 +231,14 @@ class ChatClient:
                                     ) from None
             return self._completion(response, attempt, notes)
 
-    def _wait(self, attempt: int, what: str, retry_after: str | None) -> str:
+    def _wait(self, attempt: int, what: str, retry_after: str | None, deadline: float) -> str:
         delay = self.settings.backoff * (2 ** (attempt - 1)) * (1 + random.uniform(0, 0.1))
         if retry_after:  # the server knows best when to come back
             try:
                 delay = max(float(retry_after), 0.0)
             except ValueError:
                 pass
-        delay = min(delay, self.settings.max_wait)
+        delay = max(min(delay, self.settings.max_wait, deadline - time.monotonic()), 0.0)
         self._sleep(delay)
         return f"{what}, retried after {delay:.2f} s"
 
