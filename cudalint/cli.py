@@ -684,11 +684,9 @@ def rules_command(
             lines.append(f"| [{code}](rules/{code}.md) | `{name}` | {severity} | {category} | {summary} |")
         _write("\n".join(lines) + "\n")
     else:
-        header = ("CODE", "NAME", "SEVERITY", "CATEGORY", "SUMMARY")
-        widths = [max(len(row[i]) for row in [header, *rows]) for i in range(4)]
-        lines = ["  ".join([*(cell.ljust(w) for cell, w in zip(row[:4], widths)), row[4]]).rstrip()
-                 for row in [header, *rows]]
-        _write("\n".join(lines) + "\n")
+        from cudalint.report.tables import render_table
+
+        _write(render_table(("CODE", "NAME", "SEVERITY", "CATEGORY", "SUMMARY"), rows, rule=False))
 
 
 @app.command("report")

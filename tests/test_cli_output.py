@@ -59,3 +59,15 @@ def test_json_carries_fix_for_every_finding(tmp_path: Path) -> None:
     assert {f["code"] for f in findings} >= {"CL202", "CL301"}
     assert all("fix" in f for f in findings)
     assert any(f["fix"] is None for f in findings) and any(f["fix"] is not None for f in findings)
+
+
+def test_the_batch_table_fits_a_long_rule_name(tmp_path: Path) -> None:
+    for bad in sorted((Path(__file__).parent / "fixtures" / "rules" / "CL420").glob("bad_*.py"))[:2]:
+        shutil.copy(bad, tmp_path / bad.name)
+    lines = check(tmp_path).stdout.splitlines()
+    header = lines.index("rule   name                           severity  findings  files  rejected")
+    rows = lines[header + 2:]
+    assert any("weights-differ-from-reference" in row for row in rows)  # 29 characters
+    assert {row.index("error") if "error" in row else row.index("warning") for row in rows} == \
+        {lines[header].index("severity")}
+    assert {len(row) for row in rows} == {len(lines[header])}  # the numbers end under `rejected`

@@ -140,11 +140,13 @@ __all__ = ["fixable_line", "render_concise", "render_statistics", "render_text",
 def render_batch_summary(summary) -> str:
     """The table after a batch run: files accepted and rejected, and findings per rule."""
     lines = ["", f"Batch: {summary.files} files, {summary.accepted} accepted, {summary.rejected} rejected"
-                 + (f" ({summary.unreadable} unreadable)" if summary.unreadable else "") + "."]
+                 + (f" ({summary.unreadable} could not be checked)" if summary.unreadable else "")
+                 + "."]
+    text = "\n".join(lines) + "\n"
     if summary.rules:
-        header = f"{'rule':<6}  {'name':<28}  {'severity':<8}  {'findings':>8}  {'files':>5}  {'rejected':>8}"
-        lines += [header, "-" * len(header)]
-        for row in summary.rules:
-            lines.append(f"{row.code:<6}  {row.name:<28}  {row.severity:<8}  {row.findings:>8}  {row.files:>5}  "
-                         f"{row.rejected_files:>8}")
-    return "\n".join(lines) + "\n"
+        from cudalint.report.tables import render_table
+
+        text += render_table(["rule", "name", "severity", "findings", "files", "rejected"],
+                             [(r.code, r.name, r.severity, r.findings, r.files, r.rejected_files) for r in summary.rules],
+                             numeric=[False, False, False, True, True, True])
+    return text

@@ -116,9 +116,9 @@ def render_table(records: list[dict], markdown: bool = False, p: float = 1.0) ->
         lines.append("|" + "|".join("---" for _ in HEADERS) + "|")
         lines += ["| " + " | ".join(row) + " |" for row in rows]
     else:
-        widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(HEADERS)]
-        lines.append("  ".join(h.ljust(w) for h, w in zip(HEADERS, widths)).rstrip())
-        lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows]
+        from cudalint.report.tables import render_table
+
+        lines += render_table(HEADERS, rows, rule=False).splitlines()
     info = summary(records, p)
     statuses = ", ".join(f"{count} {status}" for status, count in sorted(info["by_status"].items()))
     geomean = f", geomean speedup {info['geomean_speedup']:.2f}x" if info["geomean_speedup"] else ""
