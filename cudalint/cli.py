@@ -42,7 +42,7 @@ app = typer.Typer(
     name="cudalint",
     help="Find the bugs in generated CUDA kernels before any compilation.",
     no_args_is_help=True,
-    add_completion=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
@@ -203,7 +203,7 @@ def _existing(paths: list[str]) -> tuple[list[str], list[FileResult]]:
 
 @app.callback()
 def _main(
-    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+    version: Annotated[bool, typer.Option("--version", "-V", callback=_version, is_eager=True,
                                           help="Print the version and exit.")] = False,
 ) -> None:
     """Find the bugs in generated CUDA kernels before any compilation."""
@@ -215,8 +215,9 @@ def check(
                                                     "directories are searched recursively).",
                                                show_default=False)],
     output_format: Annotated[OutputFormat, typer.Option(
-        "--output-format", "--format", envvar="CUDALINT_OUTPUT_FORMAT",
-        help="Output format (also $CUDALINT_OUTPUT_FORMAT).")] = OutputFormat.text,
+        "--format", envvar="CUDALINT_OUTPUT_FORMAT", help="Output format (also $CUDALINT_OUTPUT_FORMAT).")
+    ] = OutputFormat.text,
+    output_format_alias: Annotated[Optional[OutputFormat], typer.Option("--output-format", hidden=True)] = None,
     select: Annotated[Optional[list[str]], typer.Option(
         "--select", metavar="RULES",
         help="Rules to run: codes, code prefixes (CL3) or names, comma-separated, repeatable; replaces "
@@ -310,6 +311,7 @@ def check(
                                                                         "be checked with, and check nothing.")] = False,
 ) -> None:
     """Check CUDA sources (.cu, .cuh) and Python files with embedded CUDA for bugs."""
+    output_format = output_format_alias or output_format  # ruff's spelling, accepted
     if show_statistics and output_format not in (OutputFormat.text, OutputFormat.json):  # tables, not findings
         _fail(f"--statistics prints text or JSON, not {output_format.value}")
     if config is not None and no_config:

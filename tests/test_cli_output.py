@@ -71,3 +71,39 @@ def test_the_batch_table_fits_a_long_rule_name(tmp_path: Path) -> None:
     assert {row.index("error") if "error" in row else row.index("warning") for row in rows} == \
         {lines[header].index("severity")}
     assert {len(row) for row in rows} == {len(lines[header])}  # the numbers end under `rejected`
+
+
+def test_short_help_version_and_shell_completion() -> None:
+    runner = CliRunner()
+    for command in ([], ["check"], ["repair"], ["verify"], ["report"], ["eval"]):
+        result = runner.invoke(app, [*command, "-h"])
+        assert result.exit_code == 0 and result.stdout.startswith("Usage: "), (command, result.output)
+    import cudalint
+
+    assert runner.invoke(app, ["-V"]).stdout == f"cudalint {cudalint.__version__}\n"
+    completion = runner.invoke(app, ["--show-completion", "bash"])
+    assert completion.exit_code == 0 and "_cudalint_completion" in completion.stdout
+
+
+def test_one_spelling_of_each_option_and_variable(tmp_path: Path, monkeypatch) -> None:
+    """--reference, --model and --format are the names shown; the older --ref, --llm and --output-format
+    still work; every cache lives under $CUDALINT_CACHE_DIR, and $CUDALINT_CACHE says it is deprecated."""
+    from cudalint.verify.runner import default_cache_dir
+
+    runner = CliRunner()
+    for command, shown, hidden in ((["verify"], "--reference", "--ref "), (["repair"], "--reference", "--ref "),
+                                   (["repair"], "--model", "--llm"), (["check"], "--format", "--output-format")):
+        help_text = runner.invoke(app, [*command, "-h"]).stdout
+        assert shown in help_text and hidden not in help_text, (command, shown)
+    path = tmp_path / "k.cu"
+    path.write_text(OFF_BY_ONE)
+    assert json.loads(check("--output-format", "json", path).stdout)[0]["code"] == "CL202"
+    monkeypatch.delenv("CUDALINT_CACHE", raising=False)
+    monkeypatch.setenv("CUDALINT_CACHE_DIR", str(tmp_path / "caches"))
+    assert default_cache_dir() == str(tmp_path / "caches" / "verify")
+    monkeypatch.setenv("CUDALINT_CACHE", str(tmp_path / "old"))
+    assert default_cache_dir() == str(tmp_path / "old")
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
+    result = runner.invoke(app, ["verify", str(path), "--reference", str(path)])
+    assert result.stderr.splitlines()[0] == ("cudalint: warning: $CUDALINT_CACHE is deprecated: set $CUDALINT_CACHE_DIR "
+                                             "instead (the build cache is its verify/ folder)")

@@ -412,7 +412,7 @@ def test_without_a_model_only_built_in_fixes_run_and_it_says_so(work: Path) -> N
     with StubServer([Reply(content=fenced(GOOD))]) as server:
         result = run(server, "repair", "sigmoid.py")  # a key is set, but no model is configured
     assert result.exit_code == 1
-    assert result.stdout.startswith("no model configured (--llm MODEL or $CUDALINT_MODEL): applying built-in "
+    assert result.stdout.startswith("no model configured (--model MODEL or $CUDALINT_MODEL): applying built-in "
                                     "fixes only\n")
     assert "sigmoid.py: not improved; nothing written: no finding has a built-in fix" in result.stdout
     assert "CL302 invalid-launch-config" in result.stdout and "[no built-in fix]" in result.stdout
@@ -649,7 +649,7 @@ def test_slow_record_becomes_a_performance_report() -> None:
     (["--verify", "--llm", "m"], "--verify needs the reference"),
     (["--ref", "ref.py", "--llm", "m"], "go with --verify"),
     (["--verify", "--ref", "missing.py", "--llm", "m"], "no such reference file"),
-    (["--verify", "--ref", "sigmoid.py"], "give --llm MODEL"),
+    (["--verify", "--ref", "sigmoid.py"], "give --model MODEL"),
 ])
 def test_verify_option_usage_errors(work: Path, args: list[str], message: str) -> None:
     result = run(None, "repair", "sigmoid.py", *args)

@@ -1,6 +1,6 @@
 """The `prompt` and `repair` commands; `register(app)` adds them to a typer app.
 
-Which repair runs: a model is configured when `--llm/--model/-m MODEL` is given or the environment
+Which repair runs: a model is configured when `--model/-m MODEL` is given or the environment
 variable CUDALINT_MODEL names one (the option wins). With a model, `repair` runs the model loop
 (cudalint.repairing.loop.repair_file) and needs the API key variable (default OPENAI_API_KEY) to be set.
 Without one, `repair` applies the checked built-in fixes only (cudalint.fixes.fix_source) and says so; an
@@ -148,7 +148,7 @@ def repair_command(
     paths: Annotated[list[str], typer.Argument(metavar="FILE", help="Files or directories to repair (.cu, .cuh, .py).",
                                                show_default=False)],
     model: Annotated[Optional[str], typer.Option(
-        "--llm", "--model", "-m", metavar="MODEL",
+        "--model", "-m", metavar="MODEL",
         help=f"The model to ask (default: ${MODEL_ENV}). Without a model, only built-in fixes are applied.")] = None,
     base_url: Annotated[Optional[str], typer.Option(
         "--base-url", metavar="URL",
@@ -174,9 +174,9 @@ def repair_command(
         "--stop", metavar="TEXT", help="A stop sequence; repeatable (default: the server's).")] = None,
     verify: Annotated[bool, typer.Option(
         "--verify", help="Each round, build, check and time an answer that lints clean on this machine's GPU "
-                         "(the `verify` stage); its reports go back to the model. Needs --ref or --problems.")] = False,
-    ref: Annotated[Optional[str], typer.Option("--ref", metavar="REFERENCE.py",
-                                               help="The reference problem, with --verify.")] = None,
+                         "(the `verify` stage); its reports go back to the model. Needs --reference or --problems.")] = False,
+    reference: Annotated[Optional[str], typer.Option("--reference", metavar="REFERENCE.py",
+                                                     help="The reference problem, with --verify.")] = None,
     problems: Annotated[Optional[str], typer.Option(
         "--problems", metavar="DIR", help="KernelBench problems directory: each file's reference, with --verify.")] = None,
     sanitize: Annotated[Optional[str], typer.Option(
@@ -188,6 +188,8 @@ def repair_command(
     harness: Annotated[str, typer.Option(
         "--harness", metavar="cudalint|kernelbench",
         help="With --verify: the verify settings (see `verify`).")] = "cudalint",
+    llm: Annotated[Optional[str], typer.Option("--llm", hidden=True)] = None,  # the old spelling of --model
+    ref: Annotated[Optional[str], typer.Option("--ref", hidden=True)] = None,  # the old spelling of --reference
 ) -> None:
     """Repair findings with a model (any OpenAI-compatible server), or with built-in fixes when no model is set.
 
@@ -196,10 +198,11 @@ def repair_command(
     is asked for a faster kernel that stays correct, and a result is written when it has no more errors and
     fewer warnings (performance advisories included) than its input.
     """
+    model, ref = model or llm, reference or ref
     if (ref or problems or sanitize) and not verify:
-        raise _fail("--ref, --problems and --sanitize go with --verify")
+        raise _fail("--reference, --problems and --sanitize go with --verify")
     if verify and not (ref or problems):
-        raise _fail("--verify needs the reference: --ref REFERENCE.py, or --problems DIR")
+        raise _fail("--verify needs the reference: --reference REFERENCE.py, or --problems DIR")
     if diff and (write or out is not None):
         raise _fail("--diff writes nothing: it cannot be combined with --write or --out")
     if write and out is not None:
@@ -226,9 +229,9 @@ def repair_command(
     say = _Output(to_stderr=diff)
     model = model or os.environ.get(MODEL_ENV) or None
     if model is None and verify:
-        raise _fail("--verify sends the GPU's reports to a model: give --llm MODEL")
+        raise _fail("--verify sends the GPU's reports to a model: give --model MODEL")
     if model is None and perf:
-        raise _fail(f"--perf asks a model for a faster kernel: name one with --llm MODEL or ${MODEL_ENV}")
+        raise _fail(f"--perf asks a model for a faster kernel: name one with --model MODEL or ${MODEL_ENV}")
     if model is None:
         code = _builtin(files, options, plan, say, input_errors)
     else:
@@ -410,7 +413,7 @@ def _builtin(files: list[str], options: LintOptions, plan: OutputPlan, say: _Out
 
     for message in input_errors:
         _error(message)
-    say(f"no model configured (--llm MODEL or ${MODEL_ENV}): applying built-in fixes only")
+    say(f"no model configured (--model MODEL or ${MODEL_ENV}): applying built-in fixes only")
     failed = bool(input_errors)
     outcomes: list[FixOutcome] = []
     for path in files:

@@ -7,7 +7,7 @@ disturbs a timing:
 2. Lint gate (in this process): a file the pre-filter rejects, judged with the candidate's reference as
    `check --reference`/`prefilter` judge it, is `rejected` and never built.
 3. Build: `build` workers in parallel (no GPU visible to them), each executing its solution module with
-   `load_inline` routed into the build cache (`$CUDALINT_CACHE`, else ~/.cache/cudalint/verify); a
+   `load_inline` routed into the build cache (`$CUDALINT_CACHE_DIR/verify`, else ~/.cache/cudalint/verify); a
    compile error is final, mapped back to the .py lines.
 4. Run: one worker process per candidate, at most one at a time on each GPU (`CUDA_VISIBLE_DEVICES`):
    correctness trials, then timing of candidate and reference in the same process.
@@ -46,8 +46,23 @@ FINAL_BEFORE_RUN = ("rejected", "no_reference", "no_gpu", "compile_error", "buil
 SCHEMA = "cudalint.verify/1"
 
 
+OLD_CACHE_ENV = "CUDALINT_CACHE"  # the build cache's own variable before $CUDALINT_CACHE_DIR named them all
+
+
 def default_cache_dir() -> str:
-    return os.environ.get("CUDALINT_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "cudalint", "verify")
+    """The build cache: `verify/` in cudalint's cache folder (`$CUDALINT_CACHE_DIR`, see
+    `cudalint.caching.user_cache_dir`); `$CUDALINT_CACHE`, deprecated, still names it when set."""
+    from cudalint.caching import user_cache_dir
+
+    return os.environ.get(OLD_CACHE_ENV) or os.path.join(user_cache_dir(), "verify")
+
+
+def deprecated_settings() -> list[str]:
+    """What the environment sets under a deprecated name, as lines for the CLI to show."""
+    if os.environ.get(OLD_CACHE_ENV):
+        return [f"${OLD_CACHE_ENV} is deprecated: set $CUDALINT_CACHE_DIR instead (the build cache is its verify/ "
+                f"folder)"]
+    return []
 
 
 @dataclass
@@ -145,7 +160,7 @@ def collect_candidates(path: str, reference: str | None = None, problems: str | 
         run_files = [f for f in files if parse_run_name(f) is not None]
         files = run_files or [f for f in files if not os.path.basename(f).startswith("_")]
         if reference and len(files) > 1:
-            raise ValueError("--ref names one reference; give a run directory --problems instead")
+            raise ValueError("--reference names one reference; give a run directory --problems instead")
     else:
         files = [path]
     candidates = []
@@ -197,7 +212,7 @@ class _Batch:
         self.records = {id(c): new_record(c) for c in candidates}  # the same file may be listed twice
         self.index = {id(c): i for i, c in enumerate(candidates)}
         self.texts: dict[str, str | None] = {}
-        # on a cluster, the default cache is each node's own ($CUDALINT_CACHE or ~/.cache there)
+        # on a cluster, the default cache is each node's own ($CUDALINT_CACHE_DIR or ~/.cache there)
         self.cache_dir = os.path.abspath(options.cache_dir) if options.cache_dir else \
             (None if options.ray is not None else os.path.abspath(default_cache_dir()))
         self.workdir = tempfile.mkdtemp(prefix="cudalint-verify-")
@@ -310,7 +325,7 @@ class _Batch:
             if not os.path.isfile(candidate.path):
                 _final(record, "worker_error", f"{candidate.path}: no such file")
             elif not candidate.reference:
-                _final(record, "no_reference", "no reference problem: give --ref, or --problems for a run directory "
+                _final(record, "no_reference", "no reference problem: give --reference, or --problems for a run directory "
                        "of level_<L>_problem_<P>_sample_<S>_kernel.py files")
             elif not os.path.isfile(candidate.reference):
                 _final(record, "no_reference", f"{candidate.reference}: no such reference file")
@@ -594,4 +609,4 @@ def verify_file(solution: str, reference: str, options: VerifyOptions | None = N
 
 
 __all__ = ["Candidate", "DEFAULT_TOLERANCES", "VerifyOptions", "collect_candidates", "default_cache_dir",
-           "new_record", "verify_batch", "verify_file"]
+           "deprecated_settings", "new_record", "verify_batch", "verify_file"]
