@@ -716,6 +716,9 @@ def report_command(
 
     if fast_p <= 0:
         _fail(f"--fast-p must be positive, not {fast_p:g}")
+    folder = os.path.dirname(os.path.abspath(output))
+    if not os.path.isdir(folder):  # as ruff's --output-file: a mistyped folder is not created silently
+        _fail(f"{output}: no such folder {folder}")
     runs = []
     try:
         for path in results:
