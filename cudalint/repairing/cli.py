@@ -15,10 +15,14 @@ the diff goes to stdout and the report to stderr.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import os
+import shutil
 import sys
+import threading
+import time
 from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
@@ -280,6 +284,68 @@ class _GpuSetup:
         return make_gpu_check(reference, self.options, self.min_speedup, self.records), reference, None
 
 
+class _WaitingLine:
+    """While an answer is awaited, one line on stderr, rewritten each half second (a terminal only): the
+    file, the findings being repaired, the round, the seconds waited and the attempt."""
+
+    def __init__(self, client: ChatClient, rounds: int, perf: bool, stream=None) -> None:
+        self.model, self.rounds, self.perf = client.settings.model, rounds, perf
+        self.stream = stream or sys.stderr
+        self.lock = threading.Lock()
+        self.path, self.findings, self.round, self.attempt, self.since = "", [], 0, 0, None
+        client.on_attempt = self._attempt_started
+
+    def _attempt_started(self, attempt: int) -> None:
+        with self.lock:
+            if attempt == 1:
+                self.round, self.since = self.round + 1, time.monotonic()
+            self.attempt = attempt
+
+    def linter(self, lint):
+        """`lint`, noting the findings of what is sent next (the input, then each answer)."""
+        from cudalint.repairing.prompts import actionable
+
+        def lint_and_note(text: str, path: str) -> list[Finding]:
+            findings = lint(text, path)
+            with self.lock:
+                self.findings, self.since = actionable(findings, self.perf), None
+            return findings
+
+        return lint_and_note
+
+    @contextlib.contextmanager
+    def file(self, path: str):
+        with self.lock:
+            self.path, self.findings, self.round, self.since = path, [], 0, None
+        stop = threading.Event()
+        ticker = threading.Thread(target=self._tick, args=(stop,), name="cudalint-repair-progress", daemon=True)
+        ticker.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            ticker.join()
+            self.stream.write("\r\033[K")
+            self.stream.flush()
+
+    def _tick(self, stop: threading.Event) -> None:
+        while not stop.wait(0.5):
+            with self.lock:
+                line = self.line()
+            if line is not None:
+                width = shutil.get_terminal_size().columns - 1
+                self.stream.write("\r\033[K" + line[:width])
+                self.stream.flush()
+
+    def line(self) -> str | None:
+        if self.since is None:
+            return None
+        codes = ", ".join(sorted({f.code for f in self.findings}))
+        repairing = f"{_plural(len(self.findings), 'finding')} ({codes})" if self.findings else "GPU reports"
+        return (f"{self.path}: repairing {repairing}; round {self.round}/{self.rounds}: waiting for {self.model}, "
+                f"{time.monotonic() - self.since:.0f} s, attempt {self.attempt}")
+
+
 def _read(path: str, errors: list[str]) -> str | None:
     try:
         return read_source(path)
@@ -291,6 +357,7 @@ def _read(path: str, errors: list[str]) -> str | None:
 
 def _with_model(files: list[str], client: ChatClient, options: LintOptions, rounds: int, plan: OutputPlan,
                 say: _Output, input_errors: list[str], gpu: _GpuSetup | None = None, perf: bool = False) -> int:
+    from cudalint.fixes import default_linter
     from cudalint.repairing.loop import repair_file
 
     for message in input_errors:
@@ -299,6 +366,7 @@ def _with_model(files: list[str], client: ChatClient, options: LintOptions, roun
     failed = bool(input_errors)
     checked = "; each answer that lints clean is verified on the GPU" if gpu else ""
     say(f"model {client.settings.model} at {client.server}, up to {_plural(rounds, 'round')} per file{checked}")
+    waiting = _WaitingLine(client, rounds, perf) if sys.stderr.isatty() else None
     for index, path in enumerate(files):
         text = _read(path, input_errors)
         if text is None:
@@ -314,7 +382,10 @@ def _with_model(files: list[str], client: ChatClient, options: LintOptions, roun
             # answers are linted with the reference too: the GPU gets what `check --reference` passes
             file_options = dataclasses.replace(options, reference=reference)
         try:
-            outcome = repair_file(path, text, client, file_options, rounds, plan, gpu_check=gpu_check, perf=perf)
+            with waiting.file(path) if waiting else contextlib.nullcontext():
+                lint = waiting.linter(default_linter(file_options)) if waiting else None
+                outcome = repair_file(path, text, client, file_options, rounds, plan, gpu_check=gpu_check,
+                                      lint=lint, perf=perf)
         except OSError as error:  # the output or transcript folder is not writable
             _error(f"{path}: cannot write: {error}")
             failed = True

@@ -143,6 +143,7 @@ class ChatClient:
                 f"another variable with --api-key-env")
         self._redact = Redactor(key)
         self._sleep = sleep
+        self.on_attempt: Callable[[int], None] | None = None  # told each attempt's number as it starts (progress)
         try:
             import openai  # imported here: `cudalint check` never needs it
         except ModuleNotFoundError:
@@ -203,6 +204,8 @@ class ChatClient:
         deadline = time.monotonic() + self.settings.timeout  # what the user waits, retries included
         while True:
             attempt += 1
+            if self.on_attempt is not None:
+                self.on_attempt(attempt)
             try:
                 response = self._request(messages, deadline - time.monotonic())
             except (openai.APITimeoutError, openai.APIConnectionError) as error:
