@@ -93,3 +93,15 @@ def test_without_the_model_client_one_line(tmp_path: Path, monkeypatch) -> None:
                                 env={"OPENAI_API_KEY": KEY, "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"})
     assert result.exit_code == 2
     assert result.stderr == "cudalint: error: a model needs the openai client: pip install 'cudalint[repair]'\n"
+
+
+def test_model_settings_without_a_model_are_refused(tmp_path: Path, monkeypatch) -> None:
+    """Without a model, repair applies the built-in fixes: --rounds or --temperature would be ignored."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("CUDALINT_MODEL", raising=False)
+    (tmp_path / FIXTURE.name).write_text(FIXTURE.read_text())
+    result = CliRunner().invoke(app, ["repair", FIXTURE.name, "--rounds", "2", "--temperature", "0.1", "--no-config"])
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr == ("cudalint: error: --temperature, --rounds set how the model is asked, and no model is "
+                             "named: give --model MODEL (or $CUDALINT_MODEL)\n")
+    assert CliRunner().invoke(app, ["repair", FIXTURE.name, "--no-config"]).exit_code == 1  # built-in fixes: none

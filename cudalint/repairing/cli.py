@@ -39,6 +39,9 @@ if TYPE_CHECKING:
 # registers these commands on every start, also when it only lints.
 
 MODEL_ENV = "CUDALINT_MODEL"
+# the options that only a model run reads: given without a model they would be ignored without a word
+_MODEL_SETTINGS = ("base_url", "api_key_env", "temperature", "max_tokens", "rounds", "timeout", "frequency_penalty",
+                   "stop")
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 
@@ -149,6 +152,7 @@ def prompt_command(
 
 
 def repair_command(
+    context: typer.Context,
     paths: Annotated[list[str], typer.Argument(metavar="FILE", help="Files or directories to repair (.cu, .cuh, .py).",
                                                show_default=False)],
     model: Annotated[Optional[str], typer.Option(
@@ -236,6 +240,11 @@ def repair_command(
         raise _fail("--verify sends the GPU's reports to a model: give --model MODEL")
     if model is None and perf:
         raise _fail(f"--perf asks a model for a faster kernel: name one with --model MODEL or ${MODEL_ENV}")
+    for_the_model = [f"--{name.replace('_', '-')}" for name in _MODEL_SETTINGS
+                     if getattr(context.get_parameter_source(name), "name", "") == "COMMANDLINE"]
+    if model is None and for_the_model:
+        raise _fail(f"{', '.join(for_the_model)} set{'s' * (len(for_the_model) == 1)} how the model is asked, and no "
+                    f"model is named: give --model MODEL (or ${MODEL_ENV})")
     if model is None:
         code = _builtin(files, options, plan, say, input_errors)
     else:
