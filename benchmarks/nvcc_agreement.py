@@ -263,6 +263,8 @@ def default_toolchain(args: argparse.Namespace, library_headers: list[str]) -> T
                 torch_include = cpp_extension.include_paths(device_type="cuda")
             except TypeError:  # torch before 2.6: include_paths(cuda=True)
                 torch_include = cpp_extension.include_paths(cuda=True)
+            except OSError:  # a CPU build of torch finds no CUDA home: its own headers are all it has
+                torch_include = cpp_extension.include_paths()
             nvcc_flags = list(cpp_extension.COMMON_NVCC_FLAGS)
     cuda_home = args.cuda_home or os.environ.get("CUDA_HOME") or "/usr/local/cuda"
     return Toolchain(args.nvcc, args.cxx, args.arch, torch_include, nvcc_flags, sysconfig.get_paths()["include"],

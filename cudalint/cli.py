@@ -123,19 +123,21 @@ def build_options(paths: list[str], *, config: str | None = None, no_config: boo
                   select: list[str] | None = None, ignore: list[str] | None = None, arch: str | None = None,
                   fail_on: str | None = None, reference: str | None = None, problems: str | None = None,
                   include_dirs: list[str] | None = None, defines: list[str] | None = None,
-                  compile_commands: str | None = None) -> LintOptions:
+                  compile_commands: str | None = None, ignore_noqa: bool = False) -> LintOptions:
     """LintOptions from the configuration file (explicit, discovered from the first path, or none) with
     the command line on top. `select` replaces the configured selection; `ignore` adds to the configured
     ignores; a rule that `select` names exactly (full code or name) is not dropped by the configured
     ignores; include directories and macros given are searched and defined before the configured ones, and
-    `compile_commands` replaces the configured database. Raises ConfigError."""
+    `compile_commands` replaces the configured database; `ignore_noqa` turns the files' suppression comments
+    off. Raises ConfigError."""
     if no_config:
         found = None
     else:
         found = config if config is not None else (find_config(paths[0]) if paths else None)
     return _with_command_line(load_config(found) if found else LintOptions(), select=select, ignore=ignore,
                               arch=arch, fail_on=fail_on, reference=reference, problems=problems,
-                              include_dirs=include_dirs, defines=defines, compile_commands=compile_commands)
+                              include_dirs=include_dirs, defines=defines, compile_commands=compile_commands,
+                              ignore_noqa=ignore_noqa)
 
 
 def options_per_file(files: list[str], *, config: str | None = None, no_config: bool = False,
@@ -157,7 +159,7 @@ def options_per_file(files: list[str], *, config: str | None = None, no_config: 
 def _with_command_line(options: LintOptions, *, select: list[str] | None, ignore: list[str] | None,
                        arch: str | None, fail_on: str | None, reference: str | None, problems: str | None,
                        include_dirs: list[str] | None = None, defines: list[str] | None = None,
-                       compile_commands: str | None = None) -> LintOptions:
+                       compile_commands: str | None = None, ignore_noqa: bool = False) -> LintOptions:
     """`options` (changed in place) with the command line's choices on top of the configured ones."""
     if select:
         LintOptions(select=select).validate()  # report a bad selector as it was written
@@ -182,6 +184,8 @@ def _with_command_line(options: LintOptions, *, select: list[str] | None, ignore
         options.defines = [*defines, *options.defines]
     if compile_commands is not None:
         options.compile_commands = os.path.abspath(compile_commands)
+    if ignore_noqa:
+        options.honour_suppressions = False
     return options.validate()
 
 
@@ -291,6 +295,9 @@ def check(
     compile_commands: Annotated[Optional[str], typer.Option(
         "--compile-commands", metavar="FILE", help="A compile_commands.json: each file listed in it is parsed "
                                                    "with its -I, -isystem, -D and -std flags.")] = None,
+    ignore_noqa: Annotated[bool, typer.Option(
+        "--ignore-noqa", help="Ignore the files' `cudalint: ignore` comments: report every finding, as the "
+                              "pre-filter judges untrusted code (no unused-suppression findings then).")] = False,
     exclude: Annotated[Optional[list[str]], typer.Option(
         "--exclude", metavar="PATTERNS", help="Gitignore patterns of files and folders not to check inside the "
                                               "folders given, comma-separated, repeatable; replaces the configured "
@@ -318,7 +325,8 @@ def check(
         _fail("--config and --no-config cannot be used together")
     command_line = dict(select=_split(select), ignore=_split(ignore), arch=arch,
                         fail_on=fail_on.value if fail_on else None, reference=reference, problems=problems,
-                        include_dirs=include_dirs, defines=defines, compile_commands=compile_commands)
+                        include_dirs=include_dirs, defines=defines, compile_commands=compile_commands,
+                        ignore_noqa=ignore_noqa)
     try:
         options = build_options(paths, config=config, no_config=no_config, **command_line)
     except ConfigError as error:
@@ -330,6 +338,8 @@ def check(
     fixes = fix or fix_only or diff
     for meaningless, message in (
             (add_ignore and fixes, "--add-ignore cannot be used with --fix, --fix-only or --diff"),
+            (add_ignore and ignore_noqa, "--add-ignore writes suppression comments that --ignore-noqa ignores: give "
+                                         "one of them"),
             (diff and (fix or fix_only), "--diff writes nothing: it cannot be combined with --fix or --fix-only"),
             (not fixes and (unsafe_fixes or show_fixes), "--unsafe-fixes and --show-fixes go with --fix, --fix-only "
                                                          "or --diff"),

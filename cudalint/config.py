@@ -46,6 +46,9 @@ class LintOptions:
     exclude: list[str] | None = None
     extend_exclude: list[str] = field(default_factory=list)
     respect_gitignore: bool = True
+    # in-source `cudalint: ignore` comments are the author's: honoured for one's own code, not for code
+    # being judged (the pre-filter, `check --ignore-noqa`), whose author could hide any finding with one
+    honour_suppressions: bool = True
 
     def validate(self) -> LintOptions:
         for selector in [*self.select, *self.ignore, *(c for cs in self.per_file_ignores.values() for c in cs)]:

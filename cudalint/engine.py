@@ -24,7 +24,7 @@ from cudalint.compile_flags import CompileFlags
 from cudalint.config import ConfigError, LintOptions, options_by_nearest_config
 from cudalint.file_selection import FileSelection
 from cudalint.findings import Finding, Location, Severity
-from cudalint.frontend import HostDefinitions, LoweredUnit, lower_unit, prepare_workspace
+from cudalint.frontend import MAX_NESTING, HostDefinitions, LoweredUnit, lower_unit, prepare_workspace
 from cudalint.harness.kernelbench import missing_reference
 from cudalint.model.program import build_program
 from cudalint.sources import SourceDocument, load_document
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from cudalint.result_cache import ResultCache
 
 MAX_FILE_BYTES = 4 * 1024 * 1024  # larger inputs are not kernels; refusing them keeps lint time bounded
+UNANALYSED = "CL904"  # code that no rule could check: a source known only at run time, nesting too deep
 
 # libclang parses on a thread of its own with an 8 MB stack unless LIBCLANG_NOTHREADS is set (it reads
 # the variable at each parse); thousands of nested statements or unary operators overflow that stack and
@@ -257,7 +258,11 @@ _lint_thread = _LintThread()
 
 
 def _lint_text(path: str, text: str, options: LintOptions, directory: str | None) -> list[Finding]:
-    return _lint_document(load_document(path, text), options, directory)
+    try:
+        document = load_document(path, text)
+    except Exception as error:  # noqa: BLE001 - a bug reading one file must not stop the others
+        return [_internal_error(path, error, stage="reading the file")]
+    return _lint_document(document, options, directory)
 
 
 def _lint_document(document: SourceDocument, options: LintOptions, directory: str | None) -> list[Finding]:
@@ -267,11 +272,20 @@ def _lint_document(document: SourceDocument, options: LintOptions, directory: st
     for rule in rules:
         if rule.scope == "document":
             findings += _run(rule, RuleContext(rule, document, arch, options=options))
+    # code no rule can check is reported whatever the selection: a file with some never passes
+    unanalysed = RuleContext(find_rule(UNANALYSED), document, arch, options=options)
+    findings += [unanalysed.finding_at(Location(document.path, *place[:4]), place.message)
+                 for place in document.unanalysed]
     unit_rules = [r for r in rules if r.scope == "unit"]
     programs = []
     if unit_rules:
         for facts in _unit_facts(document, directory, findings, options.compile_flags(document.path)):
             programs.append(facts.program)
+            if facts.lowered.too_deep is not None:
+                findings.append(unanalysed.finding_at(
+                    unanalysed.location(facts.lowered.too_deep, facts.unit),
+                    f"code not analysed: nested more than {MAX_NESTING} statements and expressions deep; no rule "
+                    f"checked it or anything inside it"))
             for rule in unit_rules:
                 findings += _run(rule, RuleContext(rule, document, arch, facts, options))
     # cached analyses refer back to what they analyse: dropped here, the file's IR is freed now instead
@@ -280,6 +294,8 @@ def _lint_document(document: SourceDocument, options: LintOptions, directory: st
         program.analyses.clear()
     document.analyses.clear()
     findings = _dedupe(findings)
+    if not options.honour_suppressions:
+        return sorted(findings, key=Finding.sort_key)
     suppressions = parse_suppressions(document.path, document.text)
     findings = apply_suppressions(findings, suppressions)
     unused_rule = find_rule("CL902")
@@ -304,14 +320,14 @@ def _unit_facts(document: SourceDocument, directory: str | None, findings: list[
                 definitions = HostDefinitions([lowered[id(u)] for u in document.units if id(u) in lowered])
             lowered[id(unit)] = lower_unit(unit, directory, definitions or (), flags)
         except Exception as error:  # noqa: BLE001 - a frontend bug must not stop the other files
-            findings.append(_internal_error(document, error))
+            findings.append(_internal_error(document.path, error))
     for unit in document.units:
         if id(unit) not in lowered:
             continue
         try:
             program = build_program(unit, lowered[id(unit)].functions, lowered[id(unit)].globals)
         except Exception as error:  # noqa: BLE001 - as above
-            findings.append(_internal_error(document, error))
+            findings.append(_internal_error(document.path, error))
             continue
         yield UnitFacts(unit, lowered[id(unit)], program)
 
@@ -320,16 +336,15 @@ def _run(rule: Rule, context: RuleContext) -> list[Finding]:
     try:
         return list(rule.check(context))
     except Exception as error:  # noqa: BLE001 - one rule's bug must not hide the others' findings
-        return [_internal_error(context.document, error, rule)]
+        return [_internal_error(context.document.path, error, f"rule {rule.code}")]
 
 
-def _internal_error(document: SourceDocument, error: Exception, rule: Rule | None = None) -> Finding:
+def _internal_error(path: str, error: Exception, stage: str = "the front end") -> Finding:
     internal = find_rule("CL900")
     where = traceback.extract_tb(error.__traceback__)[-1]
-    stage = f"rule {rule.code}" if rule else "the front end"
     message = (f"cudalint internal error in {stage}: {type(error).__name__}: {error} "
                f"({os.path.basename(where.filename)}:{where.lineno}); please report it")
-    return Finding(internal.code, internal.name, internal.severity, Location(document.path, 1, 1, 1, 1), message)
+    return Finding(internal.code, internal.name, internal.severity, Location(path, 1, 1, 1, 1), message)
 
 
 def _dedupe(findings: list[Finding]) -> list[Finding]:

@@ -19,6 +19,11 @@ whatever `fail_on` says: an unchecked kernel never passes), or when it has a fin
 `fail_on` ("error" by default, the same threshold as the CLI's exit code) from a rule other than the
 tool rules that never judge the kernel (CL902 unused suppression, CL903 unknown header). CL400
 (invalid solution) rejects like any other error.
+
+The inputs are untrusted: a `// cudalint: ignore-file` in a generated kernel would otherwise hide every
+finding, so their suppression comments are ignored (`honour_suppressions=True` honours them, for code
+whose comments the caller trusts). Nothing hides an incomplete analysis: CL900 rejects whatever the
+options select or ignore, and no comment suppresses it.
 """
 
 from __future__ import annotations
@@ -89,12 +94,13 @@ def rejecting_findings(findings: Iterable[Finding], fail_on: str = "error") -> l
 
 def prefilter(paths_or_sources: Iterable, *, options: LintOptions | None = None, fail_on: str | None = None,
               jobs: int | None = None, problems: str | None = None, reference: str | None = None,
-              use_config: bool = True) -> PrefilterResult:
+              use_config: bool = True, honour_suppressions: bool = False) -> PrefilterResult:
     """Lint every input (in parallel over `jobs` processes; default: every core) and split them into
     (accepted, rejected). `options` default to each file's nearest configuration (with `use_config`) or
     the defaults; `fail_on` defaults to the options' `fail-on`. `problems` (a
     KernelBench problems directory) and `reference` (one reference file for all inputs) let the
-    shape and precision rules compare with the reference problem."""
+    shape and precision rules compare with the reference problem. The inputs' own `cudalint: ignore`
+    comments are not honoured (their authors are the ones judged) unless `honour_suppressions` says so."""
     if isinstance(paths_or_sources, (str, os.PathLike)) or _is_named_source(paths_or_sources):
         paths_or_sources = [paths_or_sources]
     inputs = list(paths_or_sources)
@@ -127,10 +133,9 @@ def prefilter(paths_or_sources: Iterable, *, options: LintOptions | None = None,
             per_file = [defaults if text is not None else next(configured) for _, _, text in entries]
         else:
             per_file = [LintOptions()] * len(files)
-        if problems is not None or reference is not None:
-            with_reference = {id(o): dataclasses.replace(o, problems=problems or o.problems,
-                                                         reference=reference or o.reference) for o in per_file}
-            per_file = [with_reference[id(o)] for o in per_file]
+        judged = {id(o): dataclasses.replace(o, problems=problems or o.problems, reference=reference or o.reference,
+                                             honour_suppressions=honour_suppressions) for o in per_file}
+        per_file = [judged[id(o)] for o in per_file]
         results = list(iter_lint_each(files, per_file, jobs))
     finally:
         if temp_dir is not None:

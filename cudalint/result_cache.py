@@ -92,7 +92,8 @@ def _settings(path: str, options: LintOptions) -> tuple:
     from cudalint.engine import selected_rules
 
     return (tuple(rule.code for rule in selected_rules(options, path)), options.arch,
-            options.compile_flags(path), reference_for(path, options.reference, options.problems))
+            options.compile_flags(path), reference_for(path, options.reference, options.problems),
+            options.honour_suppressions)
 
 
 def _digest(path: str, text: str, options: LintOptions) -> str:

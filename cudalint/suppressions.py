@@ -26,6 +26,13 @@ _COMMENT = re.compile(
     re.IGNORECASE,
 )
 
+# findings no suppression comment hides, and why: an incomplete analysis (a file whose code was not all checked
+# never passes, and the comments are the checked code's author's) and CL902 itself (reported after suppressions
+# are applied)
+UNSUPPRESSIBLE = {"CL900": "a file whose analysis did not complete never passes",
+                  "CL904": "a file with code no rule checked never passes",
+                  "CL902": "it reports the suppressions themselves"}
+
 
 @dataclass
 class Suppression:
@@ -37,7 +44,7 @@ class Suppression:
     unmatched: str | None = None  # why a range's begin or end covers nothing
 
     def covers(self, finding: Finding) -> bool:
-        if self.unmatched is not None:
+        if self.unmatched is not None or finding.code in UNSUPPRESSIBLE:
             return False
         if self.lines is not None and not self.lines[0] <= finding.line <= self.lines[1]:
             return False
@@ -129,6 +136,9 @@ def problems(suppression: Suppression, active_codes: set[str]) -> list[str]:
         selected = [r for r in all_rules() if matches(selector, r)]
         if not selected:
             found.append(f"`{selector}` names no rule")
+        elif all(r.code in UNSUPPRESSIBLE for r in selected):
+            found.append(f"`{selector}` cannot be suppressed: "
+                         + "; ".join(UNSUPPRESSIBLE[r.code] for r in selected))
         elif any(r.code in active_codes for r in selected) and \
                 not any(r.code in suppression.used_codes for r in selected):
             found.append(f"unused suppression of {selector}: no such finding here")
@@ -136,10 +146,6 @@ def problems(suppression: Suppression, active_codes: set[str]) -> list[str]:
 
 
 # ------------------------------------------------------------------------------------- adding suppressions
-
-# findings a suppression comment cannot or must not hide: an incomplete analysis, and CL902 itself (it is
-# reported after suppressions are applied)
-UNSUPPRESSIBLE = frozenset({"CL900", "CL902"})
 
 
 @dataclass

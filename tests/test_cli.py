@@ -464,6 +464,73 @@ def test_unused_suppression_is_cl902():
     assert codes(cli("check", "--ignore", "CL302", UNUSED).stdout) == []
 
 
+def test_ignore_noqa_reports_what_the_comments_suppress():
+    # ruff's --ignore-noqa: the comments are not honoured, so neither is an unused one reported
+    suppressed = str(FIXTURES / "suppress_file.cu")
+    result = cli("check", "--ignore-noqa", "--output-format", "concise", suppressed)
+    assert result.exit_code == 1, result.output
+    assert result.stdout.splitlines()[0] == (
+        f"{suppressed}:8:5: error: static shared memory of kernel `row_sum` exceeds the 48 KB limit: `row` alone "
+        f"is 64 KB; use dynamic shared memory with cudaFuncSetAttribute for more [CL301]")
+    assert cli("check", suppressed).exit_code == 0  # honoured without it
+    assert cli("check", "--ignore-noqa", UNUSED).stdout == "All checks passed.\n"
+
+
+def test_ignore_noqa_cannot_go_with_add_ignore():
+    assert_one_line_error(cli("check", "--ignore-noqa", "--add-ignore", CLEAN),
+                          "--add-ignore writes suppression comments that --ignore-noqa ignores: give one of them")
+
+
+def test_no_comment_suppresses_an_incomplete_analysis(tmp_path, monkeypatch):
+    def broken(*args):
+        raise RuntimeError("a bug in the kernel model")
+
+    monkeypatch.setattr("cudalint.engine.build_program", broken)
+    path = tmp_path / "k.cu"
+    path.write_text("// cudalint: ignore-file\n// cudalint: ignore-file[CL900]\n__global__ void k(float* x) { x[0] = 1; }\n")
+    for extra in ([], ["--ignore", "CL900"], ["--select", "CL201"]):
+        result = cli("check", "--no-config", "--output-format", "concise", *extra, str(path))
+        assert result.exit_code == 2, (extra, result.output)
+        assert "[CL900]" in result.stdout
+        assert result.stderr == (f"cudalint: error: {path}: the analysis did not complete (CL900), so the file "
+                                 f"was not fully checked\n")
+    # the comment naming CL900 alone is told why it does nothing
+    assert f"{path}:2:1: warning: `CL900` cannot be suppressed: a file whose analysis did not complete never " \
+           f"passes [CL902]" in cli("check", "--no-config", "--output-format", "concise", str(path)).stdout
+
+
+def test_code_not_analysed_fails_the_file_and_nothing_hides_it(tmp_path):
+    path = tmp_path / "solution.py"
+    path.write_text("# cudalint: ignore-file\n# cudalint: ignore-file[CL904]\n"
+                    "from torch.utils.cpp_extension import load_inline\n"
+                    "SOURCE = open('kernel.cu').read()\n"
+                    "ext = load_inline('ext', '', cuda_sources=SOURCE.strip())\n")
+    line = (f"{path}:4:10: error: CUDA source not analysed: `open('kernel.cu').read(...)` is computed when the file "
+            f"runs [CL904]")
+    for extra in ([], ["--ignore", "CL904"], ["--select", "CL201"]):
+        result = cli("check", "--no-config", "--output-format", "concise", *extra, str(path))
+        assert result.exit_code == 1, (extra, result.output)
+        assert line in result.stdout.splitlines()
+    # the comment naming CL904 alone is told why it does nothing
+    assert f"{path}:2:1: warning: `CL904` cannot be suppressed: a file with code no rule checked never passes " \
+           f"[CL902]" in cli("check", "--no-config", "--output-format", "concise", str(path)).stdout
+    verdict = cudalint.prefilter([str(path)], jobs=1, use_config=False, honour_suppressions=True)
+    assert [f.code for f in verdict.rejected[0].reasons] == ["CL904"]
+
+
+def test_a_crash_while_reading_a_file_is_an_incomplete_analysis_of_that_file(tmp_path, monkeypatch):
+    def broken(*args):
+        raise RuntimeError("a bug in the reader")
+
+    monkeypatch.setattr("cudalint.engine.load_document", broken)
+    path = tmp_path / "k.py"
+    path.write_text("x = 1\n")
+    result = cli("check", "--no-config", "--output-format", "concise", str(path))
+    assert result.exit_code == 2
+    assert result.stdout.startswith(f"{path}:1:1: warning: cudalint internal error in reading the file: RuntimeError: "
+                                    f"a bug in the reader (")
+
+
 # ------------------------------------------------------------------------------------- rule docs
 
 

@@ -79,6 +79,16 @@ def test_gate_fails_when_a_confirmed_defect_is_no_longer_reported(evaluation, tm
     assert gate_violations(stale, {}) == ["confirmed defect no longer reported: run/clean.cu:5 CL201 (an overflow)"]
 
 
+def test_a_kernels_own_suppressions_are_not_honoured(tmp_path):
+    # judged as the pre-filter judges: a comment in the kernel does not turn a catch into a pass
+    shutil.copytree(RUNS, tmp_path / "runs")
+    crashed = tmp_path / "runs" / "kernels" / "run" / "unguarded_crashed.cu"
+    crashed.write_text("// cudalint: ignore-file\n" + crashed.read_text())
+    evaluation = evaluate_runs(load_labels(str(tmp_path / "runs")))
+    [caught] = evaluation.catches
+    assert caught.kernel.path == "run/unguarded_crashed.cu" and {f.code for f in caught.rejecting} == {"CL201"}
+
+
 def test_every_cause_names_rules_that_exist():
     from cudalint.checks.registry import find_rule
 

@@ -332,7 +332,8 @@ def test_fixes_remove_the_finding(path: Path):
     findings = [f for f in cudalint.lint_source(text, filename=path.name) if f.code == code]
     assert findings
     fixable = [f for f in findings if f.fix is not None]
-    if code != "CL201" or "guard_on_other" not in path.name:
+    # the guard fix needs a launch rounding its grid up: the kernels of bad_followed_sources.py have none
+    if code != "CL201" or not any(name in path.name for name in ("guard_on_other", "followed_sources")):
         assert fixable, f"{path.name}: no fix attached"
     fixed = apply_edits(text, fixable)
     after = cudalint.lint_source(fixed, filename=path.name)

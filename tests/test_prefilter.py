@@ -220,6 +220,25 @@ def test_kernel_doing_none_of_the_reference_work_is_cl403(run_dir: Path) -> None
     assert set(findings(LintOptions(reference=reference))) == {"CL403"}
 
 
+def test_the_inputs_own_suppressions_are_not_honoured_unless_asked() -> None:
+    # a generated solution that hides its real error (an unguarded index) with one comment
+    hidden = "# cudalint: ignore-file\n" + GOOD.replace("if (i < n) y[i]", "y[i]")
+    judged = cudalint.prefilter([("hidden.py", hidden)], jobs=1)
+    assert [item.name for item in judged.rejected] == ["hidden.py"]
+    assert [f.code for f in judged.rejected[0].reasons] == ["CL201"]
+    assert all(f.code != "CL902" for f in judged.rejected[0].findings)
+    trusted = cudalint.prefilter([("hidden.py", hidden)], jobs=1, honour_suppressions=True)
+    assert [item.name for item in trusted.accepted] == ["hidden.py"] and trusted.accepted[0].findings == []
+
+
+def test_the_inputs_own_suppressions_are_not_honoured_with_options_or_a_configuration(tmp_path) -> None:
+    (tmp_path / "cudalint.toml").write_text('ignore = ["CL403"]\n')
+    (tmp_path / "hidden.py").write_text("# cudalint: ignore-file[CL201]\n" + GOOD.replace("if (i < n) y[i]", "y[i]"))
+    for options in (None, LintOptions()):
+        judged = cudalint.prefilter([str(tmp_path / "hidden.py")], jobs=1, options=options)
+        assert [f.code for f in judged.rejected[0].reasons] == ["CL201"]
+
+
 def test_tool_findings_never_reject_but_an_incomplete_analysis_always_does() -> None:
     from cudalint.findings import Finding, Location, Severity
 

@@ -2,6 +2,8 @@
 
 import textwrap
 
+import pytest
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -78,52 +80,50 @@ def test_syntax_error_is_recorded_not_raised() -> None:
     assert document.units == []
 
 
-def test_unresolvable_sources_are_skipped() -> None:
+def test_unresolvable_sources_are_recorded_where_they_stop_being_known() -> None:
     text = "from torch.utils.cpp_extension import load_inline\nload_inline('m', cpp_sources=make(), cuda_sources=x)\n"
-    assert load_document("m.py", text).units == []
+    document = load_document("m.py", text)
+    assert document.units == []
+    assert [tuple(n) for n in document.unanalysed] == [
+        (2, 30, 2, 36, "C++ source not analysed: `make(...)` is computed when the file runs"),
+        (2, 51, 2, 52, "CUDA source not analysed: `x` is given no value cudalint can read in this file")]
 
 
-_LITERAL_TEXT = st.lists(st.sampled_from(list("ab{}\\'\"\n\t é") + ["\\n", "\\x41", "\\u00e9", "'''", '"""']),
+_LITERAL_TEXT = st.lists(st.sampled_from(list("ab{}\\'\"\n\t é") + ["\\n", "\\x41", "\\u00e9", "'''", '"""',
+                                                                     "{{", "}}", "{X}", "{N:>3}", "{X!r}"]),
                          max_size=12).map("".join)
 
 
-@settings(max_examples=200, deadline=None)
-@given(_LITERAL_TEXT, st.sampled_from(["", "r", "u", "R"]), st.sampled_from(["'", '"', "'''", '"""']),
-       st.booleans())
-def test_string_positions_without_the_tokenizer_match_the_tokenizer(body: str, prefix: str, quote: str,
-                                                                    concatenated: bool) -> None:
-    """Reading a one-token literal skips Python's tokenizer; where that applies, the characters and their
-    positions are those the tokenizer route gives (and adjacent literals, escapes, quotes inside and raw
-    strings still take the tokenizer route)."""
+@settings(max_examples=300, deadline=None)
+@given(_LITERAL_TEXT, st.sampled_from(["", "r", "u", "R", "f", "rf", "F"]), st.sampled_from(["'", '"', "'''", '"""']),
+       st.booleans(), st.sampled_from(["", "é = 1; "]))
+def test_every_character_of_a_literal_maps_to_what_wrote_it(body: str, prefix: str, quote: str, concatenated: bool,
+                                                            before: str) -> None:
+    """Whatever the literal (escapes, quotes, raw and f-strings with fields, implicit concatenation, a
+    non-ASCII character before it on the line), its text is Python's value and each character's place
+    is in the file: the character itself, the backslash of its escape, the first of a doubled brace, or
+    (written by a field) the field's first character; a string a field substitutes keeps its own places."""
     import ast
-    import io
-    import tokenize
     import warnings
 
-    from cudalint import sources
+    from cudalint.sources import StringResolver
 
-    literal = prefix + quote + body + quote + (' "tail"' if concatenated else "")
-    source = "x = " + literal + "\n"
+    source = f'X = "x{{y"\nN = 7\n{before}s = {prefix}{quote}{body}{quote}' + (' "tail"' if concatenated else "") + "\n"
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # invalid escape sequences: Python keeps them as written
             tree = ast.parse(source)
-        list(tokenize.generate_tokens(io.StringIO(source).readline))
-    except (SyntaxError, tokenize.TokenError, ValueError):
+            expected: dict = {}
+            exec(compile(tree, "<literal>", "exec"), {}, expected)
+    except (SyntaxError, ValueError, TypeError, KeyError):
         return
-    node = tree.body[0].value
-    resolver = sources.StringResolver(ast.walk(tree), source)
-    fast = sources._single_token(resolver._segment(node), node)
-    if fast is None:
-        return
-    monkey = sources._single_token
-    try:
-        sources._single_token = lambda segment, node: None
-        slow = resolver._literal(node)
-    finally:
-        sources._single_token = monkey
-    assert fast == slow
-    assert fast[0] == node.value
+    node = tree.body[-1].value
+    text, positions = StringResolver(tree, source).source(node)
+    assert text == expected["s"]
+    lines = source.splitlines(keepends=True)
+    for char, (line, column) in zip(text, positions):
+        written = lines[line - 1][column - 1]
+        assert written == char or written in "\\{" or (char == "}" and written == "}"), (char, line, column)
 
 
 def test_memoized_walk_visits_what_ast_walk_visits_in_its_order() -> None:
@@ -169,3 +169,150 @@ def test_character_positions_kept_as_runs_read_as_one_place_per_character(pieces
     assert combined == CharPositions.of_list(expected)
     if expected:
         assert combined[-1] == expected[-1]
+
+
+# ------------------------------------------------------------------------- sources followed through operations
+
+_FOLLOWED = {
+    "strip": 'SRC = """\n\n  __global__ void k(float* a) { MARK; }\n\n"""\ncuda = SRC.strip()',
+    "strip_chars": 'cuda = "xx__global__ void k(float* a) { MARK; }xx".strip("x")',
+    "dedent": 'cuda = textwrap.dedent("""\n        __global__ void k(float* a) {\n            MARK;\n        }\n    """)',
+    "cleandoc": 'cuda = inspect.cleandoc("""\n\n    __global__ void k(float* a) {\n        MARK;\n    }\n""")',
+    "dedent_alias": 'cuda = dd("""\n    __global__ void k(float* a) {\n        MARK;\n    }\n""")',
+    "join": 'cuda = "\\n".join(("__global__ void k(float* a) {", "    MARK;", "}"))',
+    "join_names": 'HEAD = "__global__ void k(float* a) {"\nBODY = ["    MARK;", "}"]\ncuda = " ".join([HEAD] + BODY)',
+    "fstring": 'NAME = "k"\nBLOCK = 128\ncuda = f"#define B {BLOCK * 2}\\n__global__ void {NAME}(float* a) {{ MARK; }}"',
+    "fstring_concatenated": 'cuda = (f"__global__ void k(float* a) "\n        "{ MARK; }")',
+    "format": 'cuda = "#define B {:>5}\\n__global__ void {name}(float* a) {{ MARK; }}".format(64, name="k")',
+    "printf": 'cuda = "#define B %(b)05d\\n__global__ void %(n)s(float* a) { MARK; } // 100%%" % {"n": "k", "b": 8}',
+    "printf_tuple": 'ARGS = (32, "k")\ncuda = "#define B %d\\n__global__ void %s(float* a) { MARK; }" % ARGS',
+    "replace": 'NEW = "MARK"\ncuda = "__global__ void k(float* a) { OLD; }".replace("OLD", NEW)',
+    "augmented": 'cuda = "__global__ void k(float* a) {"\ncuda += " MARK; }"',
+    "tuple_assignment": 'head, cuda = "x", "__global__ void k(float* a) { MARK; }"',
+}
+
+
+@pytest.mark.parametrize("name", sorted(_FOLLOWED))
+def test_sources_are_followed_through_operations_that_keep_their_text(name: str) -> None:
+    """The unit is the text Python makes, and the marked statement (written in a literal) maps to the
+    line and column where that literal holds it."""
+    text = ("import inspect\nimport textwrap\nfrom textwrap import dedent as dd\n"
+            "from torch.utils.cpp_extension import load_inline\n"
+            + _FOLLOWED[name].replace("MARK", "a[threadIdx.x] = 1")
+            + '\nload_inline("m", "", cuda_sources=cuda)\n')
+    namespace: dict = {"load_inline": lambda *args, **kwargs: None}
+    exec(text.replace("from torch.utils.cpp_extension import load_inline\n", ""), namespace)
+    document = load_document("m.py", text)
+    assert document.unanalysed == []
+    [unit] = document.units
+    assert unit.text == namespace["cuda"]
+    position = unit_position_of(document, 0, "a[threadIdx.x] = 1")
+    assert (position.line, position.column) == file_position_of(text, "a[threadIdx.x] = 1")
+
+
+def test_a_number_or_a_padded_string_stands_at_its_replacement_field() -> None:
+    text = 'from torch.utils.cpp_extension import load_inline\nB = 64\n' \
+           'load_inline("m", "", cuda_sources=f"#define B {B}\\n#define C {B:>4}\\n")\n'
+    [unit] = load_document("m.py", text).units
+    assert unit.text == "#define B 64\n#define C   64\n"
+    assert unit.to_file(1, 11) == file_position_of(text, "{B}")  # "64" is written by `{B}`
+    assert unit.to_file(2, 11) == file_position_of(text, "{B:>4}")
+
+
+_NOT_FOLLOWED = {
+    "open(path).read()": "`open(path).read(...)` is computed when the file runs",
+    "SRC.upper()": "`SRC.upper(...)` is computed when the file runs",
+    "make(SRC)": "`make(...)` is computed when the file runs",
+    "undefined_name": "`undefined_name` is given no value cudalint can read in this file",
+    "f'{SRC}{undefined_name}'": "`undefined_name` is given no value cudalint can read in this file",
+    "f'{SRC:{WIDTH}}'": "the format of `SRC` is computed when the file runs",
+    "f'{N:>99999}'": "the format `>99999` is wider than cudalint follows",
+    "'{0.real}'.format(N)": "the field `{0.real}` of `'{0.real}'.format(N)` is one cudalint does not follow",
+    "'{} {}'.format(SRC)": "`'{} {}'.format(SRC)` raises: no argument for `{}`",
+    "'%s %s' % (SRC,)": "`'%s %s' % (SRC,)` has a conversion `%s` cudalint does not follow",
+    "'%s' % (SRC, SRC)": "`'%s' % (SRC, SRC)` raises TypeError: its values do not match the format",
+    "SRC + N": "`SRC + N` mixes strings and numbers",
+    "SRC.replace('', 'x')": "`SRC.replace('', 'x')` is a replacement cudalint does not follow",
+    "inspect.cleandoc('\\n\\tint x;\\n\\t\\tint y;')": "`inspect.cleandoc` changes the text in a way cudalint does not map",
+    "dedent(SRC)": "`dedent(...)` is computed when the file runs",  # the file's own dedent, not textwrap's
+    "LOOP": "`LOOP += SRC` runs in a loop",
+    "SCALED": "`SCALED *= 2` is computed when the file runs",
+    "CYCLE_A": "it is built through more than 100 operations",
+    "HUGE": "it would be longer than 4 MiB, so it is no kernel",
+}
+
+
+@pytest.mark.parametrize("expression", sorted(_NOT_FOLLOWED))
+def test_a_source_not_followed_is_recorded_with_the_reason(expression: str) -> None:
+    text = textwrap.dedent("""\
+        import inspect
+        from torch.utils.cpp_extension import load_inline
+        SRC = "__global__ void k() {}"
+        N = 3
+        WIDTH = 10
+        LOOP = ""
+        for _ in range(2):
+            LOOP += SRC
+        SCALED = SRC
+        SCALED *= 2
+        CYCLE_A = CYCLE_B
+        CYCLE_B = CYCLE_A
+        HUGE = "x"
+        """)
+    text += "".join(f"HUGE = HUGE + HUGE + HUGE + HUGE\n" for _ in range(12))
+    text += f"def dedent(text):\n    return text\nload_inline('m', '', cuda_sources={expression})\n"
+    document = load_document("m.py", text)
+    assert document.units == []
+    [unanalysed] = document.unanalysed
+    assert unanalysed.message.startswith("CUDA source not analysed: ")
+    assert _NOT_FOLLOWED[expression] in unanalysed.message
+
+
+def test_a_long_concatenation_is_read_in_a_loop() -> None:
+    """`a + b + c + ...` nests to the left, deeper than the operations followed into one another."""
+    text = "from torch.utils.cpp_extension import load_inline\nload_inline('m', '', cuda_sources=" \
+           + " + ".join(f"'int v{i};\\n'" for i in range(500)) + ")\n"
+    [unit] = load_document("m.py", text).units
+    assert unit.text.count("\n") == 500 and unit.to_file(500, 5) == file_position_of(text, "v499")
+
+
+_ATOMS = ["'a{b}'", '"x"', "S", "N", "'%s-%d'", "'{}{}'", "'{0}|{n:>3}'", "f'{S}{N:02d}'", "f'{{{S!r}}}'",
+          "'  pad \\t\\n'", "r'\\n'", "'\\x41\\u00e9'", "L", "'\\n    int x;\\n      int y;\\n'", "None", "3", "1.5"]
+_OPERATIONS = ["({} + {})", "({} % ({}, {}))", "({} % {})", "{}.format({}, n={})", "{}.strip()", "{}.lstrip({})",
+               "{}.replace({}, {})", "{}.replace('a', 'Z', 1)", "textwrap.dedent({})", "inspect.cleandoc({})",
+               "{}.join([{}, {}])", "'-'.join(L + [{}])", "f'<{{{}}}>'", "f'{{{}!s:>4}}'", "({} * {})", "{}.upper()",
+               "({}, {})"]
+_EXPRESSIONS = st.recursive(st.sampled_from(_ATOMS), lambda inner: st.builds(
+    lambda operation, parts: operation.format(*parts[:operation.count("{}")]),
+    st.sampled_from(_OPERATIONS), st.lists(inner, min_size=3, max_size=3)), max_leaves=8)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_EXPRESSIONS)
+def test_what_is_followed_is_what_python_computes(expression: str) -> None:
+    """Differential: a source the resolver follows is the text Python makes (a list joined as load_inline
+    joins it), with a place for each character; anything else is Unresolved, never an exception."""
+    import ast
+
+    from cudalint.sources import StringResolver, Unresolved
+
+    source = ("import textwrap, inspect\nS = 'sss'\nS += '{x}'\nN = 7\nL = ['l1', 'l2']\n"
+              f"R = {expression}\n")
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return
+    try:
+        namespace: dict = {}
+        exec(compile(tree, "<expression>", "exec"), namespace)
+        expected = namespace["R"]
+    except Exception:  # noqa: BLE001 - Python itself fails: whatever cudalint reads is never compiled
+        return
+    try:
+        found = StringResolver(tree, source).source(tree.body[-1].value)
+    except Unresolved:
+        return
+    if isinstance(expected, (list, tuple)):
+        expected = "\n".join(expected)
+    assert (found and found[0]) == expected
+    assert found is None or len(found[1]) == len(found[0])

@@ -383,6 +383,16 @@ def test_lint_gate_judges_with_the_candidates_reference(tmp_path: Path, monkeypa
     assert record["status"] == "rejected" and "CL430" in record["message"]
 
 
+def test_lint_gate_does_not_honour_the_candidates_suppressions(tmp_path: Path, monkeypatch) -> None:
+    log = tmp_path / "log.jsonl"
+    monkeypatch.setenv("STANDIN_LOG", str(log))
+    hidden = tmp_path / "level_1_problem_19_sample_1_kernel.py"
+    hidden.write_text("# cudalint: ignore-file\n" + (RUN / "level_1_problem_19_sample_1_kernel.py").read_text())
+    [record] = verify_batch([Candidate(str(hidden), str(RELU_REF), 1, 19, 1)], _options(tmp_path, lint=True))
+    assert record["status"] == "rejected" and record["lint"]["findings"][0]["code"] == "CL201"
+    assert _log(log) == []
+
+
 # ---------------------------------------------------------------------------------------- isolation
 
 

@@ -249,10 +249,12 @@ def load_reviews(path: str) -> dict[tuple[str, str, int], Review]:
 
 def evaluate_runs(kernels: list[LabelledKernel], reviews: dict[tuple[str, str, int], Review] | None = None,
                   options: LintOptions | None = None, jobs: int = 1) -> RunsEvaluation:
-    """Lint each kernel with its reference and architecture (the rest of `options` as given)."""
+    """Lint each kernel with its reference and architecture (the rest of `options` as given), judged as
+    `prefilter` judges: its own suppression comments are not honoured."""
     options = options or LintOptions()
     reviews = reviews or {}
-    per_file = [dataclasses.replace(options, arch=k.arch or options.arch, reference=k.reference or options.reference)
+    per_file = [dataclasses.replace(options, arch=k.arch or options.arch, reference=k.reference or options.reference,
+                                    honour_suppressions=False)
                 for k in kernels]
     start = time.perf_counter()
     results = list(iter_lint_each([k.file for k in kernels], per_file, jobs))

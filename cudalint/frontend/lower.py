@@ -61,7 +61,7 @@ _ARRAY_TYPE_KINDS = {_CONSTANT_ARRAY, ci.TypeKind.INCOMPLETEARRAY.value, ci.Type
                      ci.TypeKind.VARIABLEARRAY.value}
 _SPACE_ATTRS = {K.CUDAGLOBAL_ATTR: "global", K.CUDADEVICE_ATTR: "device", K.CUDAHOST_ATTR: "host"}
 _CONFIG_CALLEES = {"cudaConfigureCall", "__cudaPushCallConfiguration"}
-_MAX_DEPTH = 120
+MAX_NESTING = 120  # statements and expressions lowered inside one another; deeper code stays opaque
 
 
 @dataclass
@@ -74,6 +74,7 @@ class LoweredUnit:
     functions: list[ir.Function] = field(default_factory=list)  # definitions
     globals: list[ir.VarDecl] = field(default_factory=list)
     prototypes: list[ir.Function] = field(default_factory=list)  # declarations without a body (`body` None)
+    too_deep: ir.Span | None = None  # the first code nested past MAX_NESTING: left opaque, so no rule checked it
 
 
 def lower_unit(unit: CudaUnit, directory: str | None = None,
@@ -150,12 +151,14 @@ class Lowering:
         self._type_spellings: dict[tuple[int, int, int], str] = {}  # of nodes that are not expressions
         self._tree: Subtree | None = None  # of the declaration being lowered
         self._depth = 0
+        self._too_deep: ir.Span | None = None
 
     # ------------------------------------------------------------------------------------- top level
 
     def lower(self) -> LoweredUnit:
         lowered = LoweredUnit(self.parsed.unit, self.parsed.diagnostics, self.parsed.unknown_headers)
         self._top_level(self.parsed.translation_unit.cursor, lowered)
+        lowered.too_deep = self._too_deep
         return lowered
 
     def _top_level(self, cursor: ci.Cursor, lowered: LoweredUnit) -> None:
@@ -218,7 +221,8 @@ class Lowering:
         return ir.Block(self._span(node), [s for s in map(self._stmt, node[CHILDREN]) if s is not None])
 
     def _stmt(self, node: tuple) -> ir.Stmt | None:
-        if self._depth > _MAX_DEPTH:
+        if self._depth > MAX_NESTING:
+            self._too_deep = self._too_deep or self._span(node)
             return ir.OpaqueStmt(self._span(node))
         self._depth += 1
         try:
@@ -332,8 +336,9 @@ class Lowering:
     def _expr(self, node: tuple) -> ir.Expr:
         # generated code can nest thousands deep (a + a + ...); past this depth the tree stays opaque, so
         # neither lowering nor later walks can exhaust Python's stack
-        if self._depth > _MAX_DEPTH:
+        if self._depth > MAX_NESTING:
             span, text = self._span_and_text(node)
+            self._too_deep = self._too_deep or span
             return ir.Opaque(span, text, self._type_spelling(node))
         self._depth += 1
         try:

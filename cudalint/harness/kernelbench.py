@@ -398,7 +398,7 @@ def parse_solution(module: ast.Module, text: str, path: str = "<solution>.py") -
     model_new_named |= model_new is not None or "ModelNew" in assignments
 
     bound = _bound_names(module, imports)
-    resolver = StringResolver(pyast.of_type(module, ast.Assign, ast.AnnAssign), text)
+    resolver = StringResolver(module, text)
     targets = _assignment_targets(module)
     load_inline_calls: list[LoadInlineCall] = []
     raw_kernels: list[RawKernelCall] = []

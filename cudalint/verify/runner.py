@@ -22,6 +22,7 @@ record is there already is not verified again.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import os
 import shutil
@@ -343,8 +344,9 @@ class _Batch:
         for candidate in self._pending():
             record = self.records[id(candidate)]
             started = time.monotonic()
-            # the pre-filter's own judgement, with the candidate's reference: one gate for check, prefilter,
-            # verify and repair --verify
+            # the pre-filter's own judgement, with the candidate's reference (and, as there, not honouring the
+            # candidate's own suppression comments: it is the code being judged): one gate for check --reference,
+            # prefilter, verify and repair --verify
             judged = prefilter([candidate.path], options=self.options.lint_options, reference=candidate.reference,
                                jobs=1).items[0]
             record["seconds"]["lint"] = round(time.monotonic() - started, 3)

@@ -9,6 +9,7 @@ _here = os.path.dirname(os.path.abspath(__file__))
 
 # The kernel lives next to this file (embedding_kernel.cu); only the binding is declared here.
 with open(os.path.join(_here, "embedding_kernel.cu")) as f:
+    # expect: CL904
     embedding_cuda_source = f.read()
 
 embedding_cpp_source = "torch::Tensor embedding_forward(torch::Tensor indices, torch::Tensor weight);"

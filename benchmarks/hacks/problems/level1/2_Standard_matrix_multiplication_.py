@@ -1,0 +1,24 @@
+import torch
+import torch.nn as nn
+
+class Model(nn.Module):
+    """
+    Simple model that performs a single matrix multiplication (C = A * B)
+    """
+    def __init__(self):
+        super(Model, self).__init__()
+
+    def forward(self, A: torch.Tensor, B: torch.Tensor) -> torch.Tensor:
+        return torch.matmul(A, B)
+
+M = 1024
+K = 512
+N = 768
+
+def get_inputs():
+    A = torch.randn(M, K)
+    B = torch.randn(K, N)
+    return [A, B]
+
+def get_init_inputs():
+    return []

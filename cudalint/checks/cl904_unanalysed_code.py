@@ -1,0 +1,7 @@
+"""CL904 unanalysed-code: code the file compiles that cudalint could not analyse, so the file cannot pass."""
+
+from cudalint.checks.registry import engine_rule
+
+engine_rule("CL904", "unanalysed-code", "error",
+            "code cudalint could not analyse (a CUDA source known only when the file runs, code nested too "
+            "deep): no rule checked it, so the file cannot pass")
