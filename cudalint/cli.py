@@ -366,10 +366,13 @@ def check(
             _fail("`-` (standard input) is checked alone, and without --add-ignore")
         _check_stdin(stdin_filename or "stdin.cu", config, no_config, command_line, output_format, show_statistics,
                      quiet, color, exit_zero, fix, fix_only, diff, unsafe_fixes, show_fixes, exit_non_zero_on_fix)
-    selection = file_selection(options.exclude, options.extend_exclude, options.config_path,
-                               exclude=_split(exclude) if exclude else None, extend_exclude=_split(extend_exclude),
-                               respect_gitignore=options.respect_gitignore if respect_gitignore is None
-                               else respect_gitignore, force_exclude=force_exclude)
+    try:
+        selection = file_selection(options.exclude, options.extend_exclude, options.config_path,
+                                   exclude=_split(exclude) if exclude else None, extend_exclude=_split(extend_exclude),
+                                   respect_gitignore=options.respect_gitignore if respect_gitignore is None
+                                   else respect_gitignore, force_exclude=force_exclude)
+    except ConfigError as error:
+        _fail(str(error))
     existing, missing = _existing(paths)
     if show_files or show_settings:
         _show_selection(existing, selection, config, no_config, command_line, show_settings)

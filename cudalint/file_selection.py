@@ -23,6 +23,7 @@ from functools import lru_cache
 
 import pathspec
 
+from cudalint.config import ConfigError
 from cudalint.sources import SUFFIXES
 
 DEFAULT_EXCLUDE = (".*", "__pycache__", "build", "dist", "node_modules", "site-packages", "venv")
@@ -122,6 +123,12 @@ def file_selection(config_exclude: Iterable[str] | None = None, config_extend_ex
     else:
         base = [Patterns(here, DEFAULT_EXCLUDE)]
     extra = [Patterns(configured_base, tuple(config_extend_exclude)), Patterns(here, tuple(extend_exclude))]
+    for patterns in base + extra:
+        for pattern in patterns.patterns:
+            try:
+                _spec((pattern,))
+            except ValueError as error:
+                raise ConfigError(f"exclude pattern {pattern!r} is not a gitignore pattern: {error}") from None
     return FileSelection(tuple(p for p in base + extra if p.patterns), respect_gitignore, force_exclude)
 
 
@@ -138,10 +145,19 @@ def _spec(patterns: tuple[str, ...]) -> pathspec.GitIgnoreSpec:
 def _read_ignore(folder: str, path: str) -> list[tuple[str, tuple[str, ...]]]:
     try:
         with open(path, encoding="utf-8", errors="replace") as handle:
-            lines = tuple(handle.read().splitlines())
+            lines = tuple(line for line in handle.read().splitlines() if _valid(line))
     except OSError:
         return []
     return [(folder, lines)] if lines else []
+
+
+def _valid(line: str) -> bool:
+    """Whether git would read the ignore file's line as a pattern (it skips the ones it cannot read)."""
+    try:
+        _spec((line,))
+    except ValueError:
+        return False
+    return True
 
 
 __all__ = ["DEFAULT_EXCLUDE", "FileSelection", "Patterns", "file_selection"]

@@ -108,3 +108,11 @@ def test_meaningless_flag_combinations_are_refused(project: Path, args: list[str
     result = run(*args, "src")
     assert result.exit_code == 2 and result.stdout == "", result.output
     assert result.stderr.startswith("cudalint: error: ") and result.stderr.count("\n") == 1
+
+
+def test_a_bad_pattern_is_an_error_and_a_bad_gitignore_line_is_skipped(project: Path) -> None:
+    result = run("--show-files", "--extend-exclude", "!", ".")
+    assert result.exit_code == 2 and result.stderr == ("cudalint: error: exclude pattern '!' is not a gitignore "
+                                                       "pattern: Invalid git pattern: '!'\n")
+    (project / ".gitignore").write_text("!\nlogs/\n")  # git skips a line it cannot read; so do we
+    assert shown(".") == ["./src/k.cu", "./src/deep/k.cu"]
