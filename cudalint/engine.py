@@ -133,7 +133,7 @@ def lint_file(path: str, options: LintOptions, cache: ResultCache | None = None)
 
 def lint_paths(paths: Iterable[str], options: LintOptions | None = None, use_config: bool = True,
                jobs: int = 1, cache: ResultCache | None = None) -> list[FileResult]:
-    """Lint files and directories. With `use_config`, each file's nearest configuration file applies
+    """Lint files and directories (selected as `expand_paths` selects them). With `use_config`, each file's nearest configuration file applies
     unless `options` are given; with a `cache` (`ResultCache.default()`), unchanged files' findings are
     reused. Raises InputError for a path that does not exist, ConfigError for bad config."""
     files = list(expand_paths(list(paths)))

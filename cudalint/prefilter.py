@@ -9,7 +9,8 @@ sending to the evaluation harness and the ones that cannot pass, with the findin
     evaluate([item.path for item in result.accepted])
 
 Inputs (`paths_or_sources`): paths (str or os.PathLike) to files or directories (searched recursively
-for .py/.cu/.cuh files); a str that contains a newline is source text (linted as Python, named
+for .py/.cu/.cuh files, leaving out hidden, build and virtualenv folders and what .gitignore ignores, as
+`cudalint check` does: `cudalint.file_selection`); a str that contains a newline is source text (linted as Python, named
 `source_<i>.py`); a `(name, text)` pair is source text with a name (its suffix picks Python or CUDA;
 none means Python). Sources are written to a temporary directory so that they are linted in
 parallel like files, and findings name them by their given name.
