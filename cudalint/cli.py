@@ -457,8 +457,10 @@ def _check_stdin(name: str, config: str | None, no_config: bool, command_line: d
         rendered = _render([result], output_format.value, options, show_statistics, quiet, color,
                            sources={name: text}, fixable=fixable)
         (sys.stderr.write if fix else _write)(rendered)
-    if fix_only or (fix and exit_non_zero_on_fix):
-        raise typer.Exit(EXIT_FINDINGS if exit_non_zero_on_fix and changed else EXIT_OK)
+    if fix and exit_non_zero_on_fix and changed:
+        raise typer.Exit(EXIT_FINDINGS)
+    if fix_only:
+        raise typer.Exit(EXIT_OK)
     failed = not exit_zero and exceeds(result.findings, options.fail_on)
     raise typer.Exit(EXIT_FINDINGS if failed else EXIT_OK)
 

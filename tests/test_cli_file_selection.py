@@ -116,3 +116,12 @@ def test_a_bad_pattern_is_an_error_and_a_bad_gitignore_line_is_skipped(project: 
                                                        "pattern: Invalid git pattern: '!'\n")
     (project / ".gitignore").write_text("!\nlogs/\n")  # git skips a line it cannot read; so do we
     assert shown(".") == ["./src/k.cu", "./src/deep/k.cu"]
+
+
+def test_standard_input_exit_codes_follow_the_files_ones() -> None:
+    worse = OFF_BY_ONE + "__global__ void g() { __shared__ float big[20000]; big[0] = 1; }\n"  # CL301: no fix
+    assert run("-", "--fix", "--stdin-filename", "k.cu", input=worse).exit_code == 1  # findings left
+    assert run("-", "--fix", "--exit-non-zero-on-fix", "--stdin-filename", "k.cu", input=OFF_BY_ONE).exit_code == 1
+    fixed = OFF_BY_ONE.replace("i <= n", "i < n")
+    assert run("-", "--fix", "--exit-non-zero-on-fix", "--stdin-filename", "k.cu", input=fixed).exit_code == 0
+    assert run("-", "--fix-only", "--exit-non-zero-on-fix", "--stdin-filename", "k.cu", input=worse).exit_code == 1
