@@ -6,8 +6,8 @@ A directory is searched recursively for `.cu`, `.cuh` and `.py` files, leaving o
   `extend-exclude`. Patterns are gitignore patterns (the `pathspec` library): one without a `/` matches a
   file or folder of that name at any depth (`venv`, `*_test.cu`), one with a `/` is relative to the folder of
   the configuration file that sets it (the working directory for the command line's);
-- what the `.gitignore` files of the tree ignore, from the repository's root down (and the repository's
-  `.git/info/exclude`), unless `respect_gitignore` is off.
+- what git ignores: the `.gitignore` files of the repository from its root down and its
+  `.git/info/exclude` (outside a git repository, none), unless `respect_gitignore` is off.
 A path named explicitly is always checked, as ruff does: exclusions apply to what is found inside the
 folders named, not to the names given (`force_exclude` applies them to those too, for tools such as
 pre-commit that pass every changed file). Inside a named folder that is itself excluded (or inside an
@@ -84,26 +84,33 @@ class FileSelection:
         yield from _drain(unreadable)
 
     def _git_ignored(self, path: str, is_dir: bool, floor: str | None) -> bool:
-        """Whether a .gitignore (from the repository's root, or the filesystem's, or the floor, down to the
-        path's folder) or the repository's .git/info/exclude ignores `path`, or a folder it is in."""
-        for folder, lines in self._ignores_in(os.path.dirname(path), floor):
+        """Whether a .gitignore of the repository (from its root, or from the floor, down to the path's folder)
+        or the repository's .git/info/exclude ignores `path`, or a folder it is in."""
+        for folder, lines in self._ignores_in(os.path.dirname(path), floor) or ():
             relative = os.path.relpath(path, folder).replace(os.sep, "/")
             if _spec(lines).match_file(relative + ("/" if is_dir else "")):
                 return True
         return False
 
-    def _ignores_in(self, directory: str, floor: str | None) -> tuple[tuple[str, tuple[str, ...]], ...]:
-        """The ignore files that apply in `directory`: (the folder they are relative to, their lines), from
-        the top down."""
+    def _ignores_in(self, directory: str, floor: str | None) -> tuple[tuple[str, tuple[str, ...]], ...] | None:
+        """The ignore files that apply in `directory`, from the top down: (the folder they are relative to,
+        their lines); None outside a git repository, where git ignores nothing."""
         key = (directory, floor)
         if key not in self._ignore_files:
             parent = os.path.dirname(directory)
-            top = parent == directory or directory == floor or os.path.isdir(os.path.join(directory, ".git"))
-            found = [] if top else list(self._ignores_in(parent, floor))
-            if os.path.isdir(os.path.join(directory, ".git")):
-                found += _read_ignore(directory, os.path.join(directory, ".git", "info", "exclude"))
-            found += _read_ignore(directory, os.path.join(directory, ".gitignore"))
-            self._ignore_files[key] = tuple(found)
+            found: list | None
+            if os.path.exists(os.path.join(directory, ".git")):  # a folder, or a file in a worktree
+                found = _read_ignore(directory, os.path.join(directory, ".git", "info", "exclude"))
+            elif parent == directory:
+                found = None
+            elif directory == floor:
+                found = [] if self._ignores_in(parent, None) is not None else None
+            else:
+                above = self._ignores_in(parent, floor)
+                found = None if above is None else list(above)
+            if found is not None:
+                found += _read_ignore(directory, os.path.join(directory, ".gitignore"))
+            self._ignore_files[key] = None if found is None else tuple(found)
         return self._ignore_files[key]
 
 

@@ -125,3 +125,12 @@ def test_standard_input_exit_codes_follow_the_files_ones() -> None:
     fixed = OFF_BY_ONE.replace("i <= n", "i < n")
     assert run("-", "--fix", "--exit-non-zero-on-fix", "--stdin-filename", "k.cu", input=fixed).exit_code == 0
     assert run("-", "--fix-only", "--exit-non-zero-on-fix", "--stdin-filename", "k.cu", input=worse).exit_code == 1
+
+
+def test_outside_a_repository_no_gitignore_applies(project: Path) -> None:
+    import shutil
+
+    shutil.rmtree(project / ".git")  # as git: a .gitignore means something only in a repository
+    assert "./logs/k.cu" in shown(".") and "./gen/k.cu" in shown(".")
+    (project / ".git").write_text("gitdir: /elsewhere/.git/worktrees/proj\n")  # a worktree's .git is a file
+    assert "./logs/k.cu" not in shown(".") and "./gen/k.cu" in shown(".")
