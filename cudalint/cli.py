@@ -238,6 +238,8 @@ def check(
                           "(default: from the configuration, else error).")] = None,
     exit_zero: Annotated[bool, typer.Option("--exit-zero", help="Exit with 0 even when there are findings "
                                                                 "(input and configuration errors still exit 2).")] = False,
+    strict: Annotated[bool, typer.Option("--strict", help="Latent findings (defects proven not to occur at the "
+                                                          "reference's shapes, marked [latent]) fail too.")] = False,
     show_statistics: Annotated[bool, typer.Option("--statistics", help="Print the number of findings per "
                                                                       "rule instead of the findings.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the findings, no summary.")] = False,
@@ -365,7 +367,8 @@ def check(
         if paths != ["-"] or add_ignore:
             _fail("`-` (standard input) is checked alone, and without --add-ignore")
         _check_stdin(stdin_filename or "stdin.cu", config, no_config, command_line, output_format, show_statistics,
-                     quiet, color, exit_zero, fix, fix_only, diff, unsafe_fixes, show_fixes, exit_non_zero_on_fix)
+                     quiet, color, exit_zero, fix, fix_only, diff, unsafe_fixes, show_fixes, exit_non_zero_on_fix,
+                     strict)
     try:
         selection = file_selection(options.exclude, options.extend_exclude, options.config_path,
                                    exclude=_split(exclude) if exclude else None, extend_exclude=_split(extend_exclude),
@@ -414,7 +417,7 @@ def check(
         from cudalint.prefilter import summarize
         from cudalint.report.text import render_batch_summary
 
-        _write(render_batch_summary(summarize(results, options.fail_on)))
+        _write(render_batch_summary(summarize(results, options.fail_on, strict)))
 
     incomplete = sorted({r.path for r in results for f in r.findings if f.code == INCOMPLETE})
     for path in incomplete:
@@ -427,14 +430,15 @@ def check(
         raise typer.Exit(EXIT_FINDINGS)
     if fix_only or add_ignore:
         raise typer.Exit(EXIT_OK)
-    if not exit_zero and any(exceeds(r.findings, o.fail_on) for r, o in zip(linted, per_file)):
+    if not exit_zero and any(exceeds(r.findings, o.fail_on, strict) for r, o in zip(linted, per_file)):
         raise typer.Exit(EXIT_FINDINGS)
     raise typer.Exit(EXIT_OK)
 
 
 def _check_stdin(name: str, config: str | None, no_config: bool, command_line: dict, output_format: OutputFormat,
                  show_statistics: bool, quiet: bool, color: Color, exit_zero: bool, fix: bool, fix_only: bool,
-                 diff: bool, unsafe_fixes: bool, show_fixes: bool, exit_non_zero_on_fix: bool) -> NoReturn:
+                 diff: bool, unsafe_fixes: bool, show_fixes: bool, exit_non_zero_on_fix: bool,
+                 strict: bool) -> NoReturn:
     """Check the source on standard input as the file `name`. With --fix, the fixed source goes to stdout
     and the findings left to stderr (with --fix-only, none); with --diff, the diff goes to stdout."""
     result, text, options = _lint_stdin(name, config, no_config, command_line)
@@ -461,7 +465,7 @@ def _check_stdin(name: str, config: str | None, no_config: bool, command_line: d
         raise typer.Exit(EXIT_FINDINGS)
     if fix_only:
         raise typer.Exit(EXIT_OK)
-    failed = not exit_zero and exceeds(result.findings, options.fail_on)
+    failed = not exit_zero and exceeds(result.findings, options.fail_on, strict)
     raise typer.Exit(EXIT_FINDINGS if failed else EXIT_OK)
 
 

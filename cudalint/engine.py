@@ -357,9 +357,11 @@ def _dedupe(findings: list[Finding]) -> list[Finding]:
     return kept
 
 
-def exceeds(findings: Iterable[Finding], fail_on: str) -> bool:
+def exceeds(findings: Iterable[Finding], fail_on: str, strict: bool = False) -> bool:
+    """Whether a finding is at or above `fail_on`; a latent one (it cannot occur at the reference's shapes)
+    counts only when `strict`."""
     threshold = Severity(fail_on).rank
-    return any(f.severity.rank >= threshold for f in findings)
+    return any(f.severity.rank >= threshold and (strict or not f.latent) for f in findings)
 
 
 __all__ = [

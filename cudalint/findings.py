@@ -60,6 +60,9 @@ class Finding:
     message: str
     related: tuple[RelatedLocation, ...] = field(default_factory=tuple)
     fix: Fix | None = None
+    # a real defect that the analysis proves cannot occur at the reference problem's shapes (a barrier
+    # after a return no thread of the graded launches takes): reported, but it rejects only with `strict`
+    latent: bool = False
 
     @property
     def path(self) -> str:
@@ -87,6 +90,8 @@ class Finding:
             "fix": None if self.fix is None else {"description": self.fix.description, "safe": self.fix.safe,
                                                   "edits": [asdict(e) for e in self.fix.edits]},
         }
+        if self.latent:
+            data["latent"] = True
         return data
 
     @classmethod
@@ -103,7 +108,7 @@ class Finding:
         if fix is not None:
             fix = Fix(str(fix["description"]), tuple(Edit(**edit) for edit in fix["edits"]), bool(fix["safe"]))
         return cls(str(data["code"]), str(data.get("name", "")), Severity(data["severity"]), location,
-                   str(data["message"]), related, fix)
+                   str(data["message"]), related, fix, bool(data.get("latent", False)))
 
 
 def short_text(text: str, limit: int = 70) -> str:

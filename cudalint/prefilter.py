@@ -19,7 +19,9 @@ A file is *rejected* when it cannot be read, when cudalint could not analyse it 
 whatever `fail_on` says: an unchecked kernel never passes), or when it has a finding at or above
 `fail_on` ("error" by default, the same threshold as the CLI's exit code) from a rule other than the
 tool rules that never judge the kernel (CL902 unused suppression, CL903 unknown header). CL400
-(invalid solution) rejects like any other error.
+(invalid solution) rejects like any other error. A *latent* finding (`Finding.latent`: a real defect the
+analysis proves cannot occur at the reference problem's shapes) is reported but rejects only with
+`strict=True`.
 
 The inputs are untrusted: a `// cudalint: ignore-file` in a generated kernel would otherwise hide every
 finding, so their suppression comments are ignored (`honour_suppressions=True` honours them, for code
@@ -86,22 +88,25 @@ class PrefilterResult(NamedTuple):
         return summarize(self)
 
 
-def rejecting_findings(findings: Iterable[Finding], fail_on: str = "error") -> list[Finding]:
-    """The findings that reject a file at threshold `fail_on` ("error", "warning" or "info")."""
+def rejecting_findings(findings: Iterable[Finding], fail_on: str = "error", strict: bool = False) -> list[Finding]:
+    """The findings that reject a file at threshold `fail_on` ("error", "warning" or "info"); a latent
+    finding (a defect proven not to occur at the reference's shapes) rejects only when `strict`."""
     threshold = Severity(fail_on).rank
     return [f for f in findings
-            if (f.severity.rank >= threshold or f.code == INCOMPLETE) and f.code not in NEVER_REJECTS]
+            if (f.severity.rank >= threshold or f.code == INCOMPLETE) and f.code not in NEVER_REJECTS
+            and (strict or not f.latent)]
 
 
 def prefilter(paths_or_sources: Iterable, *, options: LintOptions | None = None, fail_on: str | None = None,
               jobs: int | None = None, problems: str | None = None, reference: str | None = None,
-              use_config: bool = True, honour_suppressions: bool = False) -> PrefilterResult:
+              use_config: bool = True, honour_suppressions: bool = False, strict: bool = False) -> PrefilterResult:
     """Lint every input (in parallel over `jobs` processes; default: every core) and split them into
     (accepted, rejected). `options` default to each file's nearest configuration (with `use_config`) or
     the defaults; `fail_on` defaults to the options' `fail-on`. `problems` (a
     KernelBench problems directory) and `reference` (one reference file for all inputs) let the
     shape and precision rules compare with the reference problem. The inputs' own `cudalint: ignore`
-    comments are not honoured (their authors are the ones judged) unless `honour_suppressions` says so."""
+    comments are not honoured (their authors are the ones judged) unless `honour_suppressions` says so.
+    With `strict`, latent findings (defects proven not to occur at the reference's shapes) reject too."""
     if isinstance(paths_or_sources, (str, os.PathLike)) or _is_named_source(paths_or_sources):
         paths_or_sources = [paths_or_sources]
     inputs = list(paths_or_sources)
@@ -148,7 +153,7 @@ def prefilter(paths_or_sources: Iterable, *, options: LintOptions | None = None,
         findings = [_renamed(f, name) for f in result.findings] if is_source else result.findings
         error = result.error.replace(file, name) if (result.error and is_source) else result.error
         item = PrefilterItem(name, name if is_source else file, findings, error,
-                             rejecting_findings(findings, fail_on or file_options.fail_on), text)
+                             rejecting_findings(findings, fail_on or file_options.fail_on, strict), text)
         (rejected if item.rejected else accepted).append(item)
     return PrefilterResult(accepted, rejected)
 
@@ -208,7 +213,7 @@ class BatchSummary:
                 "unreadable": self.unreadable, "rules": [dataclasses.asdict(r) for r in self.rules]}
 
 
-def summarize(results, fail_on: str = "error") -> BatchSummary:
+def summarize(results, fail_on: str = "error", strict: bool = False) -> BatchSummary:
     """Summarize a batch: `results` is a PrefilterResult, or the FileResults of `lint_paths` (judged
     at threshold `fail_on` the same way `prefilter` judges)."""
     if isinstance(results, PrefilterResult):
@@ -220,7 +225,7 @@ def summarize(results, fail_on: str = "error") -> BatchSummary:
                 items.append(result)
             elif isinstance(result, FileResult):
                 items.append(PrefilterItem(result.path, result.path, result.findings, result.error,
-                                           rejecting_findings(result.findings, fail_on)))
+                                           rejecting_findings(result.findings, fail_on, strict)))
             else:
                 raise TypeError(f"cannot summarize {type(result).__name__}")
     findings: Counter[str] = Counter()

@@ -419,19 +419,20 @@ def _modes_conflict(a: MemoryAccess, b: MemoryAccess) -> bool:
 class KernelSync:
     """Barrier intervals and races of one kernel (or of a device function analyzed on its own)."""
 
-    def __init__(self, analysis: SyncAnalysis, function: ir.Function) -> None:
+    def __init__(self, analysis: SyncAnalysis, function: ir.Function, shape: BlockShape | None = None,
+                 values: dict[str, int] | None = None) -> None:
+        """`shape` and `values` (parameter ref -> value) describe one launch (`SyncAnalysis.kernel_at`);
+        without them, every launch the source shows."""
         # the analysis, and the context's callbacks into both, are held weakly: the analysis caches this
         # object, and the cycle would keep the file's IR alive for the cycle collector
         self.analysis = weakref.proxy(analysis)
         self.function = function
         self.cfg = analysis.cfg(function)
-        self.shape = analysis.block_shape(function)
-        self.accesses = _Accesses(analysis.program, self.cfg).collect()
-        self.by_node = _by_node(self.accesses)
+        self.shape = shape or analysis.block_shape(function)
         self._write_backs: dict[int, bool] = {}
         self.context = LinearContext(self.shape, analysis.induction, analysis.loop_counters,
                                      analysis.counter_bounds, _weakly(analysis.value_dependent),
-                                     reaching=_weakly(self.reaching))
+                                     reaching=_weakly(self.reaching), values=dict(values or {}))
         self._reaching: dict[tuple[str, int], tuple | None] = {}
         self._lowerings: dict[tuple, tuple] = {}
         self._path_guards: dict[CfgNode, dict[CfgNode, tuple[Guard, ...]]] = {}
@@ -442,6 +443,15 @@ class KernelSync:
         self._counter_loops: dict[str, set[CfgNode]] = {}
         self._counter_steps_cache: dict[tuple, dict | None] = {}
         self._thread_indices: dict = {}
+
+    @cached_property
+    def accesses(self) -> list[MemoryAccess]:
+        """The shared-memory accesses (a launch's view, `kernel_at`, asks only for the global ones)."""
+        return _Accesses(self.analysis.program, self.cfg).collect()
+
+    @cached_property
+    def by_node(self) -> dict[CfgNode, list[MemoryAccess]]:
+        return _by_node(self.accesses)
 
     @cached_property
     def global_buffers(self) -> dict[str, GlobalBuffer]:
@@ -719,21 +729,108 @@ class KernelSync:
             bounds = [Lin.var(size) for size in sorted(sizes - set(index.coeffs))]
         return any(decide(base + [less_equal(bound, index)], alternatives, True).result == NONE for bound in bounds)
 
+    def reached_by_some_thread(self, node: CfgNode) -> bool | None:
+        """Whether some thread of this kernel's launch (`kernel_at`) passes every guard of `node`: True, False
+        (no thread of the launch reaches it), or None when the constraints do not say exactly what the guards
+        compute (as `first_past` requires)."""
+        if any(guard.kind in ("switch", "after_loop") for guard in node.guards) \
+                or not self._values_exact([], node.guards, node):
+            return None
+        probe = Linearizer(self.context, "1", products=True)
+        base = thread_bounds(self.shape, "1") + block_bounds(self.shape, "")
+        alternatives = []
+        for guard in node.guards:
+            probe.constraints = []
+            probe.at = guard.node or node
+            options = guard_alternatives(probe, guard)
+            if options is None:
+                return None
+            alternatives.append(options)
+            base += probe.constraints
+        names = {name for coeffs, _, _ in base for name in coeffs} | {
+            name for options in alternatives for option in options for coeffs, _, _ in option for name in coeffs}
+        if not probe.exact or not all(_pinned_launch_var(name) for name in names):
+            return None
+        return {CONFLICT: True, NONE: False}.get(decide(base, alternatives, True).result)
+
+    def first_past(self, access: MemoryAccess, elements: int) -> PastTheEnd | None:
+        """A thread of this kernel's launch (the block shape, grid and parameter values `kernel_at` pinned)
+        whose access `access` reaches element `elements` or beyond, with the first such element; None when
+        no thread does, or when the constraints do not say exactly what the code computes: an inexact
+        index, a guard the lowering drops or cannot express (a switch, a per-thread loop's exit, a test of
+        loaded data), a free value (a parameter, a local with several definitions), an undecided system."""
+        if not self._solver_exact(access, None) or any(guard.kind == "switch" for guard in access.guards):
+            return None
+        index, index_constraints, guards, exact, _products = self._lowered(access, "1", frozenset(), None)
+        if not exact or len(guards) != len(access.guards):
+            return None
+        indexed = set(index.coeffs) | {name for coeffs, _, _ in index_constraints for name in coeffs}
+        probe = Linearizer(self.context, "1", products=True)
+        for guard in access.guards:
+            probe.at = guard.node or access.node
+            options = guard_alternatives(probe, guard)
+            if options is None:
+                return None  # a guard that puts no constraint: the access may not run where the system says
+            if guard.kind == "after_loop" and indexed & {name for option in options for coeffs, _, _ in option
+                                                         for name in coeffs}:
+                return None  # a failed loop test bounds the counter's final value from one side only
+        base = thread_bounds(self.shape, "1") + block_bounds(self.shape, "") + list(index_constraints)
+        alternatives = []
+        for options, constraints in guards:
+            alternatives.append(options)
+            base += constraints
+        base.append(less_equal(Lin.of(elements), index))
+        names = {name for coeffs, _, _ in base for name in coeffs} | {
+            name for options in alternatives for option in options for coeffs, _, _ in option for name in coeffs}
+        if not all(_pinned_launch_var(name) for name in names):
+            return None
+        if decide(base, alternatives, True).result != CONFLICT:
+            return None
+        pins: list[Constraint] = []
+        position = {}
+        for var, extent in ([(block_var("", a), self.shape.grid_extent(a)) for a in "xyz"]
+                            + [(thread_var("1", a), self.shape.block_extent(a)) for a in "xyz"]):
+            if var not in names or extent is None:
+                position[var] = 0
+                continue
+            low = _least(lambda bound: decide(base + pins + [less_equal(Lin.var(var), Lin.of(bound))],
+                                              alternatives, True).result == CONFLICT, 0, extent - 1)
+            if low is None:
+                return None
+            pins.append(eq(Lin.var(var) - Lin.of(low)))
+            position[var] = low
+        limit = elements
+        while decide(base + pins + [less_equal(index, Lin.of(limit))], alternatives, True).result != CONFLICT:
+            if limit > 2 ** 62:
+                return None
+            limit = 2 * limit + 1
+        element = _least(lambda bound: decide(base + pins + [less_equal(index, Lin.of(bound))], alternatives,
+                                              True).result == CONFLICT, elements, limit)
+        if element is None:
+            return None
+        return PastTheEnd(tuple(position[thread_var("1", a)] for a in "xyz"),
+                          tuple(position[block_var("", a)] for a in "xyz"), element)
+
     def _solver_exact(self, access: MemoryAccess, limit: ir.Expr | None) -> bool:
         """Whether one thread's guards and index mean, as constraints, what they compute: every variable
         assigned more than once, other than a loop counter, has one assignment reaching where it is read
         (the lowering then takes that value; with several, it would take the guard's and the index's for one
         value), and no integer is narrower than 32 bits (the constraints' integers do not wrap)."""
-        scope = access.node.scope
-        assigned = assigned_values(scope.function)
-        counters = self.analysis.induction.get(scope.function_key, {})
-        stack = [(access.expr, scope, access.node)]
+        stack = [(access.expr, access.node.scope, access.node)]
+        if limit is not None:
+            stack.append((limit, access.node.scope, access.node))
+        return self._values_exact(stack, access.guards, access.node)
+
+    def _values_exact(self, stack: list[tuple[ir.Expr, Scope, CfgNode]], guards: tuple[Guard, ...],
+                      at: CfgNode) -> bool:
+        """`_solver_exact` for the expressions of `stack` ((expr, scope, where it is evaluated)) under `guards`."""
+        assigned = assigned_values(at.scope.function)
+        counters = self.analysis.induction.get(at.scope.function_key, {})
+        stack = list(stack)
         # the guards the lowering keeps (`guard_alternatives` drops a switch and a per-thread loop's exit)
-        stack += [(guard.cond, guard.scope, guard.node or access.node) for guard in access.guards
+        stack += [(guard.cond, guard.scope, guard.node or at) for guard in guards
                   if not (guard.kind == "switch" or (guard.kind == "after_loop"
                                                      and guard.scope.facts.is_dependent(guard.cond)))]
-        if limit is not None:
-            stack.append((limit, scope, access.node))
         seen: set[tuple] = set()
         while stack:
             expr, where, at = stack.pop()
@@ -1179,6 +1276,34 @@ def _dominators(graph: Graph, start: CfgNode, region: set[CfgNode]) -> dict[CfgN
     idom = immediate_dominators(graph.succ, graph.pred, start, inside)
     del idom[start]
     return idom
+
+
+@dataclass(frozen=True)
+class PastTheEnd:
+    """A thread that accesses past the end of a buffer, and the first element past it that it reaches."""
+
+    thread: tuple[int, int, int]
+    block: tuple[int, int, int]
+    element: int
+
+
+def _pinned_launch_var(name: str) -> bool:
+    """Whether a solver variable is one a launch with pinned parameters leaves free only as the thread
+    space or its arithmetic: a thread or block index, a loop's iteration count, a quotient or remainder."""
+    return name.startswith(("t1.", "b.")) or name[:1] in ("k", "q", "r") and name[1:2].isdigit()
+
+
+def _least(holds: Callable[[int], bool], low: int, high: int) -> int | None:
+    """The least value in [low, high] for which the monotone `holds` is true; None when not at `high`."""
+    if not holds(high):
+        return None
+    while low < high:
+        middle = (low + high) // 2
+        if holds(middle):
+            high = middle
+        else:
+            low = middle + 1
+    return low
 
 
 def guard_alternatives(lin: Linearizer, guard: Guard) -> list[list[Constraint]] | None:
@@ -1906,6 +2031,7 @@ class SyncAnalysis:
         self.uniformity = program.analysis(Uniformity)  # the one the guard analysis uses too
         self._cfgs: dict[int, FunctionCFG] = {}
         self._kernels: dict[int, KernelSync] = {}
+        self._launched: dict[tuple, KernelSync] = {}
         self._shapes: dict[int, BlockShape] = {}
         self._value_dependent: dict[int, set[str]] = {}
         self._results: dict[str, dict[int, object]] = {}
@@ -1922,6 +2048,16 @@ class SyncAnalysis:
         found = self._kernels.get(id(function))
         if found is None:
             found = self._kernels[id(function)] = KernelSync(self, function)
+        return found
+
+    def kernel_at(self, function: ir.Function, block: tuple[int, int, int], grid: tuple[int, int, int],
+                  values: dict[str, int]) -> KernelSync:
+        """The kernel as one launch runs it: these block and grid dimensions, its parameters pinned to
+        `values` (ref -> value)."""
+        key = (id(function), block, grid, tuple(sorted(values.items())))
+        found = self._launched.get(key)
+        if found is None:
+            found = self._launched[key] = KernelSync(self, function, BlockShape(block, grid), values)
         return found
 
     def races(self, function: ir.Function) -> list[Race]:

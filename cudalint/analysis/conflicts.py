@@ -573,6 +573,9 @@ class LinearContext:
     names: dict[str, str] = field(default_factory=dict)
     # (scope, ref, node) -> the one definition of a variable that reaches the node: (value, scope, def node)
     reaching: Callable | None = None
+    # the kernel's own parameters pinned to the values one launch passes (ref -> value): a launch evaluated
+    # at the reference problem's shapes
+    values: Mapping[str, int] = field(default_factory=dict)
 
     def short(self, key: str) -> str:
         name = self.names.get(key)
@@ -716,6 +719,8 @@ class Linearizer:
         if bound is not None:
             arg, arg_scope = bound
             return self.lin(arg, arg_scope)
+        if scope.parent is None and expr.decl_kind == "param" and expr.ref in self.context.values:
+            return Lin.of(self.context.values[expr.ref])
         definition = scope.env.definition(expr.ref)
         if definition is not None and not isinstance(definition, ir.InitList):
             return self.lin(definition, scope)
@@ -734,7 +739,9 @@ class Linearizer:
         # blockIdx): every instance gets its own copy
         per_block = self.global_mode and expr.decl_kind != "param"
         renamed = key in self.renamed or per_block
-        if control_dependent or renamed:
+        # a launch with pinned parameters is one exact thread space: every additive loop counter is
+        # `init + step * iterations`, not only those of per-thread loops
+        if control_dependent or renamed or self.context.values:
             function_key = scope.function_key
             induction = self.context.induction.get(function_key, {}).get(expr.ref)
             if induction is not None:
@@ -812,7 +819,7 @@ class Linearizer:
                 return self._product(expr, scope, left, right)
             return self._opaque(expr, scope)
         if op == "<<":
-            shift = _constant(expr.rhs, scope)
+            shift = self._known(expr.rhs, scope)
             if isinstance(shift, int) and 0 <= shift < 31:
                 return self.lin(expr.lhs, scope).scale(1 << shift)
             return self._opaque(expr, scope)
@@ -820,16 +827,16 @@ class Linearizer:
         operand = expr.lhs
         take = "q"
         if op in ("/", "%"):
-            value = _constant(expr.rhs, scope)
+            value = self._known(expr.rhs, scope)
             if isinstance(value, int) and value > 0:
                 divisor, take = value, ("q" if op == "/" else "r")
         elif op == ">>":
-            value = _constant(expr.rhs, scope)
+            value = self._known(expr.rhs, scope)
             if isinstance(value, int) and 0 <= value < 31:
                 divisor = 1 << value
         elif op == "&":
             for mask_side, other in ((expr.rhs, expr.lhs), (expr.lhs, expr.rhs)):
-                value = _constant(mask_side, scope)
+                value = self._known(mask_side, scope)
                 if isinstance(value, int) and value >= 0 and (value + 1) & value == 0:
                     divisor, operand, take = value + 1, other, "r"
                     break
@@ -841,6 +848,16 @@ class Linearizer:
         dividend = self.lin(operand, scope)
         q, r = self.divmod(dividend, divisor)
         return q if take == "q" else r
+
+    def _known(self, expr: ir.Expr, scope) -> int | float | None:
+        """The value of `expr` at compile time, or, with parameters pinned to a launch's values, there."""
+        value = _constant(expr, scope)
+        if value is not None or not self.context.values:
+            return value
+        exact = self.exact
+        lin = self.lin(expr, scope)
+        self.exact = exact
+        return lin.const if lin.is_const else None
 
     def divmod(self, dividend: Lin, divisor: int) -> tuple[Lin, Lin]:
         """Quotient and remainder of a non-negative `dividend` by a positive constant, as new variables.

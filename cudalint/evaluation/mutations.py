@@ -541,6 +541,97 @@ def _drop_dynamic_shared_size(lines: list[str]) -> Iterator[Mutation]:
         yield Mutation("drop-dynamic-shared-size", number, launch, "CL215", anchored=True)
 
 
+_LOAD_INLINE_TARGET = re.compile(r"^(\w+)\s*=\s*load_inline\(")
+_FORWARD = re.compile(r"^(\s*)def forward\(self((?:\s*,\s*\w+)*)\s*\)\s*(?:->[^:]*)?:\s*$")
+_LOOP_BOUND = re.compile(r"^(\s*for\s*\(\s*int\s+(\w+)\s*=\s*0\s*;\s*\2\s*)<(\s*(\w+)\s*;\s*(?:\+\+\2|\2\+\+)\s*\).*)$")
+
+
+def _own_reference(lines: list[str]) -> bool:
+    """Whether the file is its own reference: it defines `get_inputs` returning a list literal."""
+    return any(re.match(r"def get_inputs\(\)", line) for line in lines) and any(
+        re.match(r"\s+return\s*\[", line) for line in lines)
+
+
+def _forward_body(lines: list[str]) -> tuple[int, list[int]] | None:
+    """(the `def forward` line, the lines of forward's own statements at its body's indentation)."""
+    for number, line in enumerate(lines, 1):
+        if _FORWARD.match(line):
+            indent = len(_FORWARD.match(line).group(1))
+            body = []
+            for later, text in enumerate(lines[number:], number + 1):
+                if text.strip() and _indent(text) <= indent:
+                    break
+                body.append(later)
+            first = next((n for n in body if lines[n - 1].strip()), None)
+            if first is None:
+                return None
+            depth = _indent(lines[first - 1])
+            return number, [n for n in body if lines[n - 1].strip() and _indent(lines[n - 1]) == depth]
+    return None
+
+
+def _forward_bound_calls(lines: list[str]) -> Iterator[tuple[int, str, str, str]]:
+    """(line, text, module variable, function) of the first call of a `load_inline` module's function on a
+    statement forward always runs, in a file that is its own reference."""
+    targets = {m.group(1) for m in map(_LOAD_INLINE_TARGET.match, lines) if m}
+    forward = _forward_body(lines) if targets and _own_reference(lines) else None
+    for number in forward[1] if forward else ():
+        line = lines[number - 1]
+        if line.lstrip().startswith(("if ", "elif ", "else", "for ", "while ", "try", "with ")):
+            return  # past a compound statement the next ones may not run every time
+        for target in targets:
+            call = re.search(rf"\b{target}\.(\w+)\s*\(", line)
+            if call:
+                yield number, line, target, call.group(1)
+                return
+        if re.match(r"\s*return\b", line):
+            return
+
+
+def _bare_bound_call(lines: list[str]) -> Iterator[Mutation]:
+    # forward calls the compiled function by its bare name instead of through the module `load_inline`
+    # returns (`ext.relu_cuda(x)` -> `relu_cuda(x)`): NameError at the first call
+    for number, line, target, function in _forward_bound_calls(lines):
+        if not any(re.search(rf"(def|class)\s+{function}\b|\b{function}\s*=|import\b.*\b{function}\b", text)
+                   for text in lines):
+            yield Mutation("bare-bound-call", number, line.replace(f"{target}.", "", 1), "CL432", anchored=True)
+
+
+def _unbound_module_attribute(lines: list[str]) -> Iterator[Mutation]:
+    # forward calls the module `load_inline` returns by a name its functions=[...] does not bind
+    # (`ext.relu_cuda(x)` -> `ext.forward(x)`): AttributeError at the first call
+    for number, line, target, function in _forward_bound_calls(lines):
+        if not any(re.search(r"[\"']forward[\"']", text) for text in lines):
+            yield Mutation("unbound-module-attribute", number, line.replace(f"{target}.{function}", f"{target}.forward", 1),
+                           "CL435", anchored=True)
+
+
+def _forward_extra_input(lines: list[str]) -> Iterator[Mutation]:
+    # forward takes one more input than the problem's get_inputs() gives (a bias the problem does not
+    # have): the harness's `model(*inputs)` raises TypeError
+    if not _own_reference(lines):
+        return
+    for number, line in enumerate(lines, 1):
+        match = _FORWARD.match(line)
+        if match:
+            yield Mutation("forward-extra-input", number, line.replace("):", ", extra_bias):", 1)
+                           if "):" in line else line, "CL434", anchored=True)
+            return
+
+
+def _loop_bound_inclusive(lines: list[str]) -> Iterator[Mutation]:
+    # a kernel's counted loop over a size parameter made to run one step too far (`k < K` -> `k <= K`):
+    # at the reference's shapes the last step reads past its tensor
+    if not _own_reference(lines):
+        return
+    parameters = _kernel_parameters(lines)
+    for number in sorted(_device_code_lines(lines)):
+        match = _LOOP_BOUND.match(lines[number - 1])
+        if match and match.group(4) in parameters:
+            yield Mutation("loop-bound-inclusive", number, f"{match.group(1)}<={match.group(3)}", "CL216",
+                           anchored=False)
+
+
 OPERATORS: dict[str, Callable[[list[str]], Iterator[Mutation]]] = {
     "drop-barrier": _drop_barrier,
     "barrier-in-thread-branch": _barrier_in_branch,
@@ -558,6 +649,10 @@ OPERATORS: dict[str, Callable[[list[str]], Iterator[Mutation]]] = {
     "narrow-wide-index": _narrow_wide_index,
     "launch-half-block": _launch_half_block,
     "drop-dynamic-shared-size": _drop_dynamic_shared_size,
+    "bare-bound-call": _bare_bound_call,
+    "unbound-module-attribute": _unbound_module_attribute,
+    "forward-extra-input": _forward_extra_input,
+    "loop-bound-inclusive": _loop_bound_inclusive,
 }
 
 

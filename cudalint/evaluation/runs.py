@@ -58,7 +58,7 @@ CAUSES = {
 ENVIRONMENT_CAUSES = frozenset({"C", "D"})  # the evaluation machine failed, not the code
 
 _MEMORY = {"CL201", "CL202", "CL203", "CL204", "CL205", "CL206", "CL207", "CL208", "CL209", "CL210", "CL211",
-           "CL212", "CL214"}
+           "CL212", "CL214", "CL216"}
 _BUILD = {"CL400", "CL401", "CL901"}
 # which rules' findings can explain each failure: a rule's bug would make the harness fail that way
 EXPLAINS: dict[str, frozenset[str]] = {cause: frozenset(rules) for cause, rules in {
@@ -67,8 +67,8 @@ EXPLAINS: dict[str, frozenset[str]] = {cause: frozenset(rules) for cause, rules 
     "B5": {"CL301", "CL302", "CL901"}, "B6": {"CL401"}, "B?": _BUILD,
     "E": _MEMORY | {"CL104", "CL302", "CL405", "CL423"},
     "F": {"CL301", "CL302"},
-    "G1": {"CL401", "CL421", "CL424"}, "G2": {"CL206", "CL407"}, "G3": {"CL206", "CL212", "CL406"},
-    "G4": {"CL401", "CL407", "CL422", "CL423", "CL431"},
+    "G1": {"CL401", "CL421", "CL424", "CL434"}, "G2": {"CL206", "CL407", "CL433"}, "G3": {"CL206", "CL212", "CL406"},
+    "G4": {"CL401", "CL407", "CL422", "CL423", "CL431", "CL432", "CL433", "CL434", "CL435"},
     "H": {"CL405", "CL407", "CL422", "CL430"},
     # a launch that cannot run, unchecked, leaves the output unwritten: wrong values (CL302)
     "I": _MEMORY | {"CL213", "CL101", "CL102", "CL103", "CL104", "CL105", "CL106", "CL302", "CL402", "CL403", "CL405",
@@ -185,8 +185,9 @@ class RunsEvaluation:
         return {cause: tuple(table[cause]) for cause in sorted(table, key=_cause_order)}
 
     def stale_reviews(self) -> list[Review]:
-        """Reviews of findings no longer reported (a real defect now missed, or a false alarm fixed)."""
-        reported = {_review_key(o.kernel, f) for o in self.outcomes for f in o.rejecting}
+        """Reviews of findings no longer reported (a real defect now missed, or a false alarm fixed); a
+        finding now marked latent (it rejects only under `strict`) is still reported."""
+        reported = {_review_key(o.kernel, f) for o in self.outcomes for f in rejecting_findings(o.findings, strict=True)}
         return [review for key, review in sorted(self.reviews.items()) if key not in reported]
 
     @property

@@ -413,6 +413,11 @@ class ForwardFlow:
     def info(self, node: _FunctionNode) -> FunctionInfo | None:
         return next((i for i in self.functions if i.node is node), None)
 
+    def callees_of(self, call: ast.Call, info: FunctionInfo) -> list[FunctionInfo]:
+        """The functions of the forward path that `call`, made in `info`, may run."""
+        found = (self.info(node) for node, _ in self._call_targets(call, info))
+        return [callee for callee in found if callee is not None]
+
     def invoking_calls(self, node: ast.AST, info: FunctionInfo) -> list[ast.Call]:
         """Calls under `node` that run compiled code, directly or through a forward-path callee."""
         found = []
@@ -816,6 +821,91 @@ def _add_statements(body: list[ast.stmt], found: list[ast.stmt]) -> None:
 
 
 # ------------------------------------------------------------------------------------ per-document state
+
+
+# ------------------------------------------------------------------------------- what always runs
+
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+_NOT_RUN_HERE = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+
+
+def always_run_functions(flow: ForwardFlow | None) -> list[FunctionInfo]:
+    """forward, and the functions of the forward path that a statement forward always runs calls (a
+    single target: a helper method, an in-file function, an autograd Function's forward), transitively."""
+    forward = next((info for info in flow.functions if info.node is flow.forward), None) if flow else None
+    if forward is None:
+        return []
+    found, seen = [forward], {id(forward.node)}
+    for info in found:
+        for statement in always_run_statements(info.node):
+            for call in (n for n in evaluated_nodes(statement) if isinstance(n, ast.Call)):
+                callees = flow.callees_of(call, info)
+                if len(callees) == 1 and id(callees[0].node) not in seen:
+                    seen.add(id(callees[0].node))
+                    found.append(callees[0])
+    return found
+
+
+def always_run_statements(method: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.stmt]:
+    """The statements of `method` that run every time it runs (up to its first exit), in order."""
+    found: list[ast.stmt] = []
+    _add_always_run(method.body, graded_paths(method), found)
+    return found
+
+
+def _add_always_run(body: list[ast.stmt], paths: GradedPaths, found: list[ast.stmt]) -> bool:
+    """Add the statements of `body` that always run; True when it always exits (return, raise). A function,
+    not a recursive closure: that would be a reference cycle keeping the module's AST alive."""
+    for statement in body:
+        if id(statement) in paths.ungraded or id(statement) in paths.conditional \
+                or isinstance(statement, _NOT_RUN_HERE):
+            continue
+        found.append(statement)
+        if isinstance(statement, (ast.Return, ast.Raise)):
+            return True
+        exits = False
+        if isinstance(statement, (ast.With, ast.AsyncWith)):
+            exits = _add_always_run(statement.body, paths, found)
+        elif isinstance(statement, ast.If):
+            exits = _add_always_run(statement.body, paths, found) & _add_always_run(statement.orelse, paths, found)
+        elif isinstance(statement, ast.Try) and not statement.handlers:
+            exits = _add_always_run(statement.body, paths, found) | _add_always_run(statement.finalbody, paths, found)
+        if exits:
+            return True
+    return False
+
+
+def evaluated_nodes(statement: ast.stmt) -> list[ast.AST]:
+    """The nodes a statement's own expressions evaluate on every execution (its header only, for a
+    compound statement), in source order."""
+    if isinstance(statement, ast.If):
+        roots = [statement.test]
+    elif isinstance(statement, _LOOPS):
+        roots = [statement.iter] if isinstance(statement, (ast.For, ast.AsyncFor)) else [statement.test]
+    elif isinstance(statement, (ast.With, ast.AsyncWith)):
+        roots = [item.context_expr for item in statement.items]
+    elif isinstance(statement, ast.Try):
+        roots = []
+    else:
+        roots = [statement]
+    nodes: list[ast.AST] = []
+    stack = list(reversed(roots))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _NOT_RUN_HERE):
+            continue
+        nodes.append(node)
+        if isinstance(node, ast.IfExp):
+            children = [node.test]
+        elif isinstance(node, ast.BoolOp):
+            children = node.values[:1]
+        elif isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+            children = [node.generators[0].iter]
+        else:
+            children = list(ast.iter_child_nodes(node))
+        stack.extend(reversed(children))
+    return sorted((n for n in nodes if hasattr(n, "lineno")), key=lambda n: (n.lineno, n.col_offset))
+
 
 
 def line_location(document, line: int):

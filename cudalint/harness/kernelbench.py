@@ -297,6 +297,9 @@ class Solution:
     other_builders: list[ast.Call]  # cpp_extension.load, cupy ElementwiseKernel, ...
     get_inputs: ast.FunctionDef | None
     get_init_inputs: ast.FunctionDef | None
+    # every name the module binds anywhere, builtins included; None when names may be bound at run time
+    # (a star import, `exec`, `globals()`): then no name is known to be unbound
+    bound_names: frozenset[str] | None = None
 
     @property
     def uses_foreign_kernels(self) -> bool:
@@ -423,6 +426,7 @@ def parse_solution(module: ast.Module, text: str, path: str = "<solution>.py") -
         assignments=assignments, load_inline_calls=load_inline_calls, raw_kernels=raw_kernels,
         model_new=model_new, model_new_named=model_new_named, other_builders=other_builders,
         get_inputs=_function(functions, "get_inputs"), get_init_inputs=_function(functions, "get_init_inputs"),
+        bound_names=None if binds_dynamically(module) else frozenset(bound),
     )
 
 
@@ -459,6 +463,15 @@ _BINDING_CLASSES = (ast.Name, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDe
                     ast.Nonlocal, ast.ExceptHandler, ast.MatchAs)
 
 
+def module_bound_names(path: str) -> frozenset[str] | None:
+    """Every name the Python file at `path` binds (as `Solution.bound_names`); None when it cannot be read
+    or may bind names at run time."""
+    module = python_module_at(path)
+    if module is None or binds_dynamically(module):
+        return None
+    return frozenset(_bound_names(module, ImportMap(module)))
+
+
 def _bound_names(module: ast.Module, imports: ImportMap) -> set[str]:
     """Every name the module binds anywhere (assignments, defs, parameters, imports, loops, ...)."""
     names = set(_BUILTIN_NAMES) | set(imports.aliases)
@@ -478,6 +491,24 @@ def _bound_names(module: ast.Module, imports: ImportMap) -> set[str]:
         elif isinstance(node, ast.MatchAs) and node.name:
             names.add(node.name)
     return names
+
+
+_DYNAMIC_BINDERS = frozenset({"exec", "eval", "globals"})
+
+
+def binds_dynamically(module: ast.Module) -> bool:
+    """Whether the module may bind names its text does not show: a star import, or a call of `exec`,
+    `globals()`, `setattr` of anything but `self`, a module's `__dict__` or `sys.modules`."""
+    for node in pyast.of_type(module, ast.ImportFrom, ast.Call, ast.Attribute):
+        if isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names):
+            return True
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and (
+                node.func.id in _DYNAMIC_BINDERS or (node.func.id == "setattr" and not (
+                    node.args and isinstance(node.args[0], ast.Name) and node.args[0].id == "self"))):
+            return True
+        if isinstance(node, ast.Attribute) and node.attr in ("__dict__", "modules", "__builtins__"):
+            return True
+    return False
 
 
 def _source_argument(node: ast.expr | None, resolver: StringResolver, bound: set[str]) -> SourceArgument:
@@ -670,6 +701,30 @@ def _int_value(node: ast.expr, constants: dict[str, int], depth: int = 0) -> int
         except ZeroDivisionError:
             return None
     return None
+
+
+def python_module_at(path: str) -> ast.Module | None:
+    """The syntax tree of the Python file at `path` (read once per modification time); None if unreadable."""
+    try:
+        parsed = read_python(os.path.abspath(path), os.path.getmtime(path))
+    except OSError:
+        return None
+    return parsed[0] if parsed is not None else None
+
+
+def returned_list_lengths(module: ast.Module) -> dict[str, int]:
+    """For `get_inputs` and `get_init_inputs` of `module`: how many items the list it returns holds, when
+    every return of the function is a list or tuple literal without starred items and all have that
+    length (what the harness unpacks into `ModelNew(*...)` and `model(*...)`)."""
+    found: dict[str, int] = {}
+    for node in module.body:
+        if isinstance(node, ast.FunctionDef) and node.name in ("get_inputs", "get_init_inputs"):
+            returns = [r.value for r in pyast.of_type(node, ast.Return)]
+            lengths = {len(v.elts) if isinstance(v, (ast.List, ast.Tuple)) and not any(
+                isinstance(e, ast.Starred) for e in v.elts) else None for v in returns}
+            if len(lengths) == 1 and None not in lengths:
+                found[node.name] = lengths.pop()
+    return found
 
 
 def _returned_calls(function: ast.FunctionDef) -> list[ast.Call]:

@@ -28,6 +28,7 @@ from cudalint.model.program import LaunchSite
 
 _SIGNED_INT32 = {"int", "const int", "int32_t", "const int32_t", "signed int", "signed", "const signed int"}
 _PASS_THROUGH = {"contiguous", "cuda", "float", "clone", "detach"}  # methods that keep the shape
+_LIKE = {"empty_like", "zeros_like", "ones_like", "rand_like", "randn_like", "full_like"}  # a new tensor of that shape
 
 
 class ShapeEnv(ConstantEnv):
@@ -108,6 +109,9 @@ class ShapeEnv(ConstantEnv):
             return self.shape(definition, depth + 1) if definition is not None else None
         if isinstance(expr, ir.Call) and expr.callee in _PASS_THROUGH and not expr.args:
             return self.shape(expr.receiver, depth + 1)
+        if isinstance(expr, ir.Call) and expr.callee.rsplit("::", 1)[-1] in _LIKE and expr.receiver is None \
+                and expr.args:
+            return self.shape(expr.args[0], depth + 1)
         return None
 
     def tensor_value(self, expr: ir.Expr) -> object:
@@ -160,25 +164,7 @@ def reached_launches_at_reference(ctx) -> list[ShapedLaunch]:
     program.analyses["shaped_launches"] = found
     if not program.launches:
         return found
-    record_unit(ctx)  # the reading of forward follows the C++ of the units recorded: this one too
-    bound = _bound_arguments(ctx)
-    for function in program.functions:
-        arguments = bound.get(function.name)
-        if not arguments or function.body is None:
-            continue
-        shapes, scalars, described = {}, {}, []
-        for position, value in sorted(arguments.items()):
-            param = function.params[position] if position < len(function.params) else None
-            if param is None or not param.ref:
-                continue
-            if isinstance(value, TensorArgument):
-                shapes[param.ref] = value.shape
-                described.append(f"{param.name}: {' x '.join(map(str, value.shape))}")
-            elif "Tensor" not in param.type:
-                scalars[param.ref] = value
-                described.append(f"{param.name} = {value}")
-        if not shapes:
-            continue
+    for function, shapes, scalars, described in _bound_environments(ctx):
         outer = program.env(function).outer
         run = HostRun(function, ShapeEnv(function, outer, shapes, scalars),
                       [site.node for site in program.launches if site.caller is function])
@@ -198,6 +184,59 @@ def reached_launches_at_reference(ctx) -> list[ShapedLaunch]:
     return found
 
 
+@dataclasses.dataclass
+class FailedCheck:
+    function: ir.Function  # the bound C++ function
+    check: ir.If  # the `TORCH_CHECK(cond, ...)` (as the stub headers expand it: `if (!(cond)) fail(...)`)
+    shapes: str  # "x: 16 x 4095", for messages
+
+
+def failed_checks_at_reference(ctx) -> list[FailedCheck]:
+    """The first `TORCH_CHECK` of each bound C++ function that certainly fails at the reference's input
+    shapes: run with the arguments forward passes there, the function reaches the check on a path every
+    run takes and its condition evaluates to false (a dimension count, a divisibility, a size equality)."""
+    program = ctx.program
+    found: list[FailedCheck] = []
+    for function, shapes, scalars, described in _bound_environments(ctx):
+        calls = {}  # id -> (the failure call, its check)
+        for statement in function.of_type(ir.If):
+            for node in statement.then.walk() if statement.then is not None else ():
+                if isinstance(node, ir.Call) and node.callee.endswith("torchCheckFailed"):
+                    calls[id(node)] = (node, statement)
+        if not calls:
+            continue
+        run = HostRun(function, ShapeEnv(function, program.env(function).outer, shapes, scalars),
+                      [call for call, _ in calls.values()])
+        if run.certain:  # the first check that fails throws: the later ones never run
+            found.append(FailedCheck(function, calls[run.certain[0]][1], ", ".join(described)))
+    return found
+
+
+def _bound_environments(ctx):
+    """(function, parameter ref -> shape, parameter ref -> scalar, descriptions) for each bound C++
+    function of this unit that forward calls with a tensor whose shape the reference decides."""
+    program = ctx.program
+    record_unit(ctx)  # the reading of forward follows the C++ of the units recorded: this one too
+    bound = _bound_arguments(ctx)
+    for function in program.functions:
+        arguments = bound.get(function.name)
+        if not arguments or function.body is None:
+            continue
+        shapes, scalars, described = {}, {}, []
+        for position, value in sorted(arguments.items()):
+            param = function.params[position] if position < len(function.params) else None
+            if param is None or not param.ref:
+                continue
+            if isinstance(value, TensorArgument):
+                shapes[param.ref] = value.shape
+                described.append(f"{param.name}: {' x '.join(map(str, value.shape))}")
+            elif "Tensor" not in param.type:
+                scalars[param.ref] = value
+                described.append(f"{param.name} = {value}")
+        if shapes:
+            yield function, shapes, scalars, described
+
+
 _MAX_ITERATIONS = 256
 
 
@@ -213,6 +252,8 @@ class HostRun:
         self.env = env
         self.points = {id(node) for node in points}
         self.states: dict[int, dict] = {}
+        self.certain: list[int] = []  # ids of the points reached on a path every run takes, in order
+        self.may_have_returned = False  # a return under a condition not known was passed
         self.steps = 0
         # > 0 while running code that may not run: a branch of an unknown condition, the body of a loop
         # not run to its end, the children of a statement not followed
@@ -266,6 +307,8 @@ class HostRun:
             then_returns = self._run(statement.then, then_state)
             other_returns = self._run(statement.otherwise, other_state)
             self.guessing -= 1
+            # past a return only one side takes, the rest may not run
+            self.may_have_returned |= then_returns != other_returns
             survivors = [s for s, returns in ((then_state, then_returns), (other_state, other_returns)) if not returns]
             state.update(_merge(survivors) if survivors else {})
             return then_returns and other_returns
@@ -332,6 +375,8 @@ class HostRun:
 
     def _record(self, point: ir.Node, state: dict) -> None:
         if id(point) in self.points:
+            if not self.guessing and not self.may_have_returned and id(point) not in self.certain:
+                self.certain.append(id(point))
             previous = self.states.get(id(point))
             self.states[id(point)] = dict(state) if previous is None else _merge([previous, state])
 

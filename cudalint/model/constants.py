@@ -107,6 +107,8 @@ class ConstantEnv:
             if None in values:
                 return None
             return min(values) if expr.callee.endswith("min") else max(values)
+        if isinstance(expr, ir.Call) and expr.callee == "__builtin_expect" and len(expr.args) == 2:
+            return self.value(expr.args[0], depth + 1)  # a branch hint (C10_UNLIKELY): its first argument
         return None
 
     def dim3(self, expr: ir.Expr | None, depth: int = 0) -> Dim3 | None:

@@ -71,7 +71,8 @@ def _headline(finding: Finding, style: _Style, fixable: bool) -> str:
     loc = finding.location
     severity = style(f"[{finding.severity.value}]", _SEVERITY_COLOR[finding.severity])
     marker = " [*]" if fixable else ""
-    return f"{style(f'{loc.path}:{loc.line}:{loc.column}:', _BOLD)} {style(finding.code, _BOLD)} {severity}{marker} " \
+    latent = " [latent]" if finding.latent else ""
+    return f"{style(f'{loc.path}:{loc.line}:{loc.column}:', _BOLD)} {style(finding.code, _BOLD)} {severity}{latent}{marker} " \
            f"{finding.message}"
 
 

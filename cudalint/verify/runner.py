@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from cudalint.verify import diagnostics
 from cudalint.verify.gpus import Gpu, arch_list
 from cudalint.verify.isolation import WorkerOutcome
-from cudalint.verify.jobs import JobResult, LocalExecutor, WorkerJob, execute, network_setting
+from cudalint.verify.jobs import JobResult, LocalExecutor, WorkerJob, execute, isolation_record
 from cudalint.verify.resume import ResultsFile, candidate_key
 
 DEFAULT_TOLERANCES = {"float32": (1e-4, 1e-4), "float16": (1e-2, 1e-2), "bfloat16": (1e-2, 1e-2),
@@ -220,8 +220,7 @@ class _Batch:
         self.executor = None
         self.gpus: list[Gpu] = []
         self.arch = ""
-        self.isolation = {"environment": "scrubbed", "home": "private"}
-        self.isolation["network"] = network_setting(options.isolate_network, options.worker is not None)[1]
+        self.isolation = isolation_record(options.isolate_network, options.worker is not None)
         for record in self.records.values():
             record["isolation"] = dict(self.isolation)
         self.results_file = ResultsFile(options.results_file) if options.results_file else None
@@ -529,9 +528,10 @@ class _Batch:
         names = diagnostics.kernel_names(self._text(candidate), candidate.path)
         kept, other = diagnostics.candidate_reports(reports, source_map, names)
         errors = [r for r in kept if r.severity == "error"]
-        # complete: the sanitized forward ran to its end and the tool wrote its summary; anything else
+        # complete: the sanitized forward ran to its end, compute-sanitizer itself exited cleanly (the worker's
+        # "ran" is the candidate's word: its code runs there) and the tool wrote its summary; anything else
         # (a crash at start, a timeout, out of memory) checked nothing, unless it reported errors first
-        complete = outcome.status == "ran" and bool(summary.get("lines"))
+        complete = outcome.status == "ran" and outcome.returncode == 0 and bool(summary.get("lines"))
         return {"ran": True, "complete": complete, "tool": tool, "status": outcome.status,
                 "message": outcome.message, "kernels": kernels or "all",
                 "errors": sum(r.count for r in errors), "warnings": sum(r.count for r in kept if r.severity != "error"),

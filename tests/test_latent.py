@@ -1,0 +1,58 @@
+"""Latent findings: a defect proven not to occur at the reference problem's shapes is reported (marked
+latent in text and JSON) but rejects only under `--strict` / `prefilter(strict=True)`."""
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+import cudalint
+from cudalint.cli import app
+from cudalint.config import LintOptions
+
+FIXTURE = Path(__file__).parent / "fixtures" / "rules" / "CL102" / "bad_exit_before_barrier_latent_at_reference.py"
+
+
+def _cl102(text: str):
+    return [f for f in cudalint.lint_source(text, filename="level_1_problem_1.py", options=LintOptions(select=["CL102"]))]
+
+
+def test_an_exit_no_graded_thread_takes_is_latent():
+    (finding,) = _cl102(FIXTURE.read_text())
+    assert finding.latent
+    assert "latent: at the reference's shapes no thread of the launches takes that exit" in finding.message
+    assert finding.to_dict()["latent"] is True
+    assert type(finding).from_dict(finding.to_dict()).latent
+
+
+def test_an_exit_some_graded_thread_takes_is_not_latent():
+    # 1000 x 1001 elements: the last block's tail threads return before the barrier
+    (finding,) = _cl102(FIXTURE.read_text().replace("torch.randn(16384, 1024)", "torch.randn(1000, 1001)"))
+    assert not finding.latent
+    assert "latent" not in finding.to_dict()
+
+
+def test_without_a_reference_nothing_is_latent():
+    text = FIXTURE.read_text()
+    (finding,) = _cl102(text[:text.index("def get_inputs")])
+    assert not finding.latent
+
+
+def test_prefilter_accepts_a_latent_finding_unless_strict():
+    text = FIXTURE.read_text()
+    lenient = cudalint.prefilter([("level_1_problem_1.py", text)], jobs=1, use_config=False)
+    strict = cudalint.prefilter([("level_1_problem_1.py", text)], jobs=1, use_config=False, strict=True)
+    assert [item.name for item in lenient.accepted] == ["level_1_problem_1.py"]
+    assert [f.code for f in lenient.accepted[0].findings] == ["CL102"]
+    assert [item.name for item in strict.rejected] == ["level_1_problem_1.py"]
+
+
+def test_cli_marks_latent_and_fails_only_with_strict():
+    runner = CliRunner()
+    lenient = runner.invoke(app, ["check", "--no-cache", "--select", "CL102", str(FIXTURE)])
+    assert lenient.exit_code == 0, lenient.output
+    assert "CL102 [error] [latent] `__syncthreads()`" in lenient.output
+    strict = runner.invoke(app, ["check", "--no-cache", "--strict", "--select", "CL102", str(FIXTURE)])
+    assert strict.exit_code == 1
+    as_json = runner.invoke(app, ["check", "--no-cache", "--select", "CL102", "--output-format", "json", str(FIXTURE)])
+    assert [f["latent"] for f in json.loads(as_json.output)] == [True]
