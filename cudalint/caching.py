@@ -57,14 +57,20 @@ class ClassIndex:
         return found
 
 
+def user_cache_dir() -> str:
+    """`$CUDALINT_CACHE_DIR`, else `$XDG_CACHE_HOME/cudalint` or `~/.cache/cudalint`: the one folder of all
+    of cudalint's caches (preludes, results, and the GPU stage's builds in `verify/`)."""
+    return os.environ.get("CUDALINT_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser(os.path.join("~", ".cache")), "cudalint")
+
+
 def cache_root() -> str | None:
     """The user's cache directory for cudalint (not yet created): `$CUDALINT_CACHE_DIR`, else
     `$XDG_CACHE_HOME/cudalint` or `~/.cache/cudalint`; None when caching is off (`CUDALINT_NO_CACHE=1`) or
     no absolute directory is known."""
     if os.environ.get("CUDALINT_NO_CACHE", "") not in ("", "0"):
         return None
-    root = os.environ.get("CUDALINT_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser(os.path.join("~", ".cache")), "cudalint")
+    root = user_cache_dir()
     if not os.path.isabs(root):
         return None  # no home directory: never a cache relative to wherever the user runs us
     return root

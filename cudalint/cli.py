@@ -24,11 +24,13 @@ from cudalint.checks.registry import all_rules, find_rule, matches
 from cudalint.config import ConfigError, LintOptions, find_config, load_config, options_by_nearest_config
 from cudalint.engine import (MAX_FILE_BYTES, FileResult, InputError, default_jobs, exceeds, expand_paths,
                              iter_lint_each, read_source, selected_rules, tune_garbage_collector)
+from cudalint.file_selection import FileSelection, file_selection
+from cudalint.harness.kernelbench import missing_reference, reference_options_error
 from cudalint.prefilter import INCOMPLETE
 from cudalint.result_cache import ResultCache
 
 if TYPE_CHECKING:
-    from cudalint.fixes import FixReport
+    from cudalint.fixes import FixReport, Linter
 
 _DUNDER = re.compile(r"(?<![`\w])(__\w+__)(?![`\w])")  # __launch_bounds__ would render as bold
 
@@ -40,7 +42,7 @@ app = typer.Typer(
     name="cudalint",
     help="Find the bugs in generated CUDA kernels before any compilation.",
     no_args_is_help=True,
-    add_completion=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
@@ -205,7 +207,7 @@ def _existing(paths: list[str]) -> tuple[list[str], list[FileResult]]:
 
 @app.callback()
 def _main(
-    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+    version: Annotated[bool, typer.Option("--version", "-V", callback=_version, is_eager=True,
                                           help="Print the version and exit.")] = False,
 ) -> None:
     """Find the bugs in generated CUDA kernels before any compilation."""
@@ -217,8 +219,9 @@ def check(
                                                     "directories are searched recursively).",
                                                show_default=False)],
     output_format: Annotated[OutputFormat, typer.Option(
-        "--output-format", "--format", envvar="CUDALINT_OUTPUT_FORMAT",
-        help="Output format (also $CUDALINT_OUTPUT_FORMAT).")] = OutputFormat.text,
+        "--format", envvar="CUDALINT_OUTPUT_FORMAT", help="Output format (also $CUDALINT_OUTPUT_FORMAT).")
+    ] = OutputFormat.text,
+    output_format_alias: Annotated[Optional[OutputFormat], typer.Option("--output-format", hidden=True)] = None,
     select: Annotated[Optional[list[str]], typer.Option(
         "--select", metavar="RULES",
         help="Rules to run: codes, code prefixes (CL3) or names, comma-separated, repeatable; replaces "
@@ -297,8 +300,27 @@ def check(
     ignore_noqa: Annotated[bool, typer.Option(
         "--ignore-noqa", help="Ignore the files' `cudalint: ignore` comments: report every finding, as the "
                               "pre-filter judges untrusted code (no unused-suppression findings then).")] = False,
+    exclude: Annotated[Optional[list[str]], typer.Option(
+        "--exclude", metavar="PATTERNS", help="Gitignore patterns of files and folders not to check inside the "
+                                              "folders given, comma-separated, repeatable; replaces the configured "
+                                              "and default ones (hidden, build, dist, venv, ...).")] = None,
+    extend_exclude: Annotated[Optional[list[str]], typer.Option(
+        "--extend-exclude", metavar="PATTERNS", help="Patterns to exclude as well as the configured and default "
+                                                     "ones.")] = None,
+    respect_gitignore: Annotated[Optional[bool], typer.Option(
+        "--respect-gitignore/--no-respect-gitignore",
+        help="Leave out what .gitignore files ignore (default: from the configuration, else yes).",
+        show_default=False)] = None,
+    force_exclude: Annotated[bool, typer.Option(
+        "--force-exclude", help="Apply the exclusions to the paths given too (for pre-commit and editors, which "
+                                "name every file).")] = False,
+    show_files: Annotated[bool, typer.Option("--show-files", help="Print the files that would be checked, and "
+                                                                  "check nothing.")] = False,
+    show_settings: Annotated[bool, typer.Option("--show-settings", help="Print the settings the first file would "
+                                                                        "be checked with, and check nothing.")] = False,
 ) -> None:
     """Check CUDA sources (.cu, .cuh) and Python files with embedded CUDA for bugs."""
+    output_format = output_format_alias or output_format  # ruff's spelling, accepted
     if show_statistics and output_format not in (OutputFormat.text, OutputFormat.json):  # tables, not findings
         _fail(f"--statistics prints text or JSON, not {output_format.value}")
     if config is not None and no_config:
@@ -311,29 +333,54 @@ def check(
         options = build_options(paths, config=config, no_config=no_config, **command_line)
     except ConfigError as error:
         _fail(str(error))
+    unusable = reference_options_error(reference, problems)
+    if unusable is not None:
+        _fail(unusable)
 
+    fixes = fix or fix_only or diff
+    for meaningless, message in (
+            (add_ignore and fixes, "--add-ignore cannot be used with --fix, --fix-only or --diff"),
+            (add_ignore and ignore_noqa, "--add-ignore writes suppression comments that --ignore-noqa ignores: give "
+                                         "one of them"),
+            (diff and (fix or fix_only), "--diff writes nothing: it cannot be combined with --fix or --fix-only"),
+            (not fixes and (unsafe_fixes or show_fixes), "--unsafe-fixes and --show-fixes go with --fix, --fix-only "
+                                                         "or --diff"),
+            (exit_non_zero_on_fix and not (fix or fix_only), "--exit-non-zero-on-fix goes with --fix or --fix-only"),
+            (exit_zero and (fix_only or add_ignore), "--fix-only and --add-ignore always exit with 0 on findings: "
+                                                     "--exit-zero changes nothing"),
+            (show_statistics and (fix_only or diff or add_ignore), "--statistics reports findings, which --fix-only, "
+                                                                  "--diff and --add-ignore do not print"),
+            ((show_files or show_settings) and (fixes or add_ignore or "-" in paths),
+             "--show-files and --show-settings check nothing: they cannot be combined with `-`, --fix, --fix-only, "
+             "--diff or --add-ignore"),
+            (stdin_filename is not None and "-" not in paths, "--stdin-filename names the source read from `-`: "
+                                                              "give `-` as the path"),
+    ):
+        if meaningless:
+            _fail(message)
     fix = fix or fix_only
-    if add_ignore and (fix or diff):
-        _fail("--add-ignore cannot be used with --fix, --fix-only or --diff")
-    if add_ignore and ignore_noqa:
-        _fail("--add-ignore writes suppression comments that --ignore-noqa ignores: give one of them")
     if reason and not add_ignore:
         _fail("--reason is the text of the comments --add-ignore adds: give --add-ignore too")
     if "\n" in reason or "*/" in reason:
         _fail("the --reason must be one line without `*/`")
     if "-" in paths:
-        if paths != ["-"] or fix or diff or add_ignore:
-            _fail("`-` (standard input) is checked alone, and without --fix, --fix-only, --diff or --add-ignore")
-        result, text, stdin_options = _lint_stdin(stdin_filename or "stdin.cu", config, no_config, command_line)
-        _write(_render([result], output_format.value, stdin_options, show_statistics, quiet, color,
-                       sources={result.path: text}))
-        if any(f.code == INCOMPLETE for f in result.findings):
-            _fail(f"{result.path}: the analysis did not complete (CL900), so the file was not fully checked")
-        failed = not exit_zero and exceeds(result.findings, stdin_options.fail_on, strict)
-        raise typer.Exit(EXIT_FINDINGS if failed else EXIT_OK)
-    existing, missing = _existing(paths)
+        if paths != ["-"] or add_ignore:
+            _fail("`-` (standard input) is checked alone, and without --add-ignore")
+        _check_stdin(stdin_filename or "stdin.cu", config, no_config, command_line, output_format, show_statistics,
+                     quiet, color, exit_zero, fix, fix_only, diff, unsafe_fixes, show_fixes, exit_non_zero_on_fix,
+                     strict)
     try:
-        files = list(expand_paths(existing))
+        selection = file_selection(options.exclude, options.extend_exclude, options.config_path,
+                                   exclude=_split(exclude) if exclude else None, extend_exclude=_split(extend_exclude),
+                                   respect_gitignore=options.respect_gitignore if respect_gitignore is None
+                                   else respect_gitignore, force_exclude=force_exclude)
+    except ConfigError as error:
+        _fail(str(error))
+    existing, missing = _existing(paths)
+    if show_files or show_settings:
+        _show_selection(existing, selection, config, no_config, command_line, show_settings)
+    try:
+        files = list(expand_paths(existing, selection))
         per_file = options_per_file(files, config=config, no_config=no_config, **command_line)
         cache = None if no_cache else ResultCache.default()
         linted = _lint_with_progress(files, per_file, jobs or default_jobs(len(files)), cache,
@@ -362,7 +409,8 @@ def check(
     # a diff is the output; --fix-only and --add-ignore report only what they changed
     reports = not diff and not fix_only and not add_ignore
     if reports:
-        _write(_render(results, output_format.value, options, show_statistics, quiet, color))
+        fixable = _fixability(linted, per_file) if output_format is OutputFormat.text else None
+        _write(_render(results, output_format.value, options, show_statistics, quiet, color, fixable=fixable))
     batch = any(os.path.isdir(path) for path in existing)
     if batch and output_format is OutputFormat.text and not quiet and not show_statistics and len(results) > 1 \
             and reports:
@@ -387,6 +435,68 @@ def check(
     raise typer.Exit(EXIT_OK)
 
 
+def _check_stdin(name: str, config: str | None, no_config: bool, command_line: dict, output_format: OutputFormat,
+                 show_statistics: bool, quiet: bool, color: Color, exit_zero: bool, fix: bool, fix_only: bool,
+                 diff: bool, unsafe_fixes: bool, show_fixes: bool, exit_non_zero_on_fix: bool,
+                 strict: bool) -> NoReturn:
+    """Check the source on standard input as the file `name`. With --fix, the fixed source goes to stdout
+    and the findings left to stderr (with --fix-only, none); with --diff, the diff goes to stdout."""
+    result, text, options = _lint_stdin(name, config, no_config, command_line)
+    if any(f.code == INCOMPLETE for f in result.findings):
+        _fail(f"{result.path}: the analysis did not complete (CL900), so the file was not fully checked")
+    changed = False
+    if fix or diff:
+        from cudalint.fixes import default_linter, fix_source
+        from cudalint.repairing.loop import unified_diff
+
+        report = fix_source(text, name, default_linter(options), unsafe=unsafe_fixes, findings=result.findings)
+        changed = report.changed
+        _write(unified_diff(name, text, report.text) if diff else report.text)
+        sys.stderr.write(_fixes_summary("would fix" if diff else "fixed", [(name, report)], show_fixes))
+        if diff:
+            raise typer.Exit(EXIT_FINDINGS if changed and not exit_zero else EXIT_OK)
+        result.findings, text = report.findings_after, report.text
+    if not fix_only:
+        fixable = _fixability([result], [options], {name: text}) if output_format is OutputFormat.text else None
+        rendered = _render([result], output_format.value, options, show_statistics, quiet, color,
+                           sources={name: text}, fixable=fixable)
+        (sys.stderr.write if fix else _write)(rendered)
+    if fix and exit_non_zero_on_fix and changed:
+        raise typer.Exit(EXIT_FINDINGS)
+    if fix_only:
+        raise typer.Exit(EXIT_OK)
+    failed = not exit_zero and exceeds(result.findings, options.fail_on, strict)
+    raise typer.Exit(EXIT_FINDINGS if failed else EXIT_OK)
+
+
+def _show_selection(paths: list[str], selection: FileSelection, config: str | None, no_config: bool,
+                    command_line: dict, settings: bool) -> NoReturn:
+    """--show-files: the files a run would check; --show-settings: what the first of them is checked with."""
+    try:
+        files = list(expand_paths(paths, selection))
+        options = options_per_file(files[:1], config=config, no_config=no_config, **command_line)[0] if files else None
+    except (InputError, ConfigError) as error:
+        _fail(str(error))
+    if not settings:
+        _write("".join(f"{path}\n" for path in files))
+        raise typer.Exit(EXIT_OK)
+    if options is None:
+        _fail("no file to check in the given paths: no settings to show")
+    import json
+
+    settings_shown = {"file": files[0], "config": options.config_path}
+    for name in ("select", "ignore", "per_file_ignores", "arch", "fail_on", "reference", "problems", "include_dirs",
+                 "defines", "compile_commands"):
+        settings_shown[name.replace("_", "-")] = getattr(options, name)
+    settings_shown["rules"] = [rule.code for rule in selected_rules(options, files[0])]
+    settings_shown["exclude"] = [{"relative-to": p.base, "patterns": list(p.patterns)} for p in selection.exclude]
+    settings_shown["respect-gitignore"] = selection.respect_gitignore
+    settings_shown["force-exclude"] = selection.force_exclude
+    lines = [f"{key} = {json.dumps(value)}" for key, value in settings_shown.items()]
+    _write("\n".join(lines) + "\n")
+    raise typer.Exit(EXIT_OK)
+
+
 def _lint_stdin(name: str, config: str | None, no_config: bool,
                 command_line: dict) -> tuple[FileResult, str, LintOptions]:
     """Lint the source on standard input as the file `name` (which need not exist): its result, its text
@@ -399,6 +509,9 @@ def _lint_stdin(name: str, config: str | None, no_config: bool,
     if len(data) > MAX_FILE_BYTES:
         _fail(f"standard input: larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB, not a kernel source")
     options = options_per_file([name], config=config, no_config=no_config, **command_line)[0]
+    unjudged = missing_reference(name, options.reference, options.problems)
+    if unjudged is not None:
+        _fail(unjudged)
     findings = cudalint.lint_source(text, filename=name, options=options,
                                     directory=os.path.dirname(os.path.abspath(name)), isolate=True)
     return FileResult(name, findings), text, options
@@ -414,20 +527,41 @@ def _lint_with_progress(files: list[str], per_file: list[LintOptions], jobs: int
         return list(progress)
 
 
-def _fixed_files(results: list[FileResult], per_file: list[LintOptions],
-                 unsafe: bool) -> Iterator[tuple[FileResult, FixReport]]:
-    """Each file that its checked fixes change, with the fixes' report."""
-    from cudalint.fixes import default_linter, fix_source
+def _with_fixes(results: list[FileResult], per_file: list[LintOptions]) -> Iterator[tuple[FileResult, Linter]]:
+    """Each readable result with a finding that carries a fix, and the linter of its options."""
+    from cudalint.fixes import carries_fix, default_linter
 
-    linters = {}  # one per configuration
+    linters: dict[int, Linter] = {}  # one per configuration
     for result, options in zip(results, per_file):
-        if result.error is not None or not any(f.fix is not None for f in result.findings):
-            continue
-        if id(options) not in linters:
-            linters[id(options)] = default_linter(options)
-        report = fix_source(read_source(result.path), result.path, linters[id(options)], unsafe=unsafe)
-        if report.changed:
-            yield result, report
+        if result.error is None and any(carries_fix(f) for f in result.findings):
+            if id(options) not in linters:
+                linters[id(options)] = default_linter(options)
+            yield result, linters[id(options)]
+
+
+def _fixability(results: list[FileResult], per_file: list[LintOptions],
+                texts: dict[str, str] | None = None) -> dict[int, str]:
+    """Which findings `--fix` fixes (the `[*]` marks and the fixable count): the checked fixes are run, so a
+    fix that would be dropped is not promised. `texts`: sources not on disk."""
+    from cudalint.fixes import fixability
+
+    marks: dict[int, str] = {}
+    for result, lint in _with_fixes(results, per_file):
+        try:
+            text = texts[result.path] if texts else read_source(result.path)
+        except InputError:
+            continue  # vanished meanwhile: nothing --fix could fix
+        marks.update(fixability(text, result.path, result.findings, lint))
+    return marks
+
+
+def _fix_reports(results: list[FileResult], per_file: list[LintOptions],
+                 unsafe: bool) -> Iterator[tuple[FileResult, FixReport]]:
+    """Each file with fixes to try, with the report of its checked fixes."""
+    from cudalint.fixes import fix_source
+
+    for result, lint in _with_fixes(results, per_file):
+        yield result, fix_source(read_source(result.path), result.path, lint, unsafe=unsafe, findings=result.findings)
 
 
 def _apply_fixes(results: list[FileResult], per_file: list[LintOptions], unsafe: bool, show_fixes: bool) -> bool:
@@ -435,17 +569,18 @@ def _apply_fixes(results: list[FileResult], per_file: list[LintOptions], unsafe:
     any file was rewritten."""
     from cudalint.repairing.loop import atomic_write
 
-    fixed = []
-    for result, report in _fixed_files(results, per_file, unsafe):
-        try:
-            atomic_write(result.path, report.text, like=result.path)
-        except OSError as error:
-            result.error = f"{result.path}: cannot write the fixes: {error.strerror or error}"
-            continue
-        result.findings = report.findings_after
-        fixed.append((result.path, report))
-    sys.stderr.write(_fixes_summary("fixed", fixed, show_fixes))
-    return bool(fixed)
+    tried = []
+    for result, report in _fix_reports(results, per_file, unsafe):
+        if report.changed:
+            try:
+                atomic_write(result.path, report.text, like=result.path)
+            except OSError as error:
+                result.error = f"{result.path}: cannot write the fixes: {error.strerror or error}"
+                continue
+            result.findings = report.findings_after
+        tried.append((result.path, report))
+    sys.stderr.write(_fixes_summary("fixed", tried, show_fixes))
+    return any(report.changed for _, report in tried)
 
 
 def _add_ignores(results: list[FileResult], per_file: list[LintOptions], reason: str) -> None:
@@ -486,29 +621,36 @@ def _show_diffs(results: list[FileResult], per_file: list[LintOptions], unsafe: 
     """Print the unified diff of each file's checked fixes, writing nothing; whether any file would change."""
     from cudalint.repairing.loop import unified_diff
 
-    changed = []
-    for result, report in _fixed_files(results, per_file, unsafe):
-        _write(unified_diff(result.path, report.original, report.text))
-        changed.append((result.path, report))
-    sys.stderr.write(_fixes_summary("would fix", changed, show_fixes))
-    return bool(changed)
+    tried = []
+    for result, report in _fix_reports(results, per_file, unsafe):
+        if report.changed:
+            _write(unified_diff(result.path, report.original, report.text))
+        tried.append((result.path, report))
+    sys.stderr.write(_fixes_summary("would fix", tried, show_fixes))
+    return any(report.changed for _, report in tried)
 
 
 def _fixes_summary(verb: str, reports: list[tuple[str, FixReport]], show_fixes: bool) -> str:
-    """`cudalint: fixed 3 findings in 2 files`, with `show_fixes` then the count per file and rule."""
-    count = sum(len(report.applied) for _, report in reports)
-    lines = [f"cudalint: {verb} {count} finding{'s' * (count != 1)} in {len(reports)} "
-             f"file{'s' * (len(reports) != 1)}{':' if show_fixes and reports else ''}"]
-    if show_fixes:
-        for path, report in reports:
-            lines.append(f"  {path}:")
-            per_rule = Counter((fixed.finding.code, fixed.finding.name) for fixed in report.applied)
-            lines += [f"    {number} × {code} ({name})" for (code, name), number in sorted(per_rule.items())]
+    """`cudalint: fixed 3 findings in 2 files`, with `show_fixes` then, per file, the count per rule and each
+    fix not applied with the reason (the file would no longer parse, the finding would still be reported,
+    ...)."""
+    changed = [(path, report) for path, report in reports if report.changed]
+    count = sum(len(report.applied) for _, report in changed)
+    shown = [(path, report) for path, report in reports if report.changed or report.rejected] if show_fixes else []
+    lines = [f"cudalint: {verb} {count} finding{'s' * (count != 1)} in {len(changed)} "
+             f"file{'s' * (len(changed) != 1)}{':' if shown else ''}"]
+    for path, report in shown:
+        lines.append(f"  {path}:")
+        per_rule = Counter((fixed.finding.code, fixed.finding.name) for fixed in report.applied)
+        lines += [f"    {number} × {code} ({name})" for (code, name), number in sorted(per_rule.items())]
+        lines += [f"    not fixed: {finding.line}:{finding.column} {finding.code} ({finding.name}): {why}"
+                  for finding, why in report.rejected]
     return "\n".join(lines) + "\n"
 
 
 def _render(results: list[FileResult], fmt: str, options: LintOptions, show_statistics: bool,
-            quiet: bool, color: Color = Color.auto, sources: dict[str, str] | None = None) -> str:
+            quiet: bool, color: Color = Color.auto, sources: dict[str, str] | None = None,
+            fixable: dict[int, str] | None = None) -> str:
     if show_statistics:
         if fmt == "json":
             from cudalint.report.json_format import render_json_statistics
@@ -520,7 +662,7 @@ def _render(results: list[FileResult], fmt: str, options: LintOptions, show_stat
     from cudalint.report import render
 
     if fmt == "text":
-        return render(fmt, results, sources, color=_use_color(color), summary=not quiet)
+        return render(fmt, results, sources, color=_use_color(color), summary=not quiet, fixable=fixable)
     if fmt == "json-files":
         return render(fmt, results, fail_on=options.fail_on)
     if fmt == "sarif":
@@ -563,11 +705,9 @@ def rules_command(
             lines.append(f"| [{code}](rules/{code}.md) | `{name}` | {severity} | {category} | {summary} |")
         _write("\n".join(lines) + "\n")
     else:
-        header = ("CODE", "NAME", "SEVERITY", "CATEGORY", "SUMMARY")
-        widths = [max(len(row[i]) for row in [header, *rows]) for i in range(4)]
-        lines = ["  ".join([*(cell.ljust(w) for cell, w in zip(row[:4], widths)), row[4]]).rstrip()
-                 for row in [header, *rows]]
-        _write("\n".join(lines) + "\n")
+        from cudalint.report.tables import render_table
+
+        _write(render_table(("CODE", "NAME", "SEVERITY", "CATEGORY", "SUMMARY"), rows, rule=False))
 
 
 @app.command("report")
@@ -595,6 +735,9 @@ def report_command(
 
     if fast_p <= 0:
         _fail(f"--fast-p must be positive, not {fast_p:g}")
+    folder = os.path.dirname(os.path.abspath(output))
+    if not os.path.isdir(folder):  # as ruff's --output-file: a mistyped folder is not created silently
+        _fail(f"{output}: no such folder {folder}")
     runs = []
     try:
         for path in results:

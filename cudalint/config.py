@@ -18,7 +18,7 @@ from cudalint.compile_flags import CompileFlags, CompileFlagsError, check_define
 
 SEVERITY_LEVELS = ("error", "warning", "info")
 _KEYS = {"select", "extend-select", "ignore", "per-file-ignores", "arch", "fail-on", "include-dirs", "defines",
-         "compile-commands"}
+         "compile-commands", "exclude", "extend-exclude", "respect-gitignore"}
 
 
 class ConfigError(ValueError):
@@ -41,6 +41,11 @@ class LintOptions:
     include_dirs: list[str] = field(default_factory=list)
     defines: list[str] = field(default_factory=list)
     compile_commands: str | None = None
+    # which files a directory holds (cudalint.file_selection): gitignore patterns relative to the configuration
+    # file's folder; None: the defaults
+    exclude: list[str] | None = None
+    extend_exclude: list[str] = field(default_factory=list)
+    respect_gitignore: bool = True
     # in-source `cudalint: ignore` comments are the author's: honoured for one's own code, not for code
     # being judged (the pre-filter, `check --ignore-noqa`), whose author could hide any finding with one
     honour_suppressions: bool = True
@@ -150,6 +155,14 @@ def load_config(path: str) -> LintOptions:
         if not isinstance(table["compile-commands"], str):
             raise ConfigError(f"{path}: compile-commands must be a string (a compile_commands.json)")
         options.compile_commands = os.path.join(base, table["compile-commands"])
+    if "exclude" in table:
+        options.exclude = _string_list(table, "exclude", path)
+    if "extend-exclude" in table:
+        options.extend_exclude = _string_list(table, "extend-exclude", path)
+    if "respect-gitignore" in table:
+        if not isinstance(table["respect-gitignore"], bool):
+            raise ConfigError(f"{path}: respect-gitignore must be true or false")
+        options.respect_gitignore = table["respect-gitignore"]
     try:
         return options.validate()
     except ConfigError as error:

@@ -26,10 +26,12 @@ from cudalint.checks.context import RuleContext, UnitFacts
 from cudalint.checks.registry import Rule, all_rules, find_rule, matches, selects
 from cudalint.compile_flags import CompileFlags
 from cudalint.config import ConfigError, LintOptions, options_by_nearest_config
+from cudalint.file_selection import FileSelection
 from cudalint.findings import Finding, Location, Severity
 from cudalint.frontend import HostDefinitions, IncludedFiles, LoweredUnit, limits, lower_unit, prepare_workspace
+from cudalint.harness.kernelbench import missing_reference
 from cudalint.model.program import build_program
-from cudalint.sources import SUFFIXES, SourceDocument, load_document
+from cudalint.sources import SourceDocument, load_document
 from cudalint.suppressions import apply_suppressions, parse_suppressions, problems
 
 if TYPE_CHECKING:
@@ -117,29 +119,20 @@ def read_source(path: str) -> str:
         raise InputError(f"{path}: not UTF-8 text (byte {error.start})") from None
 
 
-def expand_paths(paths: Iterable[str]) -> Iterator[str]:
-    """Files to lint: given files as they are, directories searched recursively by extension."""
+def expand_paths(paths: Iterable[str], selection: FileSelection | None = None) -> Iterator[str]:
+    """Files to lint: given files as they are, directories searched recursively by extension, leaving out
+    what `selection` excludes (default: hidden, build and virtualenv folders, and what .gitignore ignores;
+    see `cudalint.file_selection`)."""
+    selection = selection or FileSelection()
     for path in paths:
-        if os.path.isdir(path):
-            unreadable: list[str] = []
-            # a folder that cannot be listed is yielded itself: reading it then fails with the reason, so it
-            # is reported with the unreadable files instead of being skipped without a word
-            for root, dirs, files in os.walk(path, onerror=lambda error: unreadable.append(error.filename)):
-                yield from _drain(unreadable)
-                dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in ("__pycache__", "node_modules"))
-                for name in sorted(files):
-                    if name.endswith(SUFFIXES):
-                        yield os.path.join(root, name)
-            yield from _drain(unreadable)
-        elif os.path.exists(path):
-            yield path
-        else:
+        if not os.path.exists(path):
             raise InputError(f"{path}: no such file or directory")
-
-
-def _drain(items: list[str]) -> Iterator[str]:
-    while items:
-        yield items.pop(0)
+        if not selection.keeps_given(path):
+            continue
+        if os.path.isdir(path):
+            yield from selection.walk(path)
+        else:
+            yield path
 
 
 def lint_file(path: str, options: LintOptions, cache: ResultCache | None = None) -> FileResult:
@@ -148,6 +141,9 @@ def lint_file(path: str, options: LintOptions, cache: ResultCache | None = None)
         text = read_source(path)
     except InputError as error:
         return FileResult(path, error=str(error))
+    unjudged = missing_reference(path, options.reference, options.problems)
+    if unjudged is not None:  # the reference-aware rules would be off without a word: not a pass
+        return FileResult(path, error=unjudged)
     digest = cache.digest(path, text, options) if cache is not None else ""
     if cache is not None:
         found = cache.lookup(path, options, digest)
@@ -165,7 +161,8 @@ def lint_file(path: str, options: LintOptions, cache: ResultCache | None = None)
 
 def lint_paths(paths: Iterable[str], options: LintOptions | None = None, use_config: bool = True,
                jobs: int = 1, cache: ResultCache | None = None, isolate: bool = False) -> list[FileResult]:
-    """Lint files and directories. With `use_config`, each file's nearest configuration file applies
+    """Lint files and directories (selected as `expand_paths` selects them). With `use_config`, each file's
+    nearest configuration file applies
     unless `options` are given; with a `cache` (`ResultCache.default()`), unchanged files' findings are
     reused; with `isolate`, even one file is linted in a worker process under a `Budget` (as
     `iter_lint_each`). Raises InputError for a path that does not exist, ConfigError for bad config."""

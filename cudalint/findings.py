@@ -87,12 +87,11 @@ class Finding:
             "message": self.message,
             "related": [{"path": r.location.path, "line": r.location.line, "column": r.location.column,
                          "message": r.message} for r in self.related],
+            "fix": None if self.fix is None else {"description": self.fix.description, "safe": self.fix.safe,
+                                                  "edits": [asdict(e) for e in self.fix.edits]},
         }
         if self.latent:
             data["latent"] = True
-        if self.fix is not None:
-            data["fix"] = {"description": self.fix.description, "safe": self.fix.safe,
-                           "edits": [asdict(e) for e in self.fix.edits]}
         return data
 
     @classmethod

@@ -231,11 +231,12 @@ def _score(findings: Iterable[Finding]) -> tuple[int, int]:
 
 
 def fix_source(text: str, path: str, lint: Linter | None = None, max_passes: int = 10,
-               unsafe: bool = False) -> FixReport:
+               unsafe: bool = False, findings: list[Finding] | None = None) -> FixReport:
     """Apply the checked built-in fixes to `text` (the content of `path`); see the module docstring. Fixes
-    their rule marks unsafe (they can change what correct code does) only with `unsafe`."""
+    their rule marks unsafe (they can change what correct code does) only with `unsafe`. `findings`: the
+    lint of `text`, when the caller has it (the fixes of pass 1 are then among these very objects)."""
     lint = lint or default_linter()
-    findings = lint(text, path)
+    findings = lint(text, path) if findings is None else findings
     report = FixReport(text, text, list(findings), list(findings))
     states: list[tuple[str, list[Finding], list[AppliedFix]]] = [(text, list(findings), [])]  # after each pass
     tried: set[tuple] = set()
@@ -289,10 +290,29 @@ def fix_source(text: str, path: str, lint: Linter | None = None, max_passes: int
     return report
 
 
+def carries_fix(finding: Finding) -> bool:
+    return finding.fix is not None and bool(finding.fix.edits)
+
+
+def fixability(text: str, path: str, findings: list[Finding], lint: Linter) -> dict[int, str]:
+    """Which of `findings` (the lint of `text`) `fix_source` fixes, as `id(finding) -> "safe"` (by `--fix`) or
+    `"unsafe"` (only by `--fix --unsafe-fixes`). A fix it would drop (the file would no longer parse, the
+    finding would still be reported, ...) is not there: a finding is marked fixable only when it is."""
+    marks: dict[int, str] = {}
+    for unsafe in (False, True):
+        if unsafe and not any(carries_fix(f) and not f.fix.safe for f in findings):
+            break
+        report = fix_source(text, path, lint, unsafe=unsafe, findings=findings)
+        for applied in report.applied:
+            if applied.pass_number == 1:
+                marks.setdefault(id(applied.finding), "unsafe" if unsafe else "safe")
+    return marks
+
+
 def _key(finding: Finding) -> tuple:
     """Identifies a fix across passes: the code, the message and the edits' text (positions shift)."""
     return (finding.code, finding.message, tuple(e.text for e in finding.fix.edits) if finding.fix else ())
 
 
-__all__ = ["AppliedFix", "EditOutcome", "FixReport", "Linter", "apply_fix_edits", "apply_fixes", "default_linter",
-           "fix_source", "map_offset"]
+__all__ = ["AppliedFix", "EditOutcome", "FixReport", "Linter", "apply_fix_edits", "apply_fixes", "carries_fix",
+           "default_linter", "fix_source", "fixability", "map_offset"]

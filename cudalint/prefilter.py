@@ -9,7 +9,8 @@ sending to the evaluation harness and the ones that cannot pass, with the findin
     evaluate([item.path for item in result.accepted])
 
 Inputs (`paths_or_sources`): paths (str or os.PathLike) to files or directories (searched recursively
-for .py/.cu/.cuh files); a str that contains a newline is source text (linted as Python, named
+for .py/.cu/.cuh files, leaving out hidden, build and virtualenv folders and what .gitignore ignores, as
+`cudalint check` does: `cudalint.file_selection`); a str that contains a newline is source text (linted as Python, named
 `source_<i>.py`); a `(name, text)` pair is source text with a name (its suffix picks Python or CUDA;
 none means Python). Sources are written to a temporary directory so that they are linted in
 parallel like files, and findings name them by their given name.
@@ -50,10 +51,13 @@ INCOMPLETE = "CL900"  # the analysis did not complete: the file was not checked,
 @dataclass
 class PrefilterItem:
     name: str  # the path as given (or found in a directory), or the name of a source
-    path: str | None  # the file on disk; None for a source given as text
+    # what to pass on (to a generator, to `cudalint repair`, to the harness): the file on disk, or for a source
+    # given as text its name (given, or source_<i>.py), with the text in `text`
+    path: str
     findings: list[Finding] = field(default_factory=list)
     error: str | None = None  # why the input could not be read
     reasons: list[Finding] = field(default_factory=list)  # the findings that reject it
+    text: str | None = None  # the source, for a source given as text; None for a file
 
     @property
     def rejected(self) -> bool:
@@ -63,7 +67,7 @@ class PrefilterItem:
         """The findings as text, one per line (`name:line:col: CODE name: message`), for feedback to a
         generator or a repair prompt."""
         if self.error is not None:
-            return f"{self.name}: {self.error}"
+            return self.error  # a one-line message that names the input
         lines = []
         for finding in self.findings:
             loc = finding.location
@@ -108,31 +112,31 @@ def prefilter(paths_or_sources: Iterable, *, options: LintOptions | None = None,
     inputs = list(paths_or_sources)
     jobs = jobs if jobs is not None else (os.cpu_count() or 1)
     temp_dir: str | None = None
-    entries: list[tuple[str, str, bool]] = []  # (name, file to lint, is a source)
+    entries: list[tuple[str, str, str | None]] = []  # (name, file to lint, the text of a source given as text)
     missing: list[PrefilterItem] = []
     try:
         for index, item in enumerate(inputs):
             if isinstance(item, tuple):
                 name, text = item
                 temp_dir = temp_dir or tempfile.mkdtemp(prefix="cudalint-prefilter-")
-                entries.append((str(name), _write_source(temp_dir, index, str(name), text), True))
+                entries.append((str(name), _write_source(temp_dir, index, str(name), text), text))
             elif isinstance(item, str) and "\n" in item:
                 name = f"source_{index}.py"
                 temp_dir = temp_dir or tempfile.mkdtemp(prefix="cudalint-prefilter-")
-                entries.append((name, _write_source(temp_dir, index, name, item), True))
+                entries.append((name, _write_source(temp_dir, index, name, item), item))
             else:
                 path = os.fspath(item)
                 if not os.path.exists(path):
-                    missing.append(PrefilterItem(path, None, error=f"{path}: no such file or directory"))
+                    missing.append(PrefilterItem(path, path, error=f"{path}: no such file or directory"))
                     continue
-                entries.extend((found, found, False) for found in expand_paths([path]))
+                entries.extend((found, found, None) for found in expand_paths([path]))
         files = [file for _, file, _ in entries]
         if options is not None:
             per_file = [options] * len(files)
         elif use_config:  # each file's nearest configuration; sources given as text have none
             defaults = LintOptions()
-            configured = iter(options_by_nearest_config([file for _, file, is_source in entries if not is_source]))
-            per_file = [defaults if is_source else next(configured) for _, _, is_source in entries]
+            configured = iter(options_by_nearest_config([file for _, file, text in entries if text is None]))
+            per_file = [defaults if text is not None else next(configured) for _, _, text in entries]
         else:
             per_file = [LintOptions()] * len(files)
         judged = {id(o): dataclasses.replace(o, problems=problems or o.problems, reference=reference or o.reference,
@@ -144,11 +148,12 @@ def prefilter(paths_or_sources: Iterable, *, options: LintOptions | None = None,
             shutil.rmtree(temp_dir, ignore_errors=True)
     accepted: list[PrefilterItem] = []
     rejected: list[PrefilterItem] = list(missing)
-    for (name, file, is_source), result, file_options in zip(entries, results, per_file):
+    for (name, file, text), result, file_options in zip(entries, results, per_file):
+        is_source = text is not None
         findings = [_renamed(f, name) for f in result.findings] if is_source else result.findings
         error = result.error.replace(file, name) if (result.error and is_source) else result.error
-        item = PrefilterItem(name, None if is_source else file, findings, error,
-                             rejecting_findings(findings, fail_on or file_options.fail_on, strict))
+        item = PrefilterItem(name, name if is_source else file, findings, error,
+                             rejecting_findings(findings, fail_on or file_options.fail_on, strict), text)
         (rejected if item.rejected else accepted).append(item)
     return PrefilterResult(accepted, rejected)
 

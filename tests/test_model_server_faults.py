@@ -105,10 +105,24 @@ def test_timeout_is_a_deadline_for_the_whole_answer():
             time.sleep(0.05)
 
     with RawServer(trickle) as server:
+        patient = client(server.base_url, timeout=0.5, retries=1)
         start = time.monotonic()
-        with pytest.raises(ServerUnreachable, match=r"no answer within 0.5 s \(2 attempts\)"):
-            client(server.base_url, timeout=0.5, retries=1).complete(HI)
+        with pytest.raises(ServerUnreachable, match=r"no answer within 0.5 s \(1 attempt\); a slow model may need a "
+                                                    r"longer --timeout"):
+            patient.complete(HI)
         assert time.monotonic() - start < 8  # without the deadline: over 20 s
+
+
+def test_timeout_is_the_wall_time_retries_and_waits_included():
+    """A server that keeps answering 503 with Retry-After: 5 is given up on when --timeout has passed, not
+    after four attempts and three waits."""
+    busy = b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 5\r\nContent-Length: 0\r\n\r\n"
+    with RawServer(lambda connection, stopped: connection.sendall(busy)) as server:
+        patient = client(server.base_url, timeout=1.0, retries=3)
+        start = time.monotonic()
+        with pytest.raises(ServerUnreachable, match=r"no answer within 1 s \(\d attempts?\)"):
+            patient.complete(HI)
+        assert time.monotonic() - start < 8  # the Retry-After alone would be 5 s a retry, 15 s in all
 
 
 @pytest.mark.parametrize("body", [

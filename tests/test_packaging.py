@@ -51,3 +51,7 @@ def test_wheel_ships_the_report_template(wheel_names: set[str]) -> None:
     assert templates
     for name in templates:
         assert f"cudalint/report/html_templates/{name}" in wheel_names, name
+
+
+def test_wheel_says_it_is_typed(wheel_names: set[str]) -> None:
+    assert "cudalint/py.typed" in wheel_names  # PEP 561: type checkers read cudalint's annotations

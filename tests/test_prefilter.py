@@ -136,7 +136,9 @@ def test_sources_as_text_and_named_pairs() -> None:
     rejected = {item.name: item for item in result.rejected}
     assert {f.code for f in rejected["sample_7.py"].reasons} == {"CL401"}
     assert all(f.path == "sample_7.py" for f in rejected["sample_7.py"].findings)
-    assert rejected["sample_7.py"].path is None
+    # a source given as text is passed on by its name, with its text
+    assert rejected["sample_7.py"].path == "sample_7.py" and rejected["sample_7.py"].text == BAD_BINDING
+    assert result.accepted[0].path == "source_0.py" and result.accepted[0].text == GOOD
     assert rejected["sample_7.py"].render().startswith("sample_7.py:")
 
 

@@ -412,7 +412,7 @@ def test_without_a_model_only_built_in_fixes_run_and_it_says_so(work: Path) -> N
     with StubServer([Reply(content=fenced(GOOD))]) as server:
         result = run(server, "repair", "sigmoid.py")  # a key is set, but no model is configured
     assert result.exit_code == 1
-    assert result.stdout.startswith("no model configured (--llm MODEL or $CUDALINT_MODEL): applying built-in "
+    assert result.stdout.startswith("no model configured (--model MODEL or $CUDALINT_MODEL): applying built-in "
                                     "fixes only\n")
     assert "sigmoid.py: not improved; nothing written: no finding has a built-in fix" in result.stdout
     assert "CL302 invalid-launch-config" in result.stdout and "[no built-in fix]" in result.stdout
@@ -649,7 +649,7 @@ def test_slow_record_becomes_a_performance_report() -> None:
     (["--verify", "--llm", "m"], "--verify needs the reference"),
     (["--ref", "ref.py", "--llm", "m"], "go with --verify"),
     (["--verify", "--ref", "missing.py", "--llm", "m"], "no such reference file"),
-    (["--verify", "--ref", "sigmoid.py"], "give --llm MODEL"),
+    (["--verify", "--ref", "sigmoid.py"], "give --model MODEL"),
 ])
 def test_verify_option_usage_errors(work: Path, args: list[str], message: str) -> None:
     result = run(None, "repair", "sigmoid.py", *args)
@@ -675,18 +675,17 @@ def test_a_gpu_check_that_cannot_judge_stops_the_loop(work: Path, monkeypatch) -
 
 
 def test_repair_verify_from_the_command_line_without_a_gpu(work: Path, tmp_path: Path, monkeypatch) -> None:
-    """The CLI wires --verify to the verify stage: with no GPU visible it cannot judge, says so, asks nothing."""
+    """With no GPU visible the GPU stage cannot judge: one line and exit 2 before any model call (the input
+    has findings, so a model call would come first otherwise)."""
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
     reference = tmp_path / "ref.py"
     reference.write_text("import torch\nclass Model(torch.nn.Module):\n    def forward(self, x):\n"
                          "        return torch.sigmoid(x)\ndef get_inputs():\n    return [torch.randn(8)]\n"
                          "def get_init_inputs():\n    return []\n")
-    (work / "sigmoid.py").write_text(GOOD)
     with StubServer([Reply(content="unused")]) as server:
         result = run(server, "repair", "sigmoid.py", "--llm", "stub-model", "--verify", "--ref", str(reference))
-    assert result.exit_code == 2, result.output
-    assert "stopped: the GPU check could not judge the answer: no_gpu" in result.output
-    assert "each answer that lints clean is verified on the GPU" in result.output
+    assert result.exit_code == 2 and result.stdout == "", result.output
+    assert result.stderr.startswith("cudalint: error: no CUDA GPU is visible") and result.stderr.count("\n") == 1
     assert server.requests == []
 
 

@@ -246,6 +246,25 @@ def test_verify_verdicts_fast_p_and_problem_tables(tmp_path):
     assert "log scale" in html
 
 
+def test_results_that_measured_nothing_are_marked_not_measured(tmp_path):
+    """A batch run without a GPU judged only what the lint gate rejected: its fractions count those, and a
+    batch that judged nothing shows `-`, never fast_p 0.000 as if it had been measured."""
+    records = [_record(f"p{i}", "no_gpu", problem=i) for i in range(3)] + [_record("p3", "rejected", problem=3)]
+    batch = tmp_path / "verify.json"
+    batch.write_text(json.dumps({"schema": "cudalint.verify.batch/1", "summary": {}, "results": records}))
+    out = tmp_path / "report.html"
+    assert _cli("report", str(batch), "-o", str(out)).exit_code == 0
+    html = out.read_text(encoding="utf-8")
+    assert "3 not measured (3 no_gpu): the fractions count the 1 judged" in html
+    assert _Page(html).tables[str(batch)][1][1:] == [["0", "0.000", "0.000"], ["1", "0.000", "0.000"],
+                                                      ["1.5", "0.000", "0.000"], ["2", "0.000", "0.000"]]
+    batch.write_text(json.dumps({"schema": "cudalint.verify.batch/1", "summary": {}, "results": records[:3]}))
+    assert _cli("report", str(batch), "-o", str(out)).exit_code == 0
+    html = out.read_text(encoding="utf-8")
+    assert "0.000" not in html and "0.00<" not in html and "3 not measured (3 no_gpu)" in html
+    assert [row[1:] for row in _Page(html).tables[str(batch)][1][1:]] == [["-", "-"]] * 4
+
+
 def test_recorded_verify_results_give_one_run_per_step():
     runs = load_results(str(VERIFY_DEMO))
     names = {run.name.rpartition("[")[2].rstrip("]"): run for run in runs}
@@ -260,6 +279,9 @@ def test_recorded_verify_results_give_one_run_per_step():
 def test_cli_writes_the_report(in_repo, tmp_path):
     check = _check_files(RUN_DIR, tmp_path / "check.json")
     out = tmp_path / "out" / "report.html"
+    missing = _cli("report", str(check), "-o", str(out))  # a mistyped folder is not created silently
+    assert missing.exit_code == 2 and missing.stderr == f"cudalint: error: {out}: no such folder {out.parent}\n"
+    out.parent.mkdir()
     result = _cli("report", str(check), str(VERIFY_DEMO), "-o", str(out), "--fast-p", "1.5")
     assert result.exit_code == 0, result.output
     html = out.read_text(encoding="utf-8")

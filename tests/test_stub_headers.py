@@ -250,3 +250,18 @@ def test_a_name_no_header_declares_names_no_header() -> None:
     assert len(messages) == 4, messages
     assert not [m for m in messages[:3] if "declared in" in m], messages
     assert "it is declared in <math_constants.h>" in messages[3]
+
+
+def test_an_unknown_template_is_no_compile_error() -> None:
+    """A template from a header cudalint does not know (libcu++'s here) reads as comparisons and a braced
+    scalar initializer to clang: errors the unknown header causes, not the code (nvcc builds it)."""
+    source = """#include <cuda/std/tuple>
+__global__ void k(int* out) {
+    cuda::std::tuple<int, float> t{1, 2.0f};
+    out[threadIdx.x] = cuda::std::get<0>(t);
+}
+"""
+    codes = [f.code for f in cudalint.lint_source(source, filename="libcu.cu")]
+    assert codes == ["CL903"]
+    # without the include, every header is known: the errors are the code's own
+    assert "CL901" in [f.code for f in cudalint.lint_source(source.split("\n", 1)[1], filename="own.cu")]

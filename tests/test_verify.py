@@ -373,6 +373,16 @@ def test_lint_gate_rejects_without_building(tmp_path: Path, monkeypatch) -> None
     assert [entry["mode"] for entry in _log(log)] == ["build", "run", "judge"]
 
 
+def test_lint_gate_judges_with_the_candidates_reference(tmp_path: Path, monkeypatch) -> None:
+    """One gate: verify rejects what `check --reference` rejects (CL430 needs the reference to be seen)."""
+    monkeypatch.setenv("STANDIN_LOG", str(tmp_path / "log.jsonl"))
+    shape_bug = HERE / "fixtures" / "cli" / "reference_run"
+    solution = shape_bug / "run" / "level_1_problem_1_sample_0_kernel.py"
+    [record] = verify_batch([Candidate(str(solution), str(shape_bug / "problems" / "level1" / "1_RowSum.py"), 1, 1, 0)],
+                            _options(tmp_path, lint=True))
+    assert record["status"] == "rejected" and "CL430" in record["message"]
+
+
 def test_lint_gate_does_not_honour_the_candidates_suppressions(tmp_path: Path, monkeypatch) -> None:
     log = tmp_path / "log.jsonl"
     monkeypatch.setenv("STANDIN_LOG", str(log))
@@ -787,9 +797,23 @@ def test_cli_usage_errors(tmp_path: Path) -> None:
     assert done.exit_code == 2 and "--sanitize-kernels" in done.output
 
 
+def test_cli_without_gpu_is_one_line_and_exit_2(monkeypatch) -> None:
+    """No GPU on this machine: one line before any work (not one no_gpu line per candidate and exit 1)."""
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
+    done = CliRunner().invoke(_app(), ["verify", str(RUN), "--problems", str(PROBLEMS), "--quiet"])
+    assert done.exit_code == 2 and done.stdout == ""
+    assert done.stderr.startswith("cudalint: error: no CUDA GPU is visible") and done.stderr.count("\n") == 1
+
+
+def _gpu_lost_after_the_check(monkeypatch) -> None:
+    """The batch's own no_gpu verdicts (the API, a Ray cluster without GPUs): the CLI's check up front passes."""
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
+    monkeypatch.setattr(VerifyOptions, "missing_gpu", lambda self: None)
+
+
 def test_cli_batch_without_gpu(tmp_path: Path, monkeypatch) -> None:
     """No GPU: the lint gate still rejects the four broken files; the others are reported as no_gpu."""
-    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
+    _gpu_lost_after_the_check(monkeypatch)
     runner = CliRunner()
     done = runner.invoke(_app(), ["verify", str(RUN), "--problems", str(PROBLEMS), "--quiet", "--cache",
                                   str(tmp_path / "cache"), "--json", str(tmp_path / "b.json"), "--output-dir",
@@ -810,7 +834,7 @@ def test_cli_batch_without_gpu(tmp_path: Path, monkeypatch) -> None:
 def test_cli_results_file_resumes_a_sweep(tmp_path: Path, monkeypatch) -> None:
     """--results: every finished candidate is appended; a restart takes the rejected four from the file and
     verifies the no_gpu ones again (a verdict about the machine, not the candidate), with the same table."""
-    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
+    _gpu_lost_after_the_check(monkeypatch)
     results_file = tmp_path / "sweep.jsonl"
     arguments = ["verify", str(RUN), "--problems", str(PROBLEMS), "--cache", str(tmp_path / "cache"), "--results",
                  str(results_file)]

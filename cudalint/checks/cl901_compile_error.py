@@ -15,7 +15,9 @@ from cudalint.model.ir import Span
 _LOOKUP_ERRORS = re.compile(
     r"unknown type name|undeclared identifier|no member named|no type named|no matching|is not a template|"
     r"incomplete type|not a class|not a namespace|unknown template name|does not name a type|"
-    r"expected (?:class name|namespace name)|no template named|cannot initialize|no viable"
+    r"expected (?:class name|namespace name)|no template named|cannot initialize|no viable|"
+    # an unknown template read as comparisons (`cuda::std::tuple<int, float> t{...}`), its braces as a scalar's
+    r"expected '\(' for function-style cast|excess elements in scalar initializer"
 )
 
 

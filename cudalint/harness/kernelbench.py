@@ -121,6 +121,34 @@ def reference_for(path: str, reference: str | None = None, problems: str | None 
     return None
 
 
+def reference_options_error(reference: str | None, problems: str | None) -> str | None:
+    """Why a reference file or problems directory given as an option cannot be used, or None."""
+    if reference is not None and not os.path.isfile(reference):
+        return f"{reference}: no such reference file"
+    if problems is not None and not os.path.isdir(problems):
+        return f"{problems}: no such problems directory"
+    return None
+
+
+def missing_reference(path: str, reference: str | None = None, problems: str | None = None) -> str | None:
+    """Why the reference asked for the Python solution at `path` cannot be found (a one-line message),
+    or None when it is found or none was asked for. A reference asked for and not found must not turn
+    the reference-aware rules off without a word: the solution would pass unjudged."""
+    if not path.endswith(".py"):
+        return None  # only a Python solution has a reference problem
+    if reference or not problems:
+        return reference_options_error(reference, None)
+    if not os.path.isdir(problems):
+        return reference_options_error(None, problems)
+    entry = problem_of_path(path)
+    if entry is None or entry.problem is None:
+        return (f"{path}: the file name names no KernelBench problem (level_<L>_problem_<P>_sample_<S>_kernel.py, "
+                f"or <P>_<Name>.py in a level folder), so its reference in {problems} is not known")
+    if find_reference(problems, entry.level, entry.problem) is None:
+        return f"{path}: no reference for level {entry.level} problem {entry.problem} in {problems}"
+    return None
+
+
 # -------------------------------------------------------------------------------------------- imports
 
 

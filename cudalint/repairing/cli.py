@@ -1,6 +1,6 @@
 """The `prompt` and `repair` commands; `register(app)` adds them to a typer app.
 
-Which repair runs: a model is configured when `--llm/--model/-m MODEL` is given or the environment
+Which repair runs: a model is configured when `--model/-m MODEL` is given or the environment
 variable CUDALINT_MODEL names one (the option wins). With a model, `repair` runs the model loop
 (cudalint.repairing.loop.repair_file) and needs the API key variable (default OPENAI_API_KEY) to be set.
 Without one, `repair` applies the checked built-in fixes only (cudalint.fixes.fix_source) and says so; an
@@ -15,9 +15,14 @@ the diff goes to stdout and the report to stderr.
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import json
 import os
+import shutil
 import sys
+import threading
+import time
 from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
@@ -34,6 +39,9 @@ if TYPE_CHECKING:
 # registers these commands on every start, also when it only lints.
 
 MODEL_ENV = "CUDALINT_MODEL"
+# the options that only a model run reads: given without a model they would be ignored without a word
+_MODEL_SETTINGS = ("base_url", "api_key_env", "temperature", "max_tokens", "rounds", "timeout", "frequency_penalty",
+                   "stop")
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 
@@ -144,10 +152,11 @@ def prompt_command(
 
 
 def repair_command(
+    context: typer.Context,
     paths: Annotated[list[str], typer.Argument(metavar="FILE", help="Files or directories to repair (.cu, .cuh, .py).",
                                                show_default=False)],
     model: Annotated[Optional[str], typer.Option(
-        "--llm", "--model", "-m", metavar="MODEL",
+        "--model", "-m", metavar="MODEL",
         help=f"The model to ask (default: ${MODEL_ENV}). Without a model, only built-in fixes are applied.")] = None,
     base_url: Annotated[Optional[str], typer.Option(
         "--base-url", metavar="URL",
@@ -173,9 +182,9 @@ def repair_command(
         "--stop", metavar="TEXT", help="A stop sequence; repeatable (default: the server's).")] = None,
     verify: Annotated[bool, typer.Option(
         "--verify", help="Each round, build, check and time an answer that lints clean on this machine's GPU "
-                         "(the `verify` stage); its reports go back to the model. Needs --ref or --problems.")] = False,
-    ref: Annotated[Optional[str], typer.Option("--ref", metavar="REFERENCE.py",
-                                               help="The reference problem, with --verify.")] = None,
+                         "(the `verify` stage); its reports go back to the model. Needs --reference or --problems.")] = False,
+    reference: Annotated[Optional[str], typer.Option("--reference", metavar="REFERENCE.py",
+                                                     help="The reference problem, with --verify.")] = None,
     problems: Annotated[Optional[str], typer.Option(
         "--problems", metavar="DIR", help="KernelBench problems directory: each file's reference, with --verify.")] = None,
     sanitize: Annotated[Optional[str], typer.Option(
@@ -187,6 +196,8 @@ def repair_command(
     harness: Annotated[str, typer.Option(
         "--harness", metavar="cudalint|kernelbench",
         help="With --verify: the verify settings (see `verify`).")] = "cudalint",
+    llm: Annotated[Optional[str], typer.Option("--llm", hidden=True)] = None,  # the old spelling of --model
+    ref: Annotated[Optional[str], typer.Option("--ref", hidden=True)] = None,  # the old spelling of --reference
 ) -> None:
     """Repair findings with a model (any OpenAI-compatible server), or with built-in fixes when no model is set.
 
@@ -195,10 +206,11 @@ def repair_command(
     is asked for a faster kernel that stays correct, and a result is written when it has no more errors and
     fewer warnings (performance advisories included) than its input.
     """
+    model, ref = model or llm, reference or ref
     if (ref or problems or sanitize) and not verify:
-        raise _fail("--ref, --problems and --sanitize go with --verify")
+        raise _fail("--reference, --problems and --sanitize go with --verify")
     if verify and not (ref or problems):
-        raise _fail("--verify needs the reference: --ref REFERENCE.py, or --problems DIR")
+        raise _fail("--verify needs the reference: --reference REFERENCE.py, or --problems DIR")
     if diff and (write or out is not None):
         raise _fail("--diff writes nothing: it cannot be combined with --write or --out")
     if write and out is not None:
@@ -225,9 +237,14 @@ def repair_command(
     say = _Output(to_stderr=diff)
     model = model or os.environ.get(MODEL_ENV) or None
     if model is None and verify:
-        raise _fail("--verify sends the GPU's reports to a model: give --llm MODEL")
+        raise _fail("--verify sends the GPU's reports to a model: give --model MODEL")
     if model is None and perf:
-        raise _fail(f"--perf asks a model for a faster kernel: name one with --llm MODEL or ${MODEL_ENV}")
+        raise _fail(f"--perf asks a model for a faster kernel: name one with --model MODEL or ${MODEL_ENV}")
+    for_the_model = [f"--{name.replace('_', '-')}" for name in _MODEL_SETTINGS
+                     if getattr(context.get_parameter_source(name), "name", "") == "COMMANDLINE"]
+    if model is None and for_the_model:
+        raise _fail(f"{', '.join(for_the_model)} set{'s' * (len(for_the_model) == 1)} how the model is asked, and no "
+                    f"model is named: give --model MODEL (or ${MODEL_ENV})")
     if model is None:
         code = _builtin(files, options, plan, say, input_errors)
     else:
@@ -248,27 +265,94 @@ class _GpuSetup:
 
     def __init__(self, ref: str | None, problems: str | None, sanitize: str | None, min_speedup: float,
                  harness: str) -> None:
+        from cudalint.harness.kernelbench import reference_options_error
         from cudalint.verify.runner import KERNELBENCH_TOLERANCES, VerifyOptions
 
-        if ref is not None and not os.path.isfile(ref):
-            raise ValueError(f"{ref}: no such reference file")
-        if problems is not None and not os.path.isdir(problems):
-            raise ValueError(f"{problems}: no such problems directory")
+        unusable = reference_options_error(ref, problems)
+        if unusable is not None:
+            raise ValueError(unusable)
         self.ref, self.problems, self.min_speedup = ref, problems, min_speedup or None
         tolerances = dict(KERNELBENCH_TOLERANCES) if harness == "kernelbench" else None
         self.options = VerifyOptions(sanitize=tuple(t.strip() for t in (sanitize or "").split(",") if t.strip()),
                                      parity=harness, **({"tolerances": tolerances} if tolerances else {})).validate()
+        no_gpu = self.options.missing_gpu()
+        if no_gpu is not None:  # before any model call
+            raise ValueError(no_gpu)
         self.records: list[dict] = []
 
     def check_for(self, path: str):
-        """The gpu_check of `path`, or None with the reason when its reference is not known."""
-        from cudalint.harness.kernelbench import reference_for
+        """The gpu_check of `path` and its reference, or (None, None, the reason) when the reference is not
+        known."""
+        from cudalint.harness.kernelbench import missing_reference, reference_for
         from cudalint.verify.results import make_gpu_check
 
         reference = reference_for(path, self.ref, self.problems)
-        if reference is None:
-            return None, f"{path}: no reference found in {self.problems} (by level and problem in its name)"
-        return make_gpu_check(reference, self.options, self.min_speedup, self.records), None
+        problem = missing_reference(path, self.ref, self.problems)
+        if problem is not None or reference is None:
+            return None, None, problem or f"{path}: no reference found in {self.problems}"
+        return make_gpu_check(reference, self.options, self.min_speedup, self.records), reference, None
+
+
+class _WaitingLine:
+    """While an answer is awaited, one line on stderr, rewritten each half second (a terminal only): the
+    file, the findings being repaired, the round, the seconds waited and the attempt."""
+
+    def __init__(self, client: ChatClient, rounds: int, perf: bool, stream=None) -> None:
+        self.model, self.rounds, self.perf = client.settings.model, rounds, perf
+        self.stream = stream or sys.stderr
+        self.lock = threading.Lock()
+        self.path, self.findings, self.round, self.attempt, self.since = "", [], 0, 0, None
+        client.on_attempt = self._attempt_started
+
+    def _attempt_started(self, attempt: int) -> None:
+        with self.lock:
+            if attempt == 1:
+                self.round, self.since = self.round + 1, time.monotonic()
+            self.attempt = attempt
+
+    def linter(self, lint):
+        """`lint`, noting the findings of what is sent next (the input, then each answer)."""
+        from cudalint.repairing.prompts import actionable
+
+        def lint_and_note(text: str, path: str) -> list[Finding]:
+            findings = lint(text, path)
+            with self.lock:
+                self.findings, self.since = actionable(findings, self.perf), None
+            return findings
+
+        return lint_and_note
+
+    @contextlib.contextmanager
+    def file(self, path: str):
+        with self.lock:
+            self.path, self.findings, self.round, self.since = path, [], 0, None
+        stop = threading.Event()
+        ticker = threading.Thread(target=self._tick, args=(stop,), name="cudalint-repair-progress", daemon=True)
+        ticker.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            ticker.join()
+            self.stream.write("\r\033[K")
+            self.stream.flush()
+
+    def _tick(self, stop: threading.Event) -> None:
+        while not stop.wait(0.5):
+            with self.lock:
+                line = self.line()
+            if line is not None:
+                width = shutil.get_terminal_size().columns - 1
+                self.stream.write("\r\033[K" + line[:width])
+                self.stream.flush()
+
+    def line(self) -> str | None:
+        if self.since is None:
+            return None
+        codes = ", ".join(sorted({f.code for f in self.findings}))
+        repairing = f"{_plural(len(self.findings), 'finding')} ({codes})" if self.findings else "GPU reports"
+        return (f"{self.path}: repairing {repairing}; round {self.round}/{self.rounds}: waiting for {self.model}, "
+                f"{time.monotonic() - self.since:.0f} s, attempt {self.attempt}")
 
 
 def _read(path: str, errors: list[str]) -> str | None:
@@ -282,6 +366,7 @@ def _read(path: str, errors: list[str]) -> str | None:
 
 def _with_model(files: list[str], client: ChatClient, options: LintOptions, rounds: int, plan: OutputPlan,
                 say: _Output, input_errors: list[str], gpu: _GpuSetup | None = None, perf: bool = False) -> int:
+    from cudalint.fixes import default_linter
     from cudalint.repairing.loop import repair_file
 
     for message in input_errors:
@@ -290,20 +375,26 @@ def _with_model(files: list[str], client: ChatClient, options: LintOptions, roun
     failed = bool(input_errors)
     checked = "; each answer that lints clean is verified on the GPU" if gpu else ""
     say(f"model {client.settings.model} at {client.server}, up to {_plural(rounds, 'round')} per file{checked}")
+    waiting = _WaitingLine(client, rounds, perf) if sys.stderr.isatty() else None
     for index, path in enumerate(files):
         text = _read(path, input_errors)
         if text is None:
             failed = True
             continue
-        gpu_check = None
+        gpu_check, file_options = None, options
         if gpu is not None:
-            gpu_check, problem = gpu.check_for(path)
+            gpu_check, reference, problem = gpu.check_for(path)
             if problem:
                 _error(problem)
                 failed = True
                 continue
+            # answers are linted with the reference too: the GPU gets what `check --reference` passes
+            file_options = dataclasses.replace(options, reference=reference)
         try:
-            outcome = repair_file(path, text, client, options, rounds, plan, gpu_check=gpu_check, perf=perf)
+            with waiting.file(path) if waiting else contextlib.nullcontext():
+                lint = waiting.linter(default_linter(file_options)) if waiting else None
+                outcome = repair_file(path, text, client, file_options, rounds, plan, gpu_check=gpu_check,
+                                      lint=lint, perf=perf)
         except OSError as error:  # the output or transcript folder is not writable
             _error(f"{path}: cannot write: {error}")
             failed = True
@@ -402,7 +493,7 @@ def _builtin(files: list[str], options: LintOptions, plan: OutputPlan, say: _Out
 
     for message in input_errors:
         _error(message)
-    say(f"no model configured (--llm MODEL or ${MODEL_ENV}): applying built-in fixes only")
+    say(f"no model configured (--model MODEL or ${MODEL_ENV}): applying built-in fixes only")
     failed = bool(input_errors)
     outcomes: list[FixOutcome] = []
     for path in files:

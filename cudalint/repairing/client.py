@@ -13,8 +13,8 @@ that reads the whole body first cannot do (a 2 MB gzip body can decode to gigaby
   waiting `backoff * 2**(attempt - 1)` seconds plus up to 10% jitter, or the seconds of the server's
   `Retry-After` header when it sends one; no wait is longer than `max_wait`. Every retry is recorded in
   the `Completion`.
-- `timeout` is a deadline for the whole answer, not per read: a server that trickles a byte at a time
-  is cut off when it passes (the attempt counts as a timeout).
+- `timeout` is the wall time one answer may take, retries and waits included, not per read: a server that
+  trickles a byte at a time is cut off when it passes, and no retry starts after it.
 - The base URL must be an http(s) URL with a host: anything else is a fatal error at once, not retried.
 - Answers are checked: a body over `MAX_BODY_BYTES` once decoded (gzip or deflate) is refused as soon as
   the cap is passed; a body that is no chat completion (not JSON, nested past what Python parses, NaN or
@@ -195,6 +195,7 @@ class ChatClient:
                 f"another variable with --api-key-env")
         self._redact = Redactor(key)
         self._sleep = sleep
+        self.on_attempt: Callable[[int], None] | None = None  # told each attempt's number as it starts (progress)
         self._key = key
         self._opener = urllib.request.build_opener(_NoRedirects())
 
@@ -208,8 +209,8 @@ class ChatClient:
             sent["stop"] = list(settings.stop)
         return sent
 
-    def _request(self, messages: Sequence[Mapping[str, str]]) -> _Answer:
-        """One attempt, cut off at the deadline. It runs on a daemon thread: one cut off stops at its next
+    def _request(self, messages: Sequence[Mapping[str, str]], seconds: float) -> _Answer:
+        """One attempt, cut off after `seconds` (what is left of the answer's time). It runs on a daemon thread: one cut off stops at its next
         chunk (or its socket's timeout), and never holds up the exit."""
         body = json.dumps({"model": self.settings.model, "messages": list(messages), **self.sampling()}).encode()
         request = urllib.request.Request(
@@ -226,7 +227,7 @@ class ChatClient:
 
         threading.Thread(target=send, name="cudalint-model-request", daemon=True).start()
         try:
-            value = done.get(timeout=self.settings.timeout)
+            value = done.get(timeout=max(seconds, 0.0))
         except queue.Empty:
             cancelled.set()
             raise _Unreachable(self._no_answer) from None
@@ -262,16 +263,22 @@ class ChatClient:
     def complete(self, messages: Sequence[Mapping[str, str]]) -> Completion:
         notes: list[str] = []
         attempt = 0
+        deadline = time.monotonic() + self.settings.timeout  # what the user waits, retries included
         while True:
             attempt += 1
+            if self.on_attempt is not None:
+                self.on_attempt(attempt)
             try:
-                answer = self._request(messages)
+                answer = self._request(messages, deadline - time.monotonic())
             except _Unreachable as error:
-                if attempt > self.settings.retries:
+                timed_out = error.what == self._no_answer or time.monotonic() >= deadline
+                if attempt > self.settings.retries or timed_out:
+                    why = ("a slow model may need a longer --timeout" if timed_out else
+                           "is the server running and is the base URL right?")
                     raise ServerUnreachable(
-                        f"{self.server}: {error.what} ({attempt} attempt{'s' if attempt > 1 else ''}); is the "
-                        f"server running and is the base URL right?") from None
-                notes.append(self._wait(attempt, error.what, None))
+                        f"{self.server}: {self._no_answer if timed_out else error.what} "
+                        f"({attempt} attempt{'s' if attempt > 1 else ''}); {why}") from None
+                notes.append(self._wait(attempt, error.what, None, deadline))
                 continue
             except _TooLarge:
                 raise ModelAPIError(f"{self.server}: the answer is over {MAX_BODY_BYTES:,} bytes: not a kernel"
@@ -279,19 +286,21 @@ class ChatClient:
             status = answer.status
             if status == 200:
                 return self._completion(answer.body, attempt, notes)
-            if (status in RETRYABLE_STATUS or status >= 500) and attempt <= self.settings.retries:
-                notes.append(self._wait(attempt, f"HTTP {status}", answer.headers.get("Retry-After")))
+            if (status in RETRYABLE_STATUS or status >= 500) and attempt <= self.settings.retries \
+                    and time.monotonic() < deadline:
+                notes.append(self._wait(attempt, f"HTTP {status}", answer.headers.get("Retry-After"), deadline))
                 continue
             raise self._status_error(status, self.redact(_error_detail(answer.body)), attempt)
 
-    def _wait(self, attempt: int, what: str, retry_after: str | None) -> str:
+    def _wait(self, attempt: int, what: str, retry_after: str | None, deadline: float) -> str:
         delay = self.settings.backoff * (2 ** (attempt - 1)) * (1 + random.uniform(0, 0.1))
         if retry_after:  # the server knows best when to come back
             try:
                 delay = max(float(retry_after), 0.0)
             except ValueError:
                 pass
-        delay = min(delay, self.settings.max_wait)  # NaN from "nan" too: min keeps max_wait
+        # NaN from "nan" too: min keeps max_wait; never past the answer's deadline
+        delay = max(min(delay, self.settings.max_wait, deadline - time.monotonic()), 0.0)
         self._sleep(delay)
         return f"{what}, retried after {delay:.2f} s"
 

@@ -6,23 +6,21 @@ import statistics
 
 from cudalint.checks.registry import find_rule
 from cudalint.evaluation.run import EvaluationResult, RuleScore, nvcc_comparison, percentile
+from cudalint.report.tables import render_table
 
 
 def _fmt(value: float | None) -> str:
-    return "  -  " if value is None else f"{value:5.3f}"
+    return "-" if value is None else f"{value:.3f}"
 
 
 def format_table(result: EvaluationResult, show_misses: bool = True) -> str:
     lines = [f"corpus: {result.files} files ({result.clean_files} clean; "
              f"{result.clean_files_with_false_alarms} clean files with a false alarm)", ""]
-    header = f"{'rule':<6} {'name':<28} {'TP':>4} {'FP':>4} {'FN':>4}  {'prec':>5}  {'recall':>6}  {'F1':>5}" \
-             f"   {'mutants':>7}  {'m-recall':>8}"
-    lines += [header, "-" * len(header)]
     codes = sorted(set(result.corpus_scores) | set(result.mutant_scores))
-    for code in codes:
-        lines.append(_row(code, result.corpus_scores.get(code, RuleScore(code)), result.mutant_scores.get(code)))
-    lines.append("-" * len(header))
-    lines.append(_row("ALL", result.overall(result.corpus_scores), result.overall(result.mutant_scores)))
+    rows = [_row(code, result.corpus_scores.get(code, RuleScore(code)), result.mutant_scores.get(code)) for code in codes]
+    total = _row("ALL", result.overall(result.corpus_scores), result.overall(result.mutant_scores))
+    lines += render_table(["rule", "name", "TP", "FP", "FN", "prec", "recall", "F1", "mutants", "m-recall"], rows,
+                          numeric=[False, False, *[True] * 8], total=total).splitlines()
     latency = list(result.latencies_ms.values())
     if latency:
         lines += ["", f"lint latency per file: median {statistics.median(latency):.1f} ms, "
@@ -32,9 +30,11 @@ def format_table(result: EvaluationResult, show_misses: bool = True) -> str:
         lines.append(f"nvcc -c -arch=sm_90 on {result.nvcc_files} of the same .cu files: median {nvcc_median:.0f} ms "
                      f"vs lint {lint_median:.1f} ms: {nvcc_median / lint_median:.0f}x faster")
     if result.mutants_by_operator:
-        lines += ["", "mutants by operator (detected / produced):"]
-        for operator, produced in sorted(result.mutants_by_operator.items()):
-            lines.append(f"  {operator:<26} {result.detected_by_operator[operator]:>4} / {produced}")
+        operators = [(operator, result.detected_by_operator[operator], produced)
+                     for operator, produced in sorted(result.mutants_by_operator.items())]
+        lines += ["", "mutants by operator:"]
+        lines += ["  " + line for line in render_table(["operator", "detected", "produced"], operators,
+                                                       numeric=[False, True, True], rule=False).splitlines()]
     if show_misses and result.misses:
         lines += ["", "misses and false alarms:"]
         for miss in result.misses:
@@ -43,10 +43,9 @@ def format_table(result: EvaluationResult, show_misses: bool = True) -> str:
     return "\n".join(lines)
 
 
-def _row(code: str, score: RuleScore, mutant: RuleScore | None) -> str:
+def _row(code: str, score: RuleScore, mutant: RuleScore | None) -> list[object]:
     rule = find_rule(code)
-    name = rule.name if rule else ""
     mutant_count = (mutant.true_positives + mutant.false_negatives) if mutant else 0
-    return (f"{code:<6} {name:<28} {score.true_positives:>4} {score.false_positives:>4} {score.false_negatives:>4}  "
-            f"{_fmt(score.precision)}  {_fmt(score.recall):>6}  {_fmt(score.f1)}   {mutant_count:>7}  "
-            f"{_fmt(mutant.recall if mutant else None):>8}")
+    return [code, rule.name if rule else "", score.true_positives, score.false_positives, score.false_negatives,
+            _fmt(score.precision), _fmt(score.recall), _fmt(score.f1), mutant_count,
+            _fmt(mutant.recall if mutant else None)]

@@ -313,8 +313,9 @@ def _verify_view(index: int, run: VerifyRun, p: float, sources: _Sources) -> Ver
     statuses = Table(["verdict", "candidates"], [list(item) for item in by_status], numeric={1})
     thresholds = sorted({*FAST_P_TABLE, p})
     fast_p = Table(["p", "fast_p over problems", "fast_p over candidates"],
-                   [[f"{t:g}", f"{verify_results.summary(records, t)['fast_p_by_problem']:.3f}",
-                     f"{verify_results.summary(records, t)['fast_p']:.3f}"] for t in thresholds], numeric={1, 2})
+                   [[f"{t:g}", verify_results.fraction(verify_results.summary(records, t)['fast_p_by_problem'], 3),
+                     verify_results.fraction(verify_results.summary(records, t)['fast_p'], 3)] for t in thresholds],
+                   numeric={1, 2})
     chart_list = [charts.stacked_bars(f"verify{index}-verdicts", [status for status, _ in by_status],
                                       {"candidates": [count for _, count in by_status]}, "Verdicts",
                                       colors=(charts.PALETTE[0],), xlabel="candidates")]
@@ -406,9 +407,12 @@ def _corpus_table(run: CorpusRun) -> Table:
 
 
 def _environment() -> jinja2.Environment:
-    return jinja2.Environment(loader=jinja2.PackageLoader("cudalint.report", "html_templates"),
-                              autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True,
-                              lstrip_blocks=True)
+    environment = jinja2.Environment(loader=jinja2.PackageLoader("cudalint.report", "html_templates"),
+                                     autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True,
+                                     lstrip_blocks=True)
+    environment.filters["fraction"] = verify_results.fraction
+    environment.filters["unmeasured_note"] = verify_results.unmeasured_note
+    return environment
 
 
 def render_html(runs: list[Run], *, p: float = 1.0, source_root: str | None = None,

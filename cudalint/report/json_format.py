@@ -1,5 +1,5 @@
 """The JSON reports. `json`: an array of findings, each `Finding.to_dict()` (code, name, severity, path,
-line, column, end_line, end_column, message, related, and fix when there is one); input errors are not
+line, column, end_line, end_column, message, related, fix: null when there is none); input errors are not
 findings and do not appear there. `json-files`: one entry per checked file, passed or not, for reports
 of a whole batch (`cudalint report`)."""
 

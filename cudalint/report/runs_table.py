@@ -5,6 +5,7 @@ from __future__ import annotations
 from cudalint.checks.registry import find_rule
 from cudalint.evaluation.runs import CAUSES, ENVIRONMENT_CAUSES, KernelOutcome, RunsEvaluation, review_of
 from cudalint.findings import short_text
+from cudalint.report.tables import render_table
 
 
 def _percent(part: int, whole: int) -> str:
@@ -29,16 +30,14 @@ def format_runs_table(evaluation: RunsEvaluation, show_kernels: bool = True) -> 
         "",
     ]
     per_rule = evaluation.per_rule()
-    names = {code: (rule.name if (rule := find_rule(code)) else "") for code in per_rule}
-    width = max([26] + [len(n) for n in names.values()])
-    header = f"{'rule':<6} {'name':<{width}} {'false rejects':>13} {'confirmed':>9} {'catches':>7} {'explained':>9}"
-    lines += [header, "-" * len(header)]
-    for code, (false, confirmed, caught, explained) in per_rule.items():
-        lines.append(f"{code:<6} {names[code]:<{width}} {false:>13} {confirmed:>9} {caught:>7} {explained:>9}")
-    header = f"{'cause':<5} {'what':<50} {'broken':>6} {'caught':>6} {'explained':>9}"
-    lines += ["", header, "-" * len(header)]
-    for cause, (count, caught, explained) in evaluation.per_cause().items():
-        lines.append(f"{cause:<5} {CAUSES.get(cause, ''):<50} {count:>6} {caught:>6} {explained:>9}")
+    lines += render_table(["rule", "name", "false rejects", "confirmed", "catches", "explained"],
+                          [(code, rule.name if (rule := find_rule(code)) else "", *counts)
+                           for code, counts in per_rule.items()], numeric=[False, False, True, True, True, True]
+                          ).splitlines()
+    lines += [""] + render_table(["cause", "what", "broken", "caught", "explained"],
+                                 [(cause, CAUSES.get(cause, ""), *counts)
+                                  for cause, counts in evaluation.per_cause().items()],
+                                 numeric=[False, False, True, True, True]).splitlines()
     if show_kernels:
         lines += _kernel_list(evaluation, "false rejects (correct kernels):", false_rejects)
         lines += _kernel_list(evaluation, "confirmed defects (correct kernels, reviewed real):", evaluation.confirmed)

@@ -26,14 +26,17 @@ class _Style:
 
 
 def render_text(results: list[FileResult], sources: Mapping[str, str] | None = None, *, color: bool = False,
-                show_source: bool = True, summary: bool = True) -> str:
+                show_source: bool = True, summary: bool = True, fixable: Mapping[int, str] | None = None) -> str:
     """Findings of `results` as text; `sources` maps paths to file texts for the excerpts (files
-    missing from it get no excerpt). Input errors are not shown here, only counted in the summary."""
+    missing from it get no excerpt). Input errors are not shown here, only counted in the summary.
+    `fixable` (`cudalint.fixes.fixability`: id(finding) -> "safe" or "unsafe") says which findings `--fix`
+    fixes; without it, a finding counts as fixable when it carries a fix."""
     style = _Style(color)
+    kind = (lambda finding: fixable.get(id(finding))) if fixable is not None else _carried_fix
     lines: list[str] = []
     findings = all_findings(results)
     for finding in findings:
-        lines.append(_headline(finding, style))
+        lines.append(_headline(finding, style, kind(finding) == "safe"))
         if show_source:
             lines += _excerpt(finding, sources, style)
         for related in finding.related:
@@ -44,9 +47,9 @@ def render_text(results: list[FileResult], sources: Mapping[str, str] | None = N
         if findings and show_source:
             lines.append("")
         lines.append(summary_line(results))
-        fixable = fixable_line(findings)
-        if fixable:
-            lines.append(fixable)
+        counted = fixable_line([kind(f) for f in findings])
+        if counted:
+            lines.append(counted)
     return "\n".join(lines) + ("\n" if lines else "")
 
 
@@ -57,17 +60,17 @@ def render_concise(results: list[FileResult]) -> str:
                    f"{' '.join(f.message.split())} [{f.code}]\n" for f in all_findings(results))
 
 
-def _fixable(finding: Finding) -> str | None:
-    """"safe" or "unsafe" when `--fix` (with `--unsafe-fixes` for the latter) has a fix for it."""
+def _carried_fix(finding: Finding) -> str | None:
+    """"safe" or "unsafe" when the finding carries a fix (`--unsafe-fixes` for the latter)."""
     if finding.fix is None or not finding.fix.edits:
         return None
     return "safe" if finding.fix.safe else "unsafe"
 
 
-def _headline(finding: Finding, style: _Style) -> str:
+def _headline(finding: Finding, style: _Style, fixable: bool) -> str:
     loc = finding.location
     severity = style(f"[{finding.severity.value}]", _SEVERITY_COLOR[finding.severity])
-    marker = " [*]" if _fixable(finding) == "safe" else ""
+    marker = " [*]" if fixable else ""
     latent = " [latent]" if finding.latent else ""
     return f"{style(f'{loc.path}:{loc.line}:{loc.column}:', _BOLD)} {style(finding.code, _BOLD)} {severity}{latent}{marker} " \
            f"{finding.message}"
@@ -96,9 +99,9 @@ def _plural(count: int, word: str) -> str:
     return f"{count} {word}" + ("" if count == 1 else "s")
 
 
-def fixable_line(findings: list[Finding]) -> str | None:
-    """`[*] 2 fixable with --fix (1 more with --unsafe-fixes).`, or None when nothing is."""
-    kinds = [_fixable(f) for f in findings]
+def fixable_line(kinds: list[str | None]) -> str | None:
+    """`[*] 2 fixable with --fix (1 more with --unsafe-fixes).`, or None when nothing is; `kinds`: "safe",
+    "unsafe" or None per finding."""
     safe, unsafe = kinds.count("safe"), kinds.count("unsafe")
     if not safe and not unsafe:
         return None
@@ -138,11 +141,13 @@ __all__ = ["fixable_line", "render_concise", "render_statistics", "render_text",
 def render_batch_summary(summary) -> str:
     """The table after a batch run: files accepted and rejected, and findings per rule."""
     lines = ["", f"Batch: {summary.files} files, {summary.accepted} accepted, {summary.rejected} rejected"
-                 + (f" ({summary.unreadable} unreadable)" if summary.unreadable else "") + "."]
+                 + (f" ({summary.unreadable} could not be checked)" if summary.unreadable else "")
+                 + "."]
+    text = "\n".join(lines) + "\n"
     if summary.rules:
-        header = f"{'rule':<6}  {'name':<28}  {'severity':<8}  {'findings':>8}  {'files':>5}  {'rejected':>8}"
-        lines += [header, "-" * len(header)]
-        for row in summary.rules:
-            lines.append(f"{row.code:<6}  {row.name:<28}  {row.severity:<8}  {row.findings:>8}  {row.files:>5}  "
-                         f"{row.rejected_files:>8}")
-    return "\n".join(lines) + "\n"
+        from cudalint.report.tables import render_table
+
+        text += render_table(["rule", "name", "severity", "findings", "files", "rejected"],
+                             [(r.code, r.name, r.severity, r.findings, r.files, r.rejected_files) for r in summary.rules],
+                             numeric=[False, False, False, True, True, True])
+    return text

@@ -1,6 +1,6 @@
 """The `verify` command; `register(app)` adds it to a typer app.
 
-    cudalint verify SOLUTION.py --ref REFERENCE.py
+    cudalint verify SOLUTION.py --reference REFERENCE.py
     cudalint verify RUN_DIR --problems KERNELBENCH_DIR
     cudalint verify RUN_DIR --problems KERNELBENCH_DIR --ray [--ray-address HOST:6379] --results sweep.jsonl
 
@@ -93,8 +93,8 @@ def verify_command(
     path: Annotated[str, typer.Argument(metavar="PATH", show_default=False,
                                         help="A solution file (ModelNew), or a run directory of "
                                              "level_<L>_problem_<P>_sample_<S>_kernel.py files.")],
-    ref: Annotated[Optional[str], typer.Option("--ref", metavar="REFERENCE.py",
-                                               help="The reference problem (Model, get_inputs, get_init_inputs).")] = None,
+    reference: Annotated[Optional[str], typer.Option(
+        "--reference", metavar="REFERENCE.py", help="The reference problem (Model, get_inputs, get_init_inputs).")] = None,
     problems: Annotated[Optional[str], typer.Option(
         "--problems", metavar="DIR", help="KernelBench problems directory (level<L>/<P>_<Name>.py): references "
                                           "are found by level and problem id.")] = None,
@@ -117,7 +117,8 @@ def verify_command(
     allow_tf32: Annotated[bool, typer.Option(
         "--allow-tf32", help="Let the reference use TF32 matmul/convolution (default: IEEE fp32).")] = False,
     cache: Annotated[Optional[str], typer.Option(
-        "--cache", metavar="DIR", help="Build cache (default $CUDALINT_CACHE or ~/.cache/cudalint/verify).")] = None,
+        "--cache", metavar="DIR", help="Build cache (default $CUDALINT_CACHE_DIR/verify, else "
+                                       "~/.cache/cudalint/verify).")] = None,
     jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", help="Parallel builds (default: cores / 2, "
                                                                       "at most 8).")] = None,
     gpus: Annotated[Optional[str], typer.Option("--gpus", metavar="IDS",
@@ -168,6 +169,7 @@ def verify_command(
     results_file: Annotated[Optional[str], typer.Option(
         "--results", metavar="FILE.jsonl", help="Append each finished candidate's record to FILE; a restarted "
                                                 "sweep takes those already there instead of verifying them again.")] = None,
+    ref: Annotated[Optional[str], typer.Option("--ref", hidden=True)] = None,  # the old spelling of --reference
 ) -> None:
     """Build, check, sanitize and time KernelBench-style solutions on the GPU, each in its own process.
 
@@ -177,18 +179,23 @@ def verify_command(
     """
     import os
 
+    from cudalint.harness.kernelbench import reference_options_error
     from cudalint.verify import results
     from cudalint.verify.ray_cluster import ClusterUnavailable
-    from cudalint.verify.runner import KERNELBENCH_TOLERANCES, VerifyOptions, collect_candidates, verify_batch
+    from cudalint.verify.runner import (KERNELBENCH_TOLERANCES, VerifyOptions, collect_candidates, deprecated_settings,
+                                        verify_batch)
+
+    ref = reference or ref
+    for line in deprecated_settings():
+        sys.stderr.write(f"cudalint: warning: {line}\n")
 
     if not os.path.exists(path):
         raise _fail(f"{path}: no such file or directory")
-    if ref is not None and not os.path.isfile(ref):
-        raise _fail(f"{ref}: no such reference file")
-    if problems is not None and not os.path.isdir(problems):
-        raise _fail(f"{problems}: no such problems directory")
+    unusable = reference_options_error(ref, problems)
+    if unusable is not None:
+        raise _fail(unusable)
     if os.path.isfile(path) and ref is None and problems is None:
-        raise _fail("give the reference: --ref REFERENCE.py (or --problems DIR for a run file)")
+        raise _fail("give the reference: --reference REFERENCE.py (or --problems DIR for a run file)")
     try:
         base_tolerances = KERNELBENCH_TOLERANCES if harness == "kernelbench" else None
         options = VerifyOptions(
@@ -206,6 +213,9 @@ def verify_command(
         candidates = collect_candidates(path, ref, problems)
     except ValueError as error:
         raise _fail(str(error)) from None
+    no_gpu = options.missing_gpu()
+    if no_gpu is not None:
+        raise _fail(no_gpu)
     if not candidates:
         raise _fail(f"{path}: no solution files")
     progress = _Progress(quiet)

@@ -27,7 +27,16 @@ from cudalint.verify.diagnostics import CompileMessage, SanitizerReport
 
 
 def summary(records: list[dict], p: float = 1.0) -> dict:
+    """Counts and fractions of a batch. The fractions (fast_0, fast_p, fast_p over problems) count the
+    candidates that were judged: one the GPU stage could not judge (no GPU, no reference, a reference or
+    worker that failed: `NOT_THE_CANDIDATES`, or only built) is `unmeasured`, and a fraction with no judged
+    candidate is None, never 0.0 as if measured."""
     total = len(records)
+    unmeasured: dict[str, int] = {}
+    for record in records:
+        if record["status"] in NOT_THE_CANDIDATES or record["status"] == "built":
+            unmeasured[record["status"]] = unmeasured.get(record["status"], 0) + 1
+    judged = total - sum(unmeasured.values())
     correct = [r for r in records if r["status"] == "correct"]
     fast = [r for r in correct if _speedup(r) is not None and _speedup(r) > p]
     by_status: dict[str, int] = {}
@@ -35,20 +44,36 @@ def summary(records: list[dict], p: float = 1.0) -> dict:
         by_status[record["status"]] = by_status.get(record["status"], 0) + 1
     problems: dict[tuple, list[dict]] = {}
     for record in records:
-        problems.setdefault((record.get("level"), record.get("problem"), record.get("reference")), []).append(record)
+        if record["status"] not in unmeasured:
+            problems.setdefault((record.get("level"), record.get("problem"), record.get("reference")), []).append(record)
     fast_problems = sum(1 for group in problems.values()
                         if any(r["status"] == "correct" and (_speedup(r) or 0) > p for r in group))
     speedups = [_speedup(r) for r in correct if _speedup(r) is not None]
     return {
-        "candidates": total, "by_status": by_status, "correct": len(correct),
-        "fast_0": len(correct) / total if total else 0.0,
-        "p": p, "fast_p": len(fast) / total if total else 0.0,
-        "problems": len(problems), "fast_p_by_problem": fast_problems / len(problems) if problems else 0.0,
+        "candidates": total, "by_status": by_status, "correct": len(correct), "judged": judged,
+        "unmeasured": unmeasured,
+        "fast_0": len(correct) / judged if judged else None,
+        "p": p, "fast_p": len(fast) / judged if judged else None,
+        "problems": len(problems), "fast_p_by_problem": fast_problems / len(problems) if problems else None,
         "geomean_speedup": _geomean(speedups),
         "sanitizer_errors": sum(r.get("sanitizer_errors", 0) for r in records),
         "sanitizer_warnings": sum(r.get("sanitizer_warnings", 0) for r in records),
         "with_sanitizer_warnings": sum(1 for r in records if r.get("sanitizer_warnings")),
     }
+
+
+def fraction(value: float | None, digits: int = 2) -> str:
+    """A fraction of `summary` as text: `-` when nothing was judged."""
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def unmeasured_note(info: dict) -> str:
+    """`16 not measured (16 no_gpu): the fractions count the 4 judged`, or "" when every candidate was judged."""
+    if not info["unmeasured"]:
+        return ""
+    count = sum(info["unmeasured"].values())
+    kinds = ", ".join(f"{n} {status}" for status, n in sorted(info["unmeasured"].items()))
+    return f"{count} not measured ({kinds}): the fractions count the {info['judged']} judged"
 
 
 def _speedup(record: dict) -> float | None:
@@ -116,17 +141,18 @@ def render_table(records: list[dict], markdown: bool = False, p: float = 1.0) ->
         lines.append("|" + "|".join("---" for _ in HEADERS) + "|")
         lines += ["| " + " | ".join(row) + " |" for row in rows]
     else:
-        widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(HEADERS)]
-        lines.append("  ".join(h.ljust(w) for h, w in zip(HEADERS, widths)).rstrip())
-        lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows]
+        from cudalint.report.tables import render_table
+
+        lines += render_table(HEADERS, rows, rule=False).splitlines()
     info = summary(records, p)
     statuses = ", ".join(f"{count} {status}" for status, count in sorted(info["by_status"].items()))
     geomean = f", geomean speedup {info['geomean_speedup']:.2f}x" if info["geomean_speedup"] else ""
     lines.append("")
     warned = (f"; sanitizer warnings on {info['with_sanitizer_warnings']} ({info['sanitizer_warnings']} in all)"
               if info["with_sanitizer_warnings"] else "")
-    lines.append(f"{info['candidates']} candidates: {statuses}; fast_0 {info['fast_0']:.2f}, "
-                 f"fast_{p:g} {info['fast_p']:.2f}{geomean}{warned}")
+    lines.append(f"{info['candidates']} candidates: {statuses}; fast_0 {fraction(info['fast_0'])}, "
+                 f"fast_{p:g} {fraction(info['fast_p'])}{geomean}{warned}"
+                 + (f"; {unmeasured_note(info)}" if info["unmeasured"] else ""))
     return "\n".join(lines)
 
 

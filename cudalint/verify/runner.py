@@ -4,9 +4,10 @@ Phases, each finished for the whole batch before the next starts, so that the co
 disturbs a timing:
 
 1. References: each solution's reference (given, or found by level and problem in a problems directory).
-2. Lint gate (in this process): a file with an error-level finding is `rejected` and never built.
+2. Lint gate (in this process): a file the pre-filter rejects, judged with the candidate's reference as
+   `check --reference`/`prefilter` judge it, is `rejected` and never built.
 3. Build: `build` workers in parallel (no GPU visible to them), each executing its solution module with
-   `load_inline` routed into the build cache (`$CUDALINT_CACHE`, else ~/.cache/cudalint/verify); a
+   `load_inline` routed into the build cache (`$CUDALINT_CACHE_DIR/verify`, else ~/.cache/cudalint/verify); a
    compile error is final, mapped back to the .py lines.
 4. Run: one worker process per candidate, at most one at a time on each GPU (`CUDA_VISIBLE_DEVICES`):
    correctness trials, then timing of candidate and reference in the same process.
@@ -46,8 +47,23 @@ FINAL_BEFORE_RUN = ("rejected", "no_reference", "no_gpu", "compile_error", "buil
 SCHEMA = "cudalint.verify/1"
 
 
+OLD_CACHE_ENV = "CUDALINT_CACHE"  # the build cache's own variable before $CUDALINT_CACHE_DIR named them all
+
+
 def default_cache_dir() -> str:
-    return os.environ.get("CUDALINT_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "cudalint", "verify")
+    """The build cache: `verify/` in cudalint's cache folder (`$CUDALINT_CACHE_DIR`, see
+    `cudalint.caching.user_cache_dir`); `$CUDALINT_CACHE`, deprecated, still names it when set."""
+    from cudalint.caching import user_cache_dir
+
+    return os.environ.get(OLD_CACHE_ENV) or os.path.join(user_cache_dir(), "verify")
+
+
+def deprecated_settings() -> list[str]:
+    """What the environment sets under a deprecated name, as lines for the CLI to show."""
+    if os.environ.get(OLD_CACHE_ENV):
+        return [f"${OLD_CACHE_ENV} is deprecated: set $CUDALINT_CACHE_DIR instead (the build cache is its verify/ "
+                f"folder)"]
+    return []
 
 
 @dataclass
@@ -106,6 +122,17 @@ class VerifyOptions:
                 raise ValueError("--gpus chooses this machine's GPUs; on a Ray cluster, its GPU resources are used")
         return self
 
+    def missing_gpu(self) -> str | None:
+        """Why nothing can be built or run on this machine (no GPU visible), or None: asked before any work
+        (and before a model call, in `repair --verify`) so that a batch without a GPU fails at once. A Ray
+        cluster's GPUs are not this machine's: they are found when the batch starts."""
+        from cudalint.verify.gpus import detect_gpus
+
+        if self.device != "cuda" or self.ray is not None or detect_gpus(self.gpus):
+            return None
+        return ("no CUDA GPU is visible (nvidia-smi finds none, or CUDA_VISIBLE_DEVICES hides them): the GPU "
+                "stage builds and runs on one; `cudalint check` lints without it")
+
 
 @dataclass
 class Candidate:
@@ -134,7 +161,7 @@ def collect_candidates(path: str, reference: str | None = None, problems: str | 
         run_files = [f for f in files if parse_run_name(f) is not None]
         files = run_files or [f for f in files if not os.path.basename(f).startswith("_")]
         if reference and len(files) > 1:
-            raise ValueError("--ref names one reference; give a run directory --problems instead")
+            raise ValueError("--reference names one reference; give a run directory --problems instead")
     else:
         files = [path]
     candidates = []
@@ -186,7 +213,7 @@ class _Batch:
         self.records = {id(c): new_record(c) for c in candidates}  # the same file may be listed twice
         self.index = {id(c): i for i, c in enumerate(candidates)}
         self.texts: dict[str, str | None] = {}
-        # on a cluster, the default cache is each node's own ($CUDALINT_CACHE or ~/.cache there)
+        # on a cluster, the default cache is each node's own ($CUDALINT_CACHE_DIR or ~/.cache there)
         self.cache_dir = os.path.abspath(options.cache_dir) if options.cache_dir else \
             (None if options.ray is not None else os.path.abspath(default_cache_dir()))
         self.workdir = tempfile.mkdtemp(prefix="cudalint-verify-")
@@ -298,7 +325,7 @@ class _Batch:
             if not os.path.isfile(candidate.path):
                 _final(record, "worker_error", f"{candidate.path}: no such file")
             elif not candidate.reference:
-                _final(record, "no_reference", "no reference problem: give --ref, or --problems for a run directory "
+                _final(record, "no_reference", "no reference problem: give --reference, or --problems for a run directory "
                        "of level_<L>_problem_<P>_sample_<S>_kernel.py files")
             elif not os.path.isfile(candidate.reference):
                 _final(record, "no_reference", f"{candidate.reference}: no such reference file")
@@ -310,31 +337,31 @@ class _Batch:
             for candidate in self._pending():
                 self.records[id(candidate)]["lint"] = {"ran": False}
             return
-        from cudalint.config import options_by_nearest_config
-        from cudalint.engine import lint_paths
         from cudalint.findings import Severity
+        from cudalint.prefilter import prefilter
 
         for candidate in self._pending():
             record = self.records[id(candidate)]
             started = time.monotonic()
-            # the candidate's own suppression comments are not honoured: it is the code being judged
-            options = self.options.lint_options or options_by_nearest_config([candidate.path])[0]
-            result = lint_paths([candidate.path], dataclasses.replace(options, honour_suppressions=False))[0]
+            # the pre-filter's own judgement, with the candidate's reference (and, as there, not honouring the
+            # candidate's own suppression comments: it is the code being judged): one gate for check --reference,
+            # prefilter, verify and repair --verify
+            judged = prefilter([candidate.path], options=self.options.lint_options, reference=candidate.reference,
+                               jobs=1).items[0]
             record["seconds"]["lint"] = round(time.monotonic() - started, 3)
-            findings = result.findings
-            errors = [f for f in findings if f.severity == Severity.ERROR]
+            findings = judged.findings
             record["lint"] = {
-                "ran": True, "errors": len(errors),
+                "ran": True, "errors": sum(1 for f in findings if f.severity == Severity.ERROR),
                 "warnings": sum(1 for f in findings if f.severity == Severity.WARNING),
                 "findings": [{"code": f.code, "name": f.name, "severity": f.severity.value, "line": f.line,
                               "column": f.column, "message": f.message} for f in findings[:30]],
             }
-            if result.error:
-                _final(record, "rejected", f"cannot lint: {result.error}")
-            elif errors:
-                first = errors[0]
-                _final(record, "rejected", f"lint: {len(errors)} error finding(s), never built; first: line "
-                       f"{first.line} {first.code} {first.name}")
+            if judged.error:
+                _final(record, "rejected", f"cannot lint: {judged.error}")
+            elif judged.reasons:
+                first = judged.reasons[0]
+                _final(record, "rejected", f"lint: {len(judged.reasons)} rejecting finding(s), never built; first: "
+                       f"line {first.line} {first.code} {first.name}")
             if record["status"] != "pending":
                 self._report("lint", candidate)
 
@@ -349,7 +376,7 @@ class _Batch:
         self.arch = arch_list(self.gpus)
         if not self.gpus:
             where = "the Ray cluster has no GPU resources" if not self.executor.local else \
-                "nvidia-smi finds none, or CUDA_VISIBLE_DEVICES hides them"
+                "nvidia-smi finds none, or CUDA_VISIBLE_DEVICES hides them"  # VerifyOptions.missing_gpu
             for candidate in self._pending():
                 record = self.records[id(candidate)]
                 _final(record, "no_gpu", f"no CUDA GPU is visible ({where}): nothing was built or run")
@@ -584,4 +611,4 @@ def verify_file(solution: str, reference: str, options: VerifyOptions | None = N
 
 
 __all__ = ["Candidate", "DEFAULT_TOLERANCES", "VerifyOptions", "collect_candidates", "default_cache_dir",
-           "new_record", "verify_batch", "verify_file"]
+           "deprecated_settings", "new_record", "verify_batch", "verify_file"]

@@ -1,6 +1,6 @@
 #pragma once
 /* cudalint stub: host-side C++ standard library used by launcher code and torch extensions: string, vector,
- * array, tuple, pair, optional, unique_ptr/shared_ptr, function, exceptions, iostream/sstream/iomanip and the
+ * array, tuple, pair, optional, variant, unique_ptr/shared_ptr, function, exceptions, iostream/sstream/iomanip and the
  * common algorithms. Declarations only, deliberately small (parse speed); members are host functions. */
 #pragma clang system_header
 #ifndef __CUDALINT_STD_LIB_H
@@ -29,6 +29,10 @@ template <size_t _I, class _T1, class _T2> struct tuple_element<_I, pair<_T1, _T
 template <class _T1, class _T2> pair<__decay(_T1), __decay(_T2)> make_pair(_T1&& __x, _T2&& __y);
 template <class _T1, class _T2> bool operator==(const pair<_T1, _T2>& __x, const pair<_T1, _T2>& __y);
 template <class _T1, class _T2> bool operator<(const pair<_T1, _T2>& __x, const pair<_T1, _T2>& __y);
+template <class _T1, class _T2> bool operator!=(const pair<_T1, _T2>& __x, const pair<_T1, _T2>& __y);
+template <class _T1, class _T2> bool operator<=(const pair<_T1, _T2>& __x, const pair<_T1, _T2>& __y);
+template <class _T1, class _T2> bool operator>(const pair<_T1, _T2>& __x, const pair<_T1, _T2>& __y);
+template <class _T1, class _T2> bool operator>=(const pair<_T1, _T2>& __x, const pair<_T1, _T2>& __y);
 /* <exception>, <stdexcept> */
 class exception {
  public:
@@ -217,6 +221,17 @@ template <class... _T> class tuple {
   template <class... _U> tuple(_U&&... __u);
 };
 template <class... _T> tuple(_T...) -> tuple<_T...>;
+template <class... _T, class... _U> bool operator==(const tuple<_T...>& __x, const tuple<_U...>& __y);
+template <class... _T, class... _U> bool operator!=(const tuple<_T...>& __x, const tuple<_U...>& __y);
+template <class... _T, class... _U> bool operator<(const tuple<_T...>& __x, const tuple<_U...>& __y);
+template <class... _T, class... _U> bool operator<=(const tuple<_T...>& __x, const tuple<_U...>& __y);
+template <class... _T, class... _U> bool operator>(const tuple<_T...>& __x, const tuple<_U...>& __y);
+template <class... _T, class... _U> bool operator>=(const tuple<_T...>& __x, const tuple<_U...>& __y);
+template <class... _Tuples> struct __tuple_cat { typedef tuple<> type; };
+template <class... _T> struct __tuple_cat<tuple<_T...>> { typedef tuple<_T...> type; };
+template <class... _T, class... _U, class... _Rest>
+struct __tuple_cat<tuple<_T...>, tuple<_U...>, _Rest...> : __tuple_cat<tuple<_T..., _U...>, _Rest...> {};
+template <class... _Tuples> typename __tuple_cat<__remove_cvref(_Tuples)...>::type tuple_cat(_Tuples&&... __t);
 template <class... _T> struct tuple_size<tuple<_T...>> : integral_constant<size_t, sizeof...(_T)> {};
 template <size_t _I, class... _T> struct tuple_element<_I, tuple<_T...>> { typedef __type_pack_element<_I, _T...> type; };
 template <size_t _I, class... _T> __type_pack_element<_I, _T...>& get(tuple<_T...>& __t) noexcept;
@@ -224,12 +239,35 @@ template <size_t _I, class... _T> const __type_pack_element<_I, _T...>& get(cons
 template <size_t _I, class... _T> __type_pack_element<_I, _T...>&& get(tuple<_T...>&& __t) noexcept;
 template <size_t _I, class _T1, class _T2> __type_pack_element<_I, _T1, _T2>& get(pair<_T1, _T2>& __p) noexcept;
 template <size_t _I, class _T1, class _T2> const __type_pack_element<_I, _T1, _T2>& get(const pair<_T1, _T2>& __p) noexcept;
+template <size_t _I, class _T1, class _T2> __type_pack_element<_I, _T1, _T2>&& get(pair<_T1, _T2>&& __p) noexcept;
+template <size_t _I, class... _T> const __type_pack_element<_I, _T...>&& get(const tuple<_T...>&& __t) noexcept;
+template <class _U, class... _T> _U& get(tuple<_T...>& __t) noexcept;
+template <class _U, class... _T> const _U& get(const tuple<_T...>& __t) noexcept;
+template <class _U, class... _T> _U&& get(tuple<_T...>&& __t) noexcept;
+template <class _U, class _T1, class _T2> _U& get(pair<_T1, _T2>& __p) noexcept;
+template <class _U, class _T1, class _T2> const _U& get(const pair<_T1, _T2>& __p) noexcept;
+template <size_t _I, class _T, size_t _N> constexpr _T& get(array<_T, _N>& __a) noexcept { return __a[_I]; }
+template <size_t _I, class _T, size_t _N> constexpr const _T& get(const array<_T, _N>& __a) noexcept { return __a[_I]; }
+template <size_t _I, class _T, size_t _N> constexpr _T&& get(array<_T, _N>&& __a) noexcept { return static_cast<_T&&>(__a[_I]); }
+template <class _T, size_t _N> struct tuple_size<array<_T, _N>> : integral_constant<size_t, _N> {};
+template <size_t _I, class _T, size_t _N> struct tuple_element<_I, array<_T, _N>> { typedef _T type; };
 template <class... _T> tuple<__decay(_T)...> make_tuple(_T&&... __t);
 template <class... _T> tuple<_T&...> tie(_T&... __t) noexcept;
 template <class... _T> tuple<_T&&...> forward_as_tuple(_T&&... __t) noexcept;
 struct __ignore_t { template <class _T> const __ignore_t& operator=(const _T&) const; };
 inline constexpr __ignore_t ignore{};
 template <class _T> struct tuple_size<const _T> : tuple_size<_T> {};
+template <size_t _I, class _T> struct tuple_element<_I, const _T> { typedef const typename tuple_element<_I, _T>::type type; };
+template <class _T> inline constexpr size_t tuple_size_v = tuple_size<_T>::value;
+template <size_t _I, class _T> using tuple_element_t = typename tuple_element<_I, _T>::type;
+template <class _F, class _Tuple, size_t... _I>
+constexpr decltype(auto) __apply(_F&& __f, _Tuple&& __t, index_sequence<_I...>) {
+  return static_cast<_F&&>(__f)(get<_I>(static_cast<_Tuple&&>(__t))...);
+}
+template <class _F, class _Tuple> constexpr decltype(auto) apply(_F&& __f, _Tuple&& __t) {
+  return __apply(static_cast<_F&&>(__f), static_cast<_Tuple&&>(__t), make_index_sequence<tuple_size<remove_reference_t<_Tuple>>::value>{});
+}
+template <class _T, class _Tuple> constexpr _T make_from_tuple(_Tuple&& __t);
 /* <optional> */
 struct nullopt_t { explicit constexpr nullopt_t(int) {} };
 inline constexpr nullopt_t nullopt{0};
@@ -264,6 +302,48 @@ template <class _T> optional(_T) -> optional<_T>;
 template <class _T> optional<__decay(_T)> make_optional(_T&& __v);
 template <class _T> bool operator==(const optional<_T>& __o, nullopt_t) noexcept;
 template <class _T> bool operator!=(const optional<_T>& __o, nullopt_t) noexcept;
+/* <variant> */
+struct monostate {};
+class bad_variant_access : public exception {};
+inline constexpr size_t variant_npos = static_cast<size_t>(-1);
+template <class... _T> class variant {
+ public:
+  constexpr variant() noexcept;
+  template <class _U, class = enable_if_t<!__is_same(__remove_cvref(_U), variant)>> constexpr variant(_U&& __u);
+  variant(const variant&);
+  variant(variant&&);
+  variant& operator=(const variant&);
+  variant& operator=(variant&&);
+  template <class _U, class = enable_if_t<!__is_same(__remove_cvref(_U), variant)>> variant& operator=(_U&& __u);
+  constexpr size_t index() const noexcept;
+  constexpr bool valueless_by_exception() const noexcept;
+  template <class _U, class... _A> _U& emplace(_A&&... __a);
+  template <size_t _I, class... _A> __type_pack_element<_I, _T...>& emplace(_A&&... __a);
+};
+template <class _V> struct variant_size;
+template <class... _T> struct variant_size<variant<_T...>> : integral_constant<size_t, sizeof...(_T)> {};
+template <class _V> struct variant_size<const _V> : variant_size<_V> {};
+template <class _V> inline constexpr size_t variant_size_v = variant_size<_V>::value;
+template <size_t _I, class _V> struct variant_alternative;
+template <size_t _I, class... _T> struct variant_alternative<_I, variant<_T...>> { typedef __type_pack_element<_I, _T...> type; };
+template <size_t _I, class _V> struct variant_alternative<_I, const _V> { typedef const typename variant_alternative<_I, _V>::type type; };
+template <size_t _I, class _V> using variant_alternative_t = typename variant_alternative<_I, _V>::type;
+template <class _U, class... _T> constexpr bool holds_alternative(const variant<_T...>& __v) noexcept;
+template <size_t _I, class... _T> constexpr __type_pack_element<_I, _T...>& get(variant<_T...>& __v);
+template <size_t _I, class... _T> constexpr const __type_pack_element<_I, _T...>& get(const variant<_T...>& __v);
+template <size_t _I, class... _T> constexpr __type_pack_element<_I, _T...>&& get(variant<_T...>&& __v);
+template <class _U, class... _T> constexpr _U& get(variant<_T...>& __v);
+template <class _U, class... _T> constexpr const _U& get(const variant<_T...>& __v);
+template <class _U, class... _T> constexpr _U&& get(variant<_T...>&& __v);
+template <size_t _I, class... _T> constexpr __add_pointer(__type_pack_element<_I, _T...>) get_if(variant<_T...>* __v) noexcept;
+template <size_t _I, class... _T> constexpr __add_pointer(const __type_pack_element<_I, _T...>) get_if(const variant<_T...>* __v) noexcept;
+template <class _U, class... _T> constexpr __add_pointer(_U) get_if(variant<_T...>* __v) noexcept;
+template <class _U, class... _T> constexpr __add_pointer(const _U) get_if(const variant<_T...>* __v) noexcept;
+/* the visitor's result for the first alternatives (the standard requires the same for all of them) */
+template <class _Vis, class... _V>
+constexpr decltype(__declval<_Vis>()(get<0>(__declval<_V>())...)) visit(_Vis&& __vis, _V&&... __vars);
+template <class... _T> bool operator==(const variant<_T...>& __x, const variant<_T...>& __y);
+template <class... _T> bool operator!=(const variant<_T...>& __x, const variant<_T...>& __y);
 /* <memory> */
 template <class _T> struct default_delete { void operator()(_T* __p) const; };
 template <class _T, class _D = default_delete<_T>> class unique_ptr {
