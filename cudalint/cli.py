@@ -121,7 +121,7 @@ def build_options(paths: list[str], *, config: str | None = None, no_config: boo
                   select: list[str] | None = None, ignore: list[str] | None = None, arch: str | None = None,
                   fail_on: str | None = None, reference: str | None = None, problems: str | None = None,
                   include_dirs: list[str] | None = None, defines: list[str] | None = None,
-                  compile_commands: str | None = None) -> LintOptions:
+                  compile_commands: str | None = None, dry_run: bool | None = None) -> LintOptions:
     """LintOptions from the configuration file (explicit, discovered from the first path, or none) with
     the command line on top. `select` replaces the configured selection; `ignore` adds to the configured
     ignores; a rule that `select` names exactly (full code or name) is not dropped by the configured
@@ -133,7 +133,8 @@ def build_options(paths: list[str], *, config: str | None = None, no_config: boo
         found = config if config is not None else (find_config(paths[0]) if paths else None)
     return _with_command_line(load_config(found) if found else LintOptions(), select=select, ignore=ignore,
                               arch=arch, fail_on=fail_on, reference=reference, problems=problems,
-                              include_dirs=include_dirs, defines=defines, compile_commands=compile_commands)
+                              include_dirs=include_dirs, defines=defines, compile_commands=compile_commands,
+                              dry_run=dry_run)
 
 
 def options_per_file(files: list[str], *, config: str | None = None, no_config: bool = False,
@@ -155,8 +156,10 @@ def options_per_file(files: list[str], *, config: str | None = None, no_config: 
 def _with_command_line(options: LintOptions, *, select: list[str] | None, ignore: list[str] | None,
                        arch: str | None, fail_on: str | None, reference: str | None, problems: str | None,
                        include_dirs: list[str] | None = None, defines: list[str] | None = None,
-                       compile_commands: str | None = None) -> LintOptions:
+                       compile_commands: str | None = None, dry_run: bool | None = None) -> LintOptions:
     """`options` (changed in place) with the command line's choices on top of the configured ones."""
+    if dry_run is not None:
+        options.dry_run = dry_run
     if select:
         LintOptions(select=select).validate()  # report a bad selector as it was written
         named = {rule.code for rule in all_rules()
@@ -288,6 +291,9 @@ def check(
     compile_commands: Annotated[Optional[str], typer.Option(
         "--compile-commands", metavar="FILE", help="A compile_commands.json: each file listed in it is parsed "
                                                    "with its -I, -isystem, -D and -std flags.")] = None,
+    no_dry_run: Annotated[bool, typer.Option(
+        "--no-dry-run", help="Do not run the solutions' Python on the CPU against their reference (the harness "
+                             "rules then judge from the static reading alone).")] = False,
 ) -> None:
     """Check CUDA sources (.cu, .cuh) and Python files with embedded CUDA for bugs."""
     if show_statistics and output_format not in (OutputFormat.text, OutputFormat.json):  # tables, not findings
@@ -296,7 +302,8 @@ def check(
         _fail("--config and --no-config cannot be used together")
     command_line = dict(select=_split(select), ignore=_split(ignore), arch=arch,
                         fail_on=fail_on.value if fail_on else None, reference=reference, problems=problems,
-                        include_dirs=include_dirs, defines=defines, compile_commands=compile_commands)
+                        include_dirs=include_dirs, defines=defines, compile_commands=compile_commands,
+                        dry_run=False if no_dry_run else None)
     try:
         options = build_options(paths, config=config, no_config=no_config, **command_line)
     except ConfigError as error:
@@ -324,6 +331,7 @@ def check(
         files = list(expand_paths(existing))
         per_file = options_per_file(files, config=config, no_config=no_config, **command_line)
         cache = None if no_cache else ResultCache.default()
+        _say_dry_run_skipped(per_file)
         linted = _lint_with_progress(files, per_file, jobs or default_jobs(len(files)), cache,
                                      show=not quiet and len(files) > 1)
         results: list[FileResult] = missing + linted
@@ -390,6 +398,15 @@ def _lint_stdin(name: str, config: str | None, no_config: bool,
     findings = cudalint.lint_source(text, filename=name, options=options,
                                     directory=os.path.dirname(os.path.abspath(name)))
     return FileResult(name, findings), text, options
+
+
+def _say_dry_run_skipped(per_file: list[LintOptions]) -> None:
+    """One line on stderr when the dry run was wanted and cannot run."""
+    from cudalint.prefilter import dry_run_unavailable, wants_dry_run
+
+    reason = dry_run_unavailable(wants_dry_run(per_file))
+    if reason:
+        sys.stderr.write(f"cudalint: {reason}\n")
 
 
 def _lint_with_progress(files: list[str], per_file: list[LintOptions], jobs: int, cache: ResultCache | None,

@@ -41,6 +41,8 @@ class LintOptions:
     include_dirs: list[str] = field(default_factory=list)
     defines: list[str] = field(default_factory=list)
     compile_commands: str | None = None
+    # run the solution's Python on the CPU against its reference (cudalint/dryrun/) when a reference is known
+    dry_run: bool = True
 
     def validate(self) -> LintOptions:
         for selector in [*self.select, *self.ignore, *(c for cs in self.per_file_ignores.values() for c in cs)]:

@@ -90,7 +90,8 @@ def extension_model(solution: Solution, units: Iterable) -> list[dict]:
                {argument.text for argument in (call.cpp, call.cuda) if argument.text is not None}]
         functions = _host_functions(own)
         bound = _bindings(call, own)
-        entry = {"line": call.call.lineno, "name": call.name, "functions": {}}
+        entry = {"line": call.call.lineno, "end_line": call.call.end_lineno or call.call.lineno, "name": call.name,
+                 "functions": {}}
         for name, (target, arg_names, defaults) in bound.items():
             entry["functions"][name] = _function_model(target, functions, arg_names, defaults)
         model.append(entry)
