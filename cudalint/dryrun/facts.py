@@ -71,22 +71,54 @@ class DryRunFacts:
             return mine["shape"], theirs["shape"], call
         return None
 
+    def accepted_call_lines(self, function: str) -> set[int]:
+        """The lines where forward called `function` and the extension model accepted the arguments."""
+        return {entry["line"] for call in self.completed_calls for entry in call.get("custom") or []
+                if entry["function"] == function and entry.get("modelled") and entry["count"] > entry.get("rejected", 0)}
+
     def conversion_errors(self) -> list[dict]:
-        """Calls of a bound function that pybind11 would refuse: the TypeError the extension model raised."""
-        found = []
-        for call in self.calls:
-            error = call.get("error") or {}
-            if error.get("type") == "TypeError" and "incompatible function arguments" in error.get("message", ""):
-                found.append(dict(error, call=call["index"]))
-        return found
+        """Calls of a bound function that the extension model refused as pybind11 would (the TypeError it
+        raised, with the solution's line and the stage), in forward's calls or while importing or building."""
+        errors = [dict(call["error"], stage=f"call {call['index']}") for call in self.calls if call.get("error")]
+        if self.data.get("error"):
+            errors.append(self.data["error"])
+        return [e for e in errors if e.get("type") == "TypeError"
+                and "incompatible function arguments" in (e.get("message") or "")]
 
     @property
     def parameters(self) -> dict | None:
         """The comparison of both models' parameters and buffers; None when construction did not finish."""
         return self.data.get("parameters")
 
+    def weights_observed(self) -> bool:
+        """Whether both models were built and their values compared (no random draw on a cuda device)."""
+        parameters = self.parameters
+        return bool(parameters) and bool(parameters.get("values_compared"))
+
+    def weights_difference(self) -> tuple[dict, dict, int, dict] | None:
+        """(the reference's draw, the solution's, its position, the reference tensor it leaves unmatched) when
+        the two constructors draw from the random stream differently before the reference's last draw, and
+        some randomly initialised tensor of the reference has its values nowhere in ModelNew. None otherwise:
+        trailing extra or missing draws, weights folded or rearranged after the same draws, and a constructor
+        whose every random tensor ModelNew holds are no proof."""
+        parameters = self.parameters or {}
+        draws = parameters.get("draws") or {}
+        theirs, mine = draws.get("reference") or [], draws.get("solution") or []
+        index = next((i for i, (a, b) in enumerate(zip(theirs, mine)) if _draw(a) != _draw(b)), None)
+        if index is None:
+            return None
+        unmatched = next((e for e in parameters.get("reference") or [] if e.get("random") and not e.get("matched_by")),
+                         None)
+        if unmatched is None:
+            return None
+        return theirs[index], mine[index], index, unmatched
+
     def events(self, kind: str | None = None) -> list[dict]:
         return [e for e in self.data.get("events") or [] if kind is None or e["kind"] == kind]
+
+
+def _draw(draw: dict) -> tuple:
+    return draw.get("op"), tuple(draw.get("shape") or ()), draw.get("dtype"), tuple(draw.get("numbers") or ())
 
 
 __all__ = ["DryRunFacts"]

@@ -49,6 +49,10 @@ _FLAGS = {
     "torch.is_grad_enabled()": lambda torch: torch.is_grad_enabled(),
 }
 SCHEMA_VERSION = 1
+# the primitive draws from torch's random stream (nn.init's functions and layers' inits end in these)
+_RANDOM_OPS = frozenset({"uniform_", "normal_", "bernoulli_", "exponential_", "random_", "geometric_", "cauchy_",
+                         "log_normal_", "rand", "randn", "randint", "randperm", "bernoulli", "normal", "multinomial",
+                         "rand_like", "randn_like", "randint_like", "poisson"})
 
 
 class _Refused(RuntimeError):
@@ -87,6 +91,7 @@ class _Recorder:
         self.result_path = os.path.realpath(request["result"])
         self.dumps = json.dumps
         self.started = time.monotonic()
+        self._elements = 0
 
     # ---------------------------------------------------------------------------- recording helpers
 
@@ -211,21 +216,55 @@ class _Recorder:
                     raise _Environment(f"the reference defines no {name}")
             if "ModelNew" not in solution:
                 raise _Solution("the solution defines no ModelNew")
-            self.stage = "construct"
             seed = int(self.request.get("seed", 42))
-            init_inputs = reference["get_init_inputs"]()
-            torch.manual_seed(seed)
-            with environment.active():
-                reference_model = reference["Model"](*init_inputs)
-            torch.manual_seed(seed)
-            environment.cuda_random = False
-            with environment.active():
-                model = solution["ModelNew"](*init_inputs)
-            watch.check("construct")
-            self.stage = "compare"
-            self.facts["parameters"] = _compare(torch, reference_model, model, environment.cuda_random)
-            self._calls(torch, reference, reference_model, model, seed, watch, environment)
+            reference_model, model = self._construct(torch, reference, solution, seed, watch)
+            self.facts["parameters"] = dict(_compare(torch, reference_model, model, environment), draws=self.draws)
+            try:
+                self._calls(torch, reference, reference_model, model, seed, watch, "fake")
+            except _Environment as error:
+                # fake tensors cannot follow data-dependent code (`.item()`, `.numpy()`): small problems are run
+                # again on real tensors, from freshly built models
+                if self._elements > int(self.request.get("real_limit", 1 << 20)):
+                    raise
+                self.facts["fake_failure"] = str(error)[:300]
+                self.facts["calls"] = []
+                reference_model, model = self._construct(torch, reference, solution, seed, watch)
+                self._calls(torch, reference, reference_model, model, seed, watch, "real")
         self._threads(threading)
+
+    def _construct(self, torch, reference: dict, solution: dict, seed: int, watch):
+        """Both models, built as the harness builds them: the same seed before each, on the CPU."""
+        self.stage = "construct"
+        self._progress()
+        init_inputs = self._reference_step(reference["get_init_inputs"])
+        environment = self.environment
+        torch.manual_seed(seed)
+        environment.draws = []
+        with environment.active():
+            reference_model = self._reference_step(reference["Model"], *init_inputs)
+        reference_draws = environment.draws
+        torch.manual_seed(seed)
+        environment.draws = []
+        with environment.active():
+            model = solution["ModelNew"](*init_inputs)
+        self.draws = {"reference": reference_draws[:512], "solution": environment.draws[:512]}
+        watch.check("construct")
+        return reference_model, model
+
+    def _reference_step(self, function, *args):
+        """Run the reference's code: its failures are the environment's, never the solution's."""
+        try:
+            return function(*args)
+        except Exception as error:  # noqa: BLE001
+            raise _Environment(f"the reference failed: {type(error).__name__}: {str(error)[:200]}") from error
+
+    def _progress(self) -> None:
+        """Leave the stage in the result file, for a run killed before it writes its facts."""
+        handle = self.result_handle
+        handle.seek(0)
+        handle.truncate()
+        handle.write(self.dumps({"stage": self.stage}))
+        handle.flush()
 
     def _load(self, path: str, what: str) -> dict:
         with open(path, encoding="utf-8") as handle:
@@ -236,31 +275,35 @@ class _Recorder:
             exec(code, namespace)  # noqa: S102 - the point of the dry run, in its own process
         return namespace
 
-    def _calls(self, torch, reference: dict, reference_model, model, seed: int, watch, environment) -> None:
+    def _calls(self, torch, reference: dict, reference_model, model, seed: int, watch, mode: str) -> None:
+        environment = self.environment
         generator = torch.Generator().manual_seed(seed)
         trial_seeds = [int(torch.randint(0, 2 ** 31 - 1, (1,), generator=generator).item()) for _ in range(2)]
         plan = [("fresh", trial_seeds[0]), ("fresh", trial_seeds[1]), ("same", trial_seeds[1]), ("other seed", seed + 1)]
-        real_limit = int(self.request.get("real_limit", 1 << 22))
+        self.facts["mode"] = mode
+        fake = environment.fake_mode(mode == "fake")  # one mode for every call: call 3 reuses call 2's inputs
         inputs = None
         outputs: list = []
+        expected_outputs: dict[str, tuple] = {}
+        self._elements = 0
         for index, (how, trial_seed) in enumerate(plan, 1):
             self.stage = f"call {index}"
+            self._progress()
             if how != "same":
                 torch.manual_seed(trial_seed)
-                with environment.active(), environment.fake_mode():
-                    shapes = reference["get_inputs"]()
-                elements = sum(t.numel() for t in shapes if isinstance(t, torch.Tensor))
-                mode = "real" if elements <= real_limit else "fake"
-                self.facts["mode"] = self.facts["mode"] or mode
-                torch.manual_seed(trial_seed)
-                with environment.active(), environment.fake_mode(mode == "fake"):
-                    inputs = reference["get_inputs"]()
+                with environment.active(), fake:
+                    inputs = self._reference_step(reference["get_inputs"])
+                self._elements = max(self._elements, _elements(torch, inputs))
             call = {"index": index, "inputs": how, "seed": trial_seed, "mode": mode, "completed": False,
                     "custom": [], "output": None, "reference_output": None, "error": None}
             self.facts["calls"].append(call)
-            with environment.active(), environment.fake_mode(mode == "fake"):
-                expected = reference_model(*inputs)
-                call["reference_output"] = _describe(torch, expected)
+            with environment.active(), fake:
+                signature = repr([(tuple(t.shape), t.dtype) if isinstance(t, torch.Tensor) else t for t in inputs])
+                if signature not in expected_outputs:  # the reference's output depends on the inputs' shapes only
+                    expected = self._reference_step(reference_model, *inputs)
+                    expected_outputs[signature] = (_describe(torch, expected), _elements(torch, [expected]))
+                call["reference_output"], expected_elements = expected_outputs[signature]
+                self._elements = max(self._elements, _elements(torch, inputs) + expected_elements)
                 versions = [t._version if isinstance(t, torch.Tensor) else None for t in inputs]
                 self.extension.begin(call, inputs)
                 try:
@@ -297,7 +340,9 @@ class _Recorder:
 
 def _warm(torch) -> None:
     """Use fake tensors once: their first use imports modules that replace `torch.manual_seed` and others,
-    which must happen before the snapshot of torch's objects (and, in `serve`, before the fork)."""
+    which must happen before the snapshot of torch's objects (and, in `serve`, before the fork); import
+    cpp_extension (a second of setuptools) before the fork too."""
+    import torch.utils.cpp_extension  # noqa: F401
     from torch._subclasses.fake_tensor import FakeTensorMode
 
     with FakeTensorMode():
@@ -312,9 +357,12 @@ class _Environment(Exception):
     """The dry run cannot follow this solution on the CPU (a CUDA-only call, an op fake tensors lack)."""
 
 
-_ENVIRONMENT_MARKERS = ("cuda", "CUDA", "DataDependentOutput", "fake", "meta tensor", "Meta", "not linked",
-                        "data-dependent", "Cannot access data pointer", "GuardOnDataDependent", "cupy", "triton",
-                        "numpy()", "No module named", "Unsupported", "DynamicOutputShape")
+# what torch says when the CPU, the cuda stubs or fake tensors, not the solution, stop the run
+_ENVIRONMENT_MARKERS = ("not linked with support", "not compiled with CUDA", "CUDA error", "CUDA driver",
+                        "DataDependent", "data-dependent", "data dependent", "FakeTensor", "fake tensor", "meta tensor",
+                        "Cannot access data pointer", "Cannot access storage", "DynamicOutputShape", "cupy", "triton",
+                        "numpy()", "Unsupported", "not implemented for 'Half'", "not implemented for 'BFloat16'",
+                        "CUDAGraph", "cuda graph", "CUDA graph", "torch._C._cuda", "_cuda_")
 
 
 def _cause(error: BaseException) -> str:
@@ -338,6 +386,10 @@ def _traceback_line(error: BaseException, files: set[str]) -> int | None:
     return line
 
 
+def _elements(torch, values) -> int:
+    return sum(v.numel() for v in values if isinstance(v, torch.Tensor))
+
+
 def _describe(torch, value) -> dict:
     if isinstance(value, torch.Tensor):
         return {"kind": "tensor", "shape": list(value.shape), "dtype": str(value.dtype).replace("torch.", "")}
@@ -359,13 +411,17 @@ def _find_alias(torch, output, candidates: list) -> int | None:
 
 
 def _same_storage(a, b) -> bool:
+    from torch._subclasses.fake_tensor import FakeTensor
+
+    if isinstance(a, FakeTensor) or isinstance(b, FakeTensor):
+        return False  # no storage to compare: identity alone
     try:
         return a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr() and a.untyped_storage().nbytes() > 0
     except Exception:  # noqa: BLE001 - fake tensors have no data pointer
         return False
 
 
-def _compare(torch, reference, solution, cuda_random: bool) -> dict:
+def _compare(torch, reference, solution, environment: _CudaOnCpu) -> dict:
     """Parameters and buffers of both models (names, shapes, dtypes, exact values)."""
     mine = _tensors(torch, solution)
     theirs = _tensors(torch, reference)
@@ -379,9 +435,10 @@ def _compare(torch, reference, solution, cuda_random: bool) -> dict:
                         "random": _varies(torch, tensor), "matched_by": match[:4], "same_shape": same_shape[:8]})
     matched = {other for entry in entries for other in entry["matched_by"]}
     unmatched = [{"name": name, "shape": list(tensor.shape), "dtype": str(tensor.dtype).replace("torch.", ""),
-                  "random": _varies(torch, tensor)}
+                  "random": _varies(torch, tensor), "line": environment.line_of(tensor)}
                  for name, tensor in mine if name not in matched]
-    return {"values_compared": not cuda_random, "reference": entries, "solution_unmatched": unmatched[:64]}
+    # random draws on a cuda device come from the GPU's generator, which the CPU cannot replay
+    return {"values_compared": not environment.cuda_random, "reference": entries, "solution_unmatched": unmatched[:64]}
 
 
 def _tensors(torch, module) -> list:
@@ -416,7 +473,8 @@ class _CudaOnCpu:
         self.torch = torch
         self.recorder = recorder
         self.cuda_random = False
-        self.fake = None
+        self.created_at: dict[int, int] = {}  # storage address -> the solution's line that made it
+        self.draws: list[dict] = []  # the random draws of the model being built
 
     def install(self) -> None:
         torch = self.torch
@@ -540,9 +598,39 @@ class _CudaOnCpu:
                         owner.cuda_random = True
                 result = func(*args, **kwargs)
                 recorder.extension.propagate(args, kwargs, result)
+                if recorder.stage == "construct" and isinstance(result, torch.Tensor):
+                    owner.note_creation(result)
+                    if name in _RANDOM_OPS:
+                        owner.note_draw(name, args, kwargs, result)
                 return result
 
         self.mode_type = Mode
+
+    def note_creation(self, tensor) -> None:
+        """Remember the solution's line that made a tensor's storage while the models are built."""
+        try:
+            pointer = tensor.untyped_storage().data_ptr()
+        except Exception:  # noqa: BLE001 - no storage (fake, meta)
+            return
+        if pointer and pointer not in self.created_at:
+            line = self.recorder.solution_line()
+            if line is not None:
+                self.created_at[pointer] = line
+
+    def note_draw(self, name: str, args, kwargs, result) -> None:
+        """A draw from the random stream while a model is built: what, of which shape, with which numbers."""
+        numbers = [a for a in (list(args[1:]) if name.endswith("_") else []) + [v for k, v in sorted(kwargs.items())
+                   if k not in ("generator", "dtype", "device", "layout", "out", "requires_grad", "size")]
+                   if isinstance(a, (int, float)) and not isinstance(a, bool)]
+        self.draws.append({"op": name.rstrip("_"), "shape": list(result.shape),
+                           "dtype": str(result.dtype).replace("torch.", ""),
+                           "numbers": [round(float(n), 6) for n in numbers], "line": self.recorder.solution_line()})
+
+    def line_of(self, tensor) -> int | None:
+        try:
+            return self.created_at.get(tensor.untyped_storage().data_ptr())
+        except Exception:  # noqa: BLE001
+            return None
 
     def active(self):
         return self.mode_type()
@@ -684,10 +772,16 @@ class _Extensions:
                     entry["count"] += 1
                     break
             else:
-                call["custom"].append({"function": name, "extension": module, "line": line, "count": 1,
-                                       "modelled": bool(spec.get("known"))})
+                entry = {"function": name, "extension": module, "line": line, "count": 1, "rejected": 0,
+                         "modelled": bool(spec.get("known"))}
+                call["custom"].append(entry)
         if spec.get("known"):
-            _check_arguments(torch, name, spec, args, kwargs)
+            try:
+                _check_arguments(torch, name, spec, args, kwargs)
+            except TypeError:
+                if call is not None:
+                    entry["rejected"] += 1
+                raise
             args = _bind(spec, args, kwargs)
         else:
             args = list(args) + list(kwargs.values())
@@ -958,6 +1052,7 @@ def serve() -> None:
 
     _warm(torch)  # what the children inherit
 
+    parent = os.getppid()
     for line in sys.stdin:
         request = json.loads(line)
         started = time.monotonic()
@@ -978,12 +1073,15 @@ def serve() -> None:
             if done:
                 status = raw
                 break
-            if time.monotonic() > deadline:
+            orphaned = os.getppid() != parent  # cudalint died: stop its child and ourselves
+            if time.monotonic() > deadline or orphaned:
                 try:
                     os.killpg(pid, signal.SIGKILL)
                 except ProcessLookupError:
                     pass
                 os.waitpid(pid, 0)
+                if orphaned:
+                    return
                 status = "timeout"
                 break
             time.sleep(0.005)
