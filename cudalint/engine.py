@@ -301,7 +301,8 @@ def _lint_document(document: SourceDocument, options: LintOptions, directory: st
     return sorted(findings, key=Finding.sort_key)
 
 
-def dry_run(solution_path: str, reference_path: str | None = None, *, use_cache: bool = True) -> DryRunFacts:
+def dry_run(solution_path: str, reference_path: str | None = None, *, use_cache: bool = True,
+            timeout: float | None = None) -> DryRunFacts:
     """Run the Python layer of the KernelBench solution at `solution_path` on the CPU against the reference
     problem at `reference_path` (None: the solution file's own `Model`), with its compiled extensions
     replaced by their model, and return what happened (see cudalint/dryrun/). The solution's code runs in a
@@ -309,7 +310,7 @@ def dry_run(solution_path: str, reference_path: str | None = None, *, use_cache:
     document = load_document(solution_path, read_source(solution_path))
     units = _lint_thread.run(lambda: list(_unit_facts(document, os.path.dirname(os.path.abspath(solution_path)),
                                                       [], LintOptions().compile_flags(solution_path))))
-    return _dry_run_facts(document, reference_path, units, use_cache)
+    return _dry_run_facts(document, reference_path, units, use_cache, timeout)
 
 
 def _dry_run_of(document: SourceDocument, options: LintOptions, units: list[UnitFacts]) -> DryRunFacts | None:
@@ -330,7 +331,7 @@ def _defines_reference(document: SourceDocument) -> bool:
 
 
 def _dry_run_facts(document: SourceDocument, reference: str | None, units: list[UnitFacts],
-                   use_cache: bool) -> DryRunFacts:
+                   use_cache: bool, timeout: float | None = None) -> DryRunFacts:
     from cudalint.dryrun.extension import extension_model
     from cudalint.dryrun.runner import run_dry
     from cudalint.harness.forward import state_of
@@ -338,7 +339,10 @@ def _dry_run_facts(document: SourceDocument, reference: str | None, units: list[
     solution = state_of(document).solution
     if solution is None or not solution.model_new_named or not solution.load_inline_calls:
         return DryRunFacts.skip("dry run skipped: not a KernelBench solution with load_inline")
-    return run_dry(document.path, reference, extension_model(solution, units), use_cache=use_cache)
+    extension = extension_model(solution, units)
+    if timeout is None:
+        return run_dry(document.text, reference, extension, use_cache=use_cache)
+    return run_dry(document.text, reference, extension, use_cache=use_cache, timeout=timeout)
 
 
 def _unit_facts(document: SourceDocument, directory: str | None, findings: list[Finding],

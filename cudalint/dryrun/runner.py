@@ -44,27 +44,26 @@ def torch_version() -> str | None:
         return "unknown"
 
 
-def run_dry(solution: str, reference: str | None, extension: list[dict], *, use_cache: bool = True,
+def run_dry(solution_text: str, reference: str | None, extension: list[dict], *, use_cache: bool = True,
             timeout: float = TIMEOUT_SECONDS) -> DryRunFacts:
-    """The facts of running `solution` against `reference` (None: the solution file's own `Model`) with
-    `extension` (extension.py's model) standing in for its compiled code."""
+    """The facts of running the solution `solution_text` against the reference file `reference` (None: the
+    solution's own `Model`) with `extension` (extension.py's model) standing in for its compiled code."""
     version = torch_version()
     if version is None:
         return DryRunFacts.skip("dry run skipped: torch is not installed")
     try:
-        texts = [_read(solution)] + ([_read(reference)] if reference else [])
+        texts = [solution_text] + ([_read(reference)] if reference else [])
     except OSError as error:
-        return DryRunFacts.skip(f"dry run skipped: cannot read {error.filename}: {error.strerror}")
+        return DryRunFacts.skip(f"dry run skipped: cannot read the reference {error.filename}: {error.strerror}")
     key = _key(texts, extension, version, timeout)
     cache = _cache_directory() if use_cache else None
     if cache is not None:
         found = _lookup(cache, key)
         if found is not None:
             return found
-    facts = _server().run({"solution": os.path.abspath(solution),
-                           "reference": os.path.abspath(reference) if reference else None,
-                           "extension": extension, "seed": SEED, "cpu_seconds": CPU_SECONDS,
-                           "memory_bytes": MEMORY_BYTES, "real_limit": REAL_LIMIT}, timeout)
+    facts = _server().run(solution_text, {"reference": os.path.abspath(reference) if reference else None,
+                                          "extension": extension, "seed": SEED, "cpu_seconds": CPU_SECONDS,
+                                          "memory_bytes": MEMORY_BYTES, "real_limit": REAL_LIMIT}, timeout)
     if cache is not None and not facts.skipped:
         _store(cache, key, facts)
     return facts
@@ -146,14 +145,17 @@ class _Server:
                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
                                         cwd=self.directory, start_new_session=True)
 
-    def run(self, request: dict, timeout: float) -> DryRunFacts:
+    def run(self, solution_text: str, request: dict, timeout: float) -> DryRunFacts:
         with self.lock:
             started = time.monotonic()
             if self.process is None or self.process.poll() is not None:
                 self._start()
             self.count += 1
             result = os.path.join(self.directory, f"facts-{self.count}.json")
-            line = json.dumps(dict(request, id=self.count, result=result, timeout=timeout)) + "\n"
+            solution = os.path.join(self.directory, f"solution-{self.count}.py")  # the text linted, as a file
+            with open(solution, "w", encoding="utf-8", errors="surrogateescape") as handle:
+                handle.write(solution_text)
+            line = json.dumps(dict(request, solution=solution, id=self.count, result=result, timeout=timeout)) + "\n"
             try:
                 self.process.stdin.write(line.encode("utf-8"))
                 self.process.stdin.flush()
@@ -166,10 +168,11 @@ class _Server:
                 self.stop()
                 return DryRunFacts(False, "the dry-run server did not answer (it was restarted)", seconds=seconds)
             data = _read_json(result)
-            try:
-                os.unlink(result)
-            except OSError:
-                pass
+            for path in (result, solution):
+                try:
+                    os.unlink(path)
+                except OSError:
+                    pass
             return _facts(reply, data, timeout, seconds)
 
     def _reply(self, timeout: float) -> dict | None:

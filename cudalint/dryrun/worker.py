@@ -967,7 +967,8 @@ class _Watch:
         self.recorder = recorder
         self.snapshot = self._take()
         self.flags = self._flags()
-        self.depth = 0
+        self.lines: dict[str, int] = {}  # "torch.allclose" -> the solution's line that set it
+        self.attribute_lines()
 
     def _objects(self) -> dict:
         import importlib
@@ -1000,11 +1001,29 @@ class _Watch:
                 continue
         return values
 
+    def attribute_lines(self) -> None:
+        """Give the watched plain modules a class whose `__setattr__` remembers the solution's line, so that a
+        replaced object is named with the line that replaced it."""
+        import types
+
+        recorder, lines = self.recorder, self.lines
+
+        class Watched(types.ModuleType):
+            def __setattr__(self, name, value):
+                line = recorder.solution_line()
+                if line is not None:
+                    lines[f"{self.__name__}.{name}"] = line
+                super().__setattr__(name, value)
+
+        for name, target in self._objects().items():
+            if type(target) is types.ModuleType:
+                target.__class__ = Watched
+
     def check(self, stage: str) -> None:
         now = self._take()
         for name, identity in now.items():
             if self.snapshot.get(name, identity) != identity:
-                self.recorder.event("replaced", name, None)
+                self.recorder.event("replaced", name, self.lines.get(name))
         for name, value in self._flags().items():
             if name in self.flags and self.flags[name] != value:
                 self.recorder.event("flag", f"{name}: {self.flags[name]!r} -> {value!r}", None)
