@@ -62,7 +62,7 @@ def test_replay_keyed_on_input_identity() -> None:
     assert third["inputs"] == "same" and third["custom"] == [] and third["output_is_earlier_output"] == 2
     assert [bool(c["custom"]) for c in facts.calls] == [True, True, False, True]
     assert not facts.kernel_ran()
-    assert facts.calls[1]["output_made"] == {"line": 40, "call": 2}
+    assert facts.calls[1]["output_made"] == {"line": 40, "call": 2, "function": "relu_cuda", "allocation": 16}
 
 
 @needs_torch
@@ -124,7 +124,7 @@ def test_weights_drawn_otherwise_and_weights_folded_after_the_same_draws() -> No
     difference = drawn.weights_difference()
     assert difference is not None
     theirs, mine, index, unmatched = difference
-    assert (theirs["op"], mine["op"], index, mine["line"]) == ("uniform", "randn", 0, 32)
+    assert (theirs["op"], mine["op"], index, mine["line"]) == ("uniform", "randn", 0, 33)
     assert unmatched["name"] == "fc.weight"
     folded = run("folds_weights.py")  # the reference's draws, then rearranged and scaled: same weights
     assert folded.weights_observed() and folded.weights_difference() is None
@@ -153,7 +153,7 @@ def test_extension_model_of_a_wrapper_and_a_void_launcher() -> None:
     document = load_document(str(path), path.read_text())
     units = list(_unit_facts(document, str(FIXTURES), []))
     (entry,) = extension_model(state_of(document).solution, units)
-    assert entry["name"] == "relu_ext" and entry["line"] == 27
+    assert entry["name"] == "relu_ext" and entry["line"] == 26
     relu, in_place = entry["functions"]["relu_cuda"], entry["functions"]["relu_inplace_cuda"]
     assert relu["params"] == [{"name": "x", "kind": "tensor"}] and relu["returns"] == "tensor"
     assert relu["result"] == {"like": 0, "dtype": {"of": 0}} and relu["writes"] == []
@@ -192,3 +192,9 @@ def test_prefilter_says_why_the_dry_run_cannot_run(monkeypatch) -> None:
     assert result.dry_run_skipped.startswith("dry run skipped: torch is not installed")
     assert cudalint.prefilter([str(FIXTURES / "rebound.py")], reference=REFERENCE, jobs=1,
                               dry_run=False).dry_run_skipped is None
+
+
+def test_cl420_without_the_dry_run_stays_silent_where_the_static_reading_cannot_evaluate() -> None:
+    path = Path(__file__).parent / "fixtures" / "rules" / "CL420" / "bad_width_from_a_call.py"
+    findings = cudalint.lint_source(path.read_text(), filename=path.name, options=LintOptions(dry_run=False))
+    assert not [f for f in findings if f.code == "CL420"]

@@ -86,12 +86,13 @@ def _observed(ctx: RuleContext, solution, observed) -> Iterator[Finding]:
         return
     theirs, mine, index, unmatched = difference
     line = mine.get("line") or (solution.model_new.lineno if solution.model_new is not None else 1)
+    lost = f", and the reference's `{unmatched['name']}` ({_shape(unmatched['shape'])}) is nowhere among ModelNew's " \
+        f"tensors" if unmatched is not None else ""
     yield ctx.finding_at(line_location(ctx.document, line), (
         f"built as the harness builds them (the same seed before each), ModelNew's {_ordinal(index + 1)} random "
-        f"draw is `{_draw_text(mine)}` where the reference's is `{_draw_text(theirs)}`, and the reference's "
-        f"`{unmatched['name']}` ({_shape(unmatched['shape'])}) is nowhere among ModelNew's tensors: its weights, "
-        f"and its output, differ whatever the kernel computes; create the reference's nn layers in the same order "
-        f"(and read their .weight/.bias), or reproduce their init exactly"))
+        f"draw is `{_draw_text(mine)}` where the reference's is `{_draw_text(theirs)}`{lost}: its weights, and its "
+        f"output, differ whatever the kernel computes; create the reference's nn layers in the same order (and "
+        f"read their .weight/.bias), or reproduce their init exactly"))
 
 
 def _draw_text(draw: dict) -> str:

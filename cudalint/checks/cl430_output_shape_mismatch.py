@@ -59,8 +59,11 @@ def _observed(ctx: RuleContext, mine: list[int], theirs: list[int], call: dict) 
     made = call.get("output_made") or {}
     solution = state_of(ctx.document).solution
     forward = solution.method(solution.model_new, "forward") if solution and solution.model_new else None
-    line = made.get("line") or (forward.lineno if forward is not None else 1)
-    where = f"made at line {made['line']} by a compiled function" if made.get("line") else "it returned"
+    line = made.get("allocation") or made.get("line") or (forward.lineno if forward is not None else 1)
+    by = f" by `{made['function']}`" if made.get("function") else ""
+    where = f"made at line {made['line']}{by}" if made.get("line") else "as it returned it"
+    if made.get("allocation"):
+        where += f", which returns the allocation at line {made['allocation']}"
     yield ctx.finding_at(line_location(ctx.document, line), (
         f"in the dry run (the reference's inputs, the compiled functions replaced by their model), ModelNew's "
         f"forward returned a tensor of shape {shape_text(tuple(mine))} ({where}) where the reference returns "

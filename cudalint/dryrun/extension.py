@@ -137,7 +137,9 @@ def _function_model(target: str, functions: dict, arg_names: list[str] | None, d
              "returns": kind, "writes": sorted(_written_positions(function, facts.program)), "result": None,
              "line": function.span.line}
     if kind == "tensor":
-        model["result"] = _result(function, facts.program)
+        model["result"], span = _result(function, facts.program)
+        if span is not None:  # the allocation the result is, on the file's line
+            model["result_line"] = facts.unit.to_file(span.line, span.column).line
     return model
 
 
@@ -170,8 +172,9 @@ class _Unknown(Exception):
     """The host code does not determine this part of the result."""
 
 
-def _result(function: ir.Function, program) -> dict | None:
-    """The shape and dtype of the tensor `function` returns, when every return gives the same expression."""
+def _result(function: ir.Function, program) -> tuple[dict | None, ir.Span | None]:
+    """The shape and dtype of the tensor `function` returns, when every return gives the same expression,
+    and the span of the allocation it is (when one)."""
     env = program.env(function)
     params = {p.ref: index for index, p in enumerate(function.params) if p.ref}
     reassigned = _reassigned(function)
@@ -179,7 +182,7 @@ def _result(function: ir.Function, program) -> dict | None:
     results = []
     for statement in function.of_type(ir.Return):
         if statement.value is None:
-            return None
+            return None, None
         value = strip(statement.value)
         if isinstance(value, ir.Name) and value.ref in params and value.ref not in reassigned:
             results.append({"same": params[value.ref]})  # the argument itself: the caller gets its own tensor
@@ -187,10 +190,10 @@ def _result(function: ir.Function, program) -> dict | None:
         try:
             results.append(translator.tensor(statement.value, 0))
         except _Unknown:
-            return None
+            return None, None
     if not results or any(r != results[0] for r in results):
-        return None
-    return results[0]
+        return None, None
+    return results[0], translator.allocation
 
 
 def _reassigned(function: ir.Function) -> set[str]:
@@ -205,6 +208,7 @@ def _reassigned(function: ir.Function) -> set[str]:
 class _Translator:
     def __init__(self, env, params: dict[str, int], reassigned: set[str]) -> None:
         self.env, self.params, self.reassigned = env, params, reassigned
+        self.allocation: ir.Span | None = None  # the first allocation a result was read from
 
     def _follow(self, expr: ir.Expr) -> ir.Expr:
         expr = strip(expr)
@@ -238,6 +242,8 @@ class _Translator:
         if expr.receiver is not None and callee in _SHAPE_KEEPING and not expr.args:
             return self.tensor(expr.receiver, depth + 1)
         qualified = expr.receiver is None and expr.text.lstrip().startswith(("torch::", "at::"))
+        if qualified and (callee in _EMPTY_LIKE or callee in _EMPTY) and self.allocation is None:
+            self.allocation = expr.span
         if qualified and callee in _EMPTY_LIKE and expr.args:
             like = self.tensor(expr.args[0], depth + 1)
             dtype = self._dtype(expr.args[2 if callee == "full_like" else 1:], like["dtype"])

@@ -85,20 +85,50 @@ class DryRunFacts:
         return [e for e in errors if e.get("type") == "TypeError"
                 and "incompatible function arguments" in (e.get("message") or "")]
 
+    def harness_failure(self) -> dict | None:
+        """How running the solution as the harness does fails, when that is proven: `{"stage", "type",
+        "message", "line", "calls"}`. Proof is an exit the solution called; a failure of the solution's own
+        code while it is imported or built, before any compiled function ran; or the same failure, at the same
+        line, in every forward call, where no compiled function's result shape was guessed and, on real
+        tensors, none ran (their values are zeros here). A timeout, the memory limit, a refused operation,
+        a failure of the reference or of the CPU stand-ins is never proof."""
+        error = self.data.get("error") or {}
+        if error.get("type") == "exit" and error.get("cause") == "solution":
+            return dict(error, calls=0)
+        if error and error.get("cause") == "solution" and error.get("stage") in ("import", "construct") \
+                and error.get("line") is not None and not self.data.get("extension_calls") \
+                and error not in self.conversion_errors():
+            return dict(error, calls=0)
+        calls = self.calls
+        if not self.completed or not calls or any(c.get("completed") for c in calls):
+            return None
+        errors = [c.get("error") or {} for c in calls]
+        first = errors[0]
+        if first.get("cause") != "solution" or first.get("line") is None or "incompatible function arguments" in \
+                (first.get("message") or ""):
+            return None
+        if any((e.get("type"), e.get("line")) != (first.get("type"), first.get("line")) for e in errors):
+            return None
+        if any(c.get("unmodelled_results") or (c.get("mode") == "real" and c.get("custom")) for c in calls):
+            return None
+        return dict(first, stage="forward", calls=len(calls))
+
     @property
     def parameters(self) -> dict | None:
         """The comparison of both models' parameters and buffers; None when construction did not finish."""
         return self.data.get("parameters")
 
     def weights_observed(self) -> bool:
-        """Whether both models were built and their values compared (no random draw on a cuda device)."""
+        """Whether both models were built and their draws recorded, none on a cuda device (whose generator
+        the CPU cannot replay)."""
         parameters = self.parameters
-        return bool(parameters) and bool(parameters.get("values_compared"))
+        return bool(parameters) and "draws" in parameters and not parameters.get("cuda_random")
 
-    def weights_difference(self) -> tuple[dict, dict, int, dict] | None:
+    def weights_difference(self) -> tuple[dict, dict, int, dict | None] | None:
         """(the reference's draw, the solution's, its position, the reference tensor it leaves unmatched) when
         the two constructors draw from the random stream differently before the reference's last draw, and
-        some randomly initialised tensor of the reference has its values nowhere in ModelNew. None otherwise:
+        some randomly initialised tensor of the reference has its values nowhere in ModelNew (None when the
+        models were too large to build with values: the draws decide alone). None otherwise:
         trailing extra or missing draws, weights folded or rearranged after the same draws, and a constructor
         whose every random tensor ModelNew holds are no proof."""
         parameters = self.parameters or {}
@@ -107,6 +137,8 @@ class DryRunFacts:
         index = next((i for i, (a, b) in enumerate(zip(theirs, mine)) if _draw(a) != _draw(b)), None)
         if index is None:
             return None
+        if not parameters.get("values_compared"):
+            return theirs[index], mine[index], index, None  # models too large to build for real: the draws decide
         unmatched = next((e for e in parameters.get("reference") or [] if e.get("random") and not e.get("matched_by")),
                          None)
         if unmatched is None:
@@ -118,7 +150,10 @@ class DryRunFacts:
 
 
 def _draw(draw: dict) -> tuple:
-    return draw.get("op"), tuple(draw.get("shape") or ()), draw.get("dtype"), tuple(draw.get("numbers") or ())
+    """A draw as far as the weights it makes: `randn(C)` and `randn(C, 1, 1)` lay the same numbers out alike,
+    `[in, out]` and `[out, in]` do not."""
+    squeezed = tuple(size for size in draw.get("shape") or () if size != 1)
+    return draw.get("op"), squeezed, draw.get("dtype"), tuple(draw.get("numbers") or ())
 
 
 __all__ = ["DryRunFacts"]

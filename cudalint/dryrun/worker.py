@@ -49,10 +49,12 @@ _FLAGS = {
     "torch.is_grad_enabled()": lambda torch: torch.is_grad_enabled(),
 }
 SCHEMA_VERSION = 1
-# the primitive draws from torch's random stream (nn.init's functions and layers' inits end in these)
+# the aten ops that draw from torch's random stream (nn.init's functions and layers' inits end in these)
 _RANDOM_OPS = frozenset({"uniform_", "normal_", "bernoulli_", "exponential_", "random_", "geometric_", "cauchy_",
                          "log_normal_", "rand", "randn", "randint", "randperm", "bernoulli", "normal", "multinomial",
-                         "rand_like", "randn_like", "randint_like", "poisson"})
+                         "rand_like", "randn_like", "randint_like", "poisson", "uniform"})
+_NOT_NUMBERS = frozenset({"generator", "dtype", "device", "layout", "out", "requires_grad", "size", "pin_memory",
+                          "memory_format"})
 
 
 class _Refused(RuntimeError):
@@ -145,7 +147,8 @@ class _Recorder:
             self._run()
             self.facts["completed"] = True
         except SystemExit as stop:
-            self._error("exit", f"the solution called exit({stop.code!r})", None, "solution")
+            self._error("exit", f"the solution called exit({stop.code!r})", _traceback_line(stop, self.watched_files),
+                        "solution")
         except _Environment as error:
             self._error(type(error).__name__, str(error), None, "environment")
         except MemoryError:
@@ -217,39 +220,52 @@ class _Recorder:
             if "ModelNew" not in solution:
                 raise _Solution("the solution defines no ModelNew")
             seed = int(self.request.get("seed", 42))
-            reference_model, model = self._construct(torch, reference, solution, seed, watch)
-            self.facts["parameters"] = dict(_compare(torch, reference_model, model, environment), draws=self.draws)
+            self.stage = "construct"
+            real_weights = self._reference_size(torch, reference) <= int(self.request.get("weights_limit", 1 << 24))
+            reference_model, model = self._construct(torch, reference, solution, seed, watch, fake=not real_weights)
+            compared = _compare(torch, reference_model, model, environment) if real_weights else \
+                {"values_compared": False, "reason": "the reference's weights are too large to build on the CPU"}
+            self.facts["parameters"] = dict(compared, draws=self.draws, cuda_random=environment.cuda_random)
             try:
                 self._calls(torch, reference, reference_model, model, seed, watch, "fake")
             except _Environment as error:
                 # fake tensors cannot follow data-dependent code (`.item()`, `.numpy()`): small problems are run
                 # again on real tensors, from freshly built models
-                if self._elements > int(self.request.get("real_limit", 1 << 20)):
+                if self._elements > int(self.request.get("real_limit", 1 << 20)) or not real_weights:
                     raise
                 self.facts["fake_failure"] = str(error)[:300]
                 self.facts["calls"] = []
-                reference_model, model = self._construct(torch, reference, solution, seed, watch)
+                reference_model, model = self._construct(torch, reference, solution, seed, watch, fake=False)
                 self._calls(torch, reference, reference_model, model, seed, watch, "real")
         self._threads(threading)
 
-    def _construct(self, torch, reference: dict, solution: dict, seed: int, watch):
-        """Both models, built as the harness builds them: the same seed before each, on the CPU."""
+    def _construct(self, torch, reference: dict, solution: dict, seed: int, watch, fake: bool):
+        """Both models, built as the harness builds them: the same seed before each, on the CPU; on fake
+        tensors when `fake` (the draws are recorded all the same, the values are not there to compare)."""
         self.stage = "construct"
         self._progress()
         init_inputs = self._reference_step(reference["get_init_inputs"])
         environment = self.environment
+        mode = environment.fake_mode(fake)
         torch.manual_seed(seed)
         environment.draws = []
-        with environment.active():
+        with environment.active(), mode, environment.recording_draws():
             reference_model = self._reference_step(reference["Model"], *init_inputs)
         reference_draws = environment.draws
         torch.manual_seed(seed)
         environment.draws = []
-        with environment.active():
+        with environment.active(), mode, environment.recording_draws():
             model = solution["ModelNew"](*init_inputs)
         self.draws = {"reference": reference_draws[:512], "solution": environment.draws[:512]}
         watch.check("construct")
         return reference_model, model
+
+    def _reference_size(self, torch, reference: dict) -> int:
+        """How many elements the reference model's parameters and buffers hold, from a build on fake tensors."""
+        environment = self.environment
+        with environment.active(), environment.fake_mode():
+            model = self._reference_step(reference["Model"], *self._reference_step(reference["get_init_inputs"]))
+        return sum(t.numel() for t in list(model.parameters()) + list(model.buffers()))
 
     def _reference_step(self, function, *args):
         """Run the reference's code: its failures are the environment's, never the solution's."""
@@ -315,7 +331,6 @@ class _Recorder:
                                      "line": _traceback_line(error, self.watched_files), "cause": _cause(error)}
                     self.extension.end(call, None, outputs)
                     outputs.append(None)
-                    watch.check(f"call {index}")
                     if call["error"]["cause"] != "solution":
                         raise _Environment(call["error"]["message"]) from error
                     continue
@@ -330,7 +345,7 @@ class _Recorder:
                 self.extension.end(call, output, outputs)
                 outputs.append(output)
                 call["completed"] = True
-            watch.check(f"call {index}")
+        watch.check("calls")
 
     def _threads(self, threading) -> None:
         for thread in threading.enumerate():
@@ -345,8 +360,15 @@ def _warm(torch) -> None:
     import torch.utils.cpp_extension  # noqa: F401
     from torch._subclasses.fake_tensor import FakeTensorMode
 
-    with FakeTensorMode():
-        torch.nn.functional.relu(torch.randn(2, 2) @ torch.randn(2, 2))
+    functional = torch.nn.functional
+    with FakeTensorMode():  # the common layers once, so that every forked child finds their code paths warm
+        images, rows = torch.randn(2, 4, 8, 8), torch.randn(4, 8)
+        functional.relu(functional.conv2d(images, torch.randn(4, 4, 3, 3), padding=1))
+        functional.batch_norm(images, torch.zeros(4), torch.ones(4), training=True)
+        functional.max_pool2d(images, 2), functional.avg_pool2d(images, 2), functional.adaptive_avg_pool2d(images, 1)
+        functional.linear(rows, torch.randn(8, 8), torch.randn(8)), torch.addmm(torch.randn(8), rows, torch.randn(8, 8))
+        functional.softmax(rows, -1), functional.gelu(rows), torch.tanh(rows), torch.sigmoid(rows), rows * 2 + 1
+        functional.layer_norm(rows, (8,)), torch.matmul(rows, rows.t()).sum(dim=1), torch.zeros_like(rows), rows.view(-1)
 
 
 class _Solution(Exception):
@@ -598,10 +620,11 @@ class _CudaOnCpu:
                         owner.cuda_random = True
                 result = func(*args, **kwargs)
                 recorder.extension.propagate(args, kwargs, result)
-                if recorder.stage == "construct" and isinstance(result, torch.Tensor):
-                    owner.note_creation(result)
-                    if name in _RANDOM_OPS:
-                        owner.note_draw(name, args, kwargs, result)
+                if isinstance(result, torch.Tensor):
+                    if recorder.stage == "construct":
+                        owner.note_creation(result)
+                    elif recorder.extension.call is not None:
+                        recorder.extension.note_made(result, recorder.solution_line())
                 return result
 
         self.mode_type = Mode
@@ -617,14 +640,29 @@ class _CudaOnCpu:
             if line is not None:
                 self.created_at[pointer] = line
 
-    def note_draw(self, name: str, args, kwargs, result) -> None:
-        """A draw from the random stream while a model is built: what, of which shape, with which numbers."""
-        numbers = [a for a in (list(args[1:]) if name.endswith("_") else []) + [v for k, v in sorted(kwargs.items())
-                   if k not in ("generator", "dtype", "device", "layout", "out", "requires_grad", "size")]
-                   if isinstance(a, (int, float)) and not isinstance(a, bool)]
-        self.draws.append({"op": name.rstrip("_"), "shape": list(result.shape),
-                           "dtype": str(result.dtype).replace("torch.", ""),
-                           "numbers": [round(float(n), 6) for n in numbers], "line": self.recorder.solution_line()})
+    def recording_draws(self):
+        """A dispatch mode that records each draw from the random stream (the aten ops nn.init's functions and
+        the layers' inits end in): what, of which shape, with which numbers, from which line."""
+        from torch.utils._python_dispatch import TorchDispatchMode
+
+        owner, torch = self, self.torch
+
+        class Draws(TorchDispatchMode):
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                kwargs = kwargs or {}
+                result = func(*args, **kwargs)
+                name = func.overloadpacket.__name__
+                if name in _RANDOM_OPS and isinstance(result, torch.Tensor):
+                    numbers = [a for a in (list(args[1:]) if name.endswith("_") else []) + [
+                        v for k, v in sorted(kwargs.items()) if k not in _NOT_NUMBERS]
+                        if isinstance(a, (int, float)) and not isinstance(a, bool)]
+                    owner.draws.append({"op": name.rstrip("_"), "shape": list(result.shape),
+                                        "dtype": str(result.dtype).replace("torch.", ""),
+                                        "numbers": [round(float(n), 6) for n in numbers],
+                                        "line": owner.recorder.solution_line()})
+                return result
+
+        return Draws()
 
     def line_of(self, tensor) -> int | None:
         try:
@@ -728,7 +766,7 @@ class _Extensions:
         held = self.made_at.get(id(output))
         if held is None or held[0]() is not output:
             return None
-        return {"line": held[1], "call": held[2]}
+        return {"line": held[1], "call": held[2], "function": held[3], "allocation": held[4]}
 
     def mark(self, tensor) -> None:
         import weakref
@@ -794,13 +832,24 @@ class _Extensions:
             self.unmodelled += 1
             if call is not None:
                 self.call_unmodelled += 1
-        import weakref
-
         for tensor in (result if isinstance(result, tuple) else (result,)):
             if isinstance(tensor, torch.Tensor):
                 self.mark(tensor)
-                self.made_at[id(tensor)] = (weakref.ref(tensor), line, call["index"] if call else None)
+                self.note_made(tensor, line, function=name, origin=spec.get("result_line") if modelled else None)
         return result
+
+    def note_made(self, tensor, line: int | None, function: str | None = None, origin: int | None = None) -> None:
+        """Where the solution made a tensor during a forward call: its line, the call, the compiled function and
+        the line of the C++ allocation it returned."""
+        import weakref
+
+        if line is None:
+            return
+        try:
+            self.made_at[id(tensor)] = (weakref.ref(tensor), line, self.call["index"] if self.call else None,
+                                        function, origin)
+        except TypeError:
+            pass
 
     def _result(self, spec: dict, args: list):
         torch = self.torch
