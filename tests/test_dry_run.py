@@ -198,3 +198,11 @@ def test_cl420_without_the_dry_run_stays_silent_where_the_static_reading_cannot_
     path = Path(__file__).parent / "fixtures" / "rules" / "CL420" / "bad_width_from_a_call.py"
     findings = cudalint.lint_source(path.read_text(), filename=path.name, options=LintOptions(dry_run=False))
     assert not [f for f in findings if f.code == "CL420"]
+
+
+@needs_torch
+def test_solution_runs_in_the_references_namespace_as_kernelbench_runs_it() -> None:
+    facts = run("subclasses_reference.py")  # `Model` is the reference's, never defined by the solution
+    assert facts.completed, facts.reason
+    assert facts.kernel_ran() and facts.harness_failure() is None
+    assert [entry["matched_by"] for entry in facts.parameters["reference"]] == [["fc.weight"], ["fc.bias"]]

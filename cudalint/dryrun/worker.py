@@ -209,10 +209,20 @@ class _Recorder:
         with torch.no_grad():
             watch = _Watch(torch, self)
             self.stage = "import"
-            reference = self._load(self.reference_path, "reference") \
-                if self.reference_path != self.solution_path else None
-            solution = self._load(self.solution_path, "solution")
-            reference = reference or solution
+            # KernelBench execs the reference, then the solution, into one dictionary: the solution sees the
+            # reference's names (its imports, `Model`), and the harness keeps the reference's own objects
+            context: dict = {"__builtins__": __builtins__}
+            reference = {}
+            if self.reference_path != self.solution_path:
+                try:
+                    self._exec(self.reference_path, context)
+                except Exception as error:  # noqa: BLE001
+                    raise _Environment(f"the reference failed: {type(error).__name__}: {error}") from error
+                reference = {name: context.get(name) for name in ("Model", "get_inputs", "get_init_inputs")}
+            self._exec(self.solution_path, context)
+            solution = context
+            reference = {name: value for name, value in reference.items() if value is not None} or {
+                name: context[name] for name in ("Model", "get_inputs", "get_init_inputs") if name in context}
             watch.check("import")
             for name in ("Model", "get_inputs", "get_init_inputs"):
                 if name not in reference:
@@ -282,14 +292,11 @@ class _Recorder:
         handle.write(self.dumps({"stage": self.stage}))
         handle.flush()
 
-    def _load(self, path: str, what: str) -> dict:
+    def _exec(self, path: str, context: dict) -> None:
         with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-        namespace: dict = {"__name__": f"__cudalint_{what}__", "__builtins__": __builtins__}
-        code = compile(text, path, "exec")
+            code = compile(handle.read(), path, "exec")
         with self.environment.active():
-            exec(code, namespace)  # noqa: S102 - the point of the dry run, in its own process
-        return namespace
+            exec(code, context)  # noqa: S102 - the point of the dry run, in its own process
 
     def _calls(self, torch, reference: dict, reference_model, model, seed: int, watch, mode: str) -> None:
         environment = self.environment
