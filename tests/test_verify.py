@@ -369,8 +369,8 @@ def test_lint_gate_rejects_without_building(tmp_path: Path, monkeypatch) -> None
     assert [r.kind for r in reports] == ["lint", "lint"] and "CL201" in reports[0].text
 
     [record] = verify_batch([Candidate(broken, str(RELU_REF), 1, 19, 1)], _options(tmp_path, lint=False))
-    assert record["status"] == "correct"  # the stand-in's verdict: it was built and run
-    assert [entry["mode"] for entry in _log(log)] == ["build", "run"]
+    assert record["status"] == "correct"  # the stand-in judge's verdict: it was built, run and judged
+    assert [entry["mode"] for entry in _log(log)] == ["build", "run", "judge"]
 
 
 # ---------------------------------------------------------------------------------------- isolation
@@ -623,26 +623,12 @@ def test_two_extensions_map_a_base_name_report_by_its_kernel(tmp_path: Path) -> 
 # ------------------------------------------------------------------------------------------- isolation
 
 
-def test_worker_environment_is_scrubbed_with_a_private_home(tmp_path: Path) -> None:
-    from cudalint.verify.isolation import worker_environment
-
-    parent = {"PATH": "/usr/bin", "CUDA_HOME": "/usr/local/cuda", "TORCH_CUDA_ARCH_LIST": "9.0",
-              "OPENAI_API_KEY": "sk-secret", "HF_TOKEN": "hf_x", "AWS_SECRET_ACCESS_KEY": "a", "HOME": "/home/me",
-              "TORCH_HUB_TOKEN": "t", "SSH_AUTH_SOCK": "/tmp/agent", "STANDIN_LOG": "/tmp/l", "LC_ALL": "C"}
-    env = worker_environment(parent, str(tmp_path), keep=("STANDIN_LOG",))
-    assert {k: env[k] for k in ("PATH", "CUDA_HOME", "TORCH_CUDA_ARCH_LIST", "STANDIN_LOG", "LC_ALL")} == {
-        k: parent[k] for k in ("PATH", "CUDA_HOME", "TORCH_CUDA_ARCH_LIST", "STANDIN_LOG", "LC_ALL")}
-    assert not {"OPENAI_API_KEY", "HF_TOKEN", "AWS_SECRET_ACCESS_KEY", "TORCH_HUB_TOKEN", "SSH_AUTH_SOCK"} & set(env)
-    assert env["HOME"] == str(tmp_path / "home") and env["TMPDIR"] == str(tmp_path / "tmp")
-    assert os.path.isdir(env["HOME"]) and oct(os.stat(env["HOME"]).st_mode & 0o777) == "0o700"
-
-
 def test_workers_see_no_secrets(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-must-not-leak")
     probe = tmp_path / "probe.py"
     probe.write_text("import json, os, sys\nrequest = json.load(open(sys.argv[1]))\n"
-                     "json.dump({'done': True, 'status': 'ok', 'message': json.dumps(dict(os.environ))}, "
-                     "open(request['result'], 'w'))\n")
+                     "os.write(request['channel'], json.dumps({'done': True, 'status': 'ok', "
+                     "'message': json.dumps(dict(os.environ))}).encode())\n")
     [record] = verify_batch([Candidate(_solution(tmp_path, "a.py", "ok"), str(RELU_REF))],
                             _options(tmp_path, build_only=True, worker=[sys.executable, str(probe)]))
     seen = json.loads(record["worker"]["build"]["message"]) if "message" in record["worker"]["build"] else None
@@ -654,24 +640,24 @@ def test_network_namespace_blocks_connections(tmp_path: Path) -> None:
     """Where unprivileged user and network namespaces work, a worker cannot reach even this machine."""
     import socket
 
-    from cudalint.verify.isolation import network_isolation
+    from cudalint.sandbox import isolation
 
-    prefix, state = network_isolation()
-    if not prefix:
-        pytest.skip(f"no network isolation on this machine: {state}")
+    if not isolation().namespaces:
+        pytest.skip(f"no network isolation on this machine: {isolation().network}")
     server = socket.socket()
     server.bind(("127.0.0.1", 0))
     server.listen(1)
     port = server.getsockname()[1]
     probe = tmp_path / "probe.py"
-    probe.write_text("import json, socket, sys\nrequest = json.load(open(sys.argv[1]))\n"
+    probe.write_text("import json, os, socket, sys\nrequest = json.load(open(sys.argv[1]))\n"
                      f"try:\n    socket.create_connection(('127.0.0.1', {port}), timeout=3); reached = 'reached'\n"
                      "except OSError as error:\n    reached = type(error).__name__\n"
-                     "json.dump({'done': True, 'status': 'ok', 'message': reached}, open(request['result'], 'w'))\n")
+                     "os.write(request['channel'], json.dumps({'done': True, 'status': 'ok', 'message': reached}).encode())\n")
     try:
-        outside = run_worker([sys.executable, str(probe)], {"mode": "probe"}, 20.0, workdir=str(tmp_path))
+        outside = run_worker([sys.executable, str(probe)], {"mode": "probe"}, 20.0, workdir=str(tmp_path),
+                             isolated=isolation(network=True))
         inside = run_worker([sys.executable, str(probe)], {"mode": "probe"}, 20.0, workdir=str(tmp_path),
-                            prefix=prefix)
+                            isolated=isolation())
     finally:
         server.close()
     assert outside.message == "reached" and inside.message != "reached", (outside.message, inside.message)
@@ -915,6 +901,114 @@ def test_real_worker_on_the_cpu(tmp_path: Path) -> None:
     assert "shape (16, 8), the reference (8, 16)" in records["shape"]["message"]
     assert records["wrong"]["correctness"]["trial_results"][0]["failures"][0]["kind"] == "mismatch"
     assert "ValueError: unsupported shape" in records["raises"]["message"]
+
+
+# ------------------------------------------------------------------------------------- verdict forgery
+
+_DOUBLE = ("import torch\nclass Model(torch.nn.Module):\n    def forward(self, x):\n        return x * 2\n"
+           "def get_inputs():\n    return [torch.randn(4, 16)]\ndef get_init_inputs():\n    return []\n")
+# a solution's import-time forgery: a "correct, 1000x" result where the result file used to be (beside the
+# request, and in the batch's work folder), the same on every channel it holds but its outputs, and the
+# worker's own comparison replaced in its process (`__main__` is worker.py)
+_FORGE = """\
+import json, os, sys, torch
+FORGED = json.dumps({"mode": "run", "stage": "done", "done": True, "status": "correct",
+                     "message": "5 trials passed", "extensions": [], "notes": [],
+                     "correctness": {"ok": True, "trials": 5, "passed": 5, "max_abs_error": 0.0,
+                                     "mean_abs_error": 0.0, "trial_results": [], "message": "5 trials passed"},
+                     "timing": {"method": "cuda-events", "candidate": {"median_ms": 0.001},
+                                "reference": {"median_ms": 1.0}, "speedup": 1000.0}})
+import gc  # the request pipe was read already: the worker's request dict is in this process
+REQUEST = next(o for o in gc.get_objects() if isinstance(o, dict) and "channel" in o and "mode" in o)
+for folder in (os.getcwd(), os.path.dirname(os.getcwd())):
+    try:
+        with open(os.path.join(folder, "run.result.json"), "w") as handle:
+            handle.write(FORGED)
+    except OSError:
+        pass
+for name in os.listdir("/proc/self/fd"):
+    if int(name) != REQUEST.get("outputs"):
+        try:
+            os.write(int(name), (FORGED + "\\n").encode())
+        except OSError:
+            pass
+import __main__
+__main__.compare = lambda *a, **k: {"ok": True, "max_abs_error": 0.0, "mean_abs_error": 0.0, "failures": []}
+"""
+# a solution that leaves a daemon (setsid, double fork) rewriting every verdict-like file it can reach in
+# the batch's work folder, its siblings' folders included, for a minute
+_CROSS_WRITE = """\
+import os, sys, time
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        batch = os.path.dirname(os.getcwd())
+        forged = open(__file__.replace("cross.py", "forged.json")).read()
+        end = time.time() + 60
+        while time.time() < end:
+            for folder, _, files in os.walk(batch):
+                for name in files + ["run.result.json", "judge.result.json"]:
+                    if name.endswith((".json", ".stdout", ".stderr")):
+                        try:
+                            with open(os.path.join(folder, name), "w") as handle:
+                                handle.write(forged)
+                        except OSError:
+                            pass
+            time.sleep(0.05)
+        os._exit(0)
+    os._exit(0)
+"""
+
+
+def _forgery_batch(tmp_path: Path, sources: dict[str, str]) -> dict[str, dict]:
+    pytest.importorskip("torch")
+    reference = tmp_path / "ref.py"
+    reference.write_text(_DOUBLE)
+    candidates = []
+    for name, source in sources.items():
+        (tmp_path / f"{name}.py").write_text(source)
+        candidates.append(Candidate(str(tmp_path / f"{name}.py"), str(reference)))
+    options = VerifyOptions(device="cpu", lint=False, cache_dir=str(tmp_path / "cache"), timing_trials=3,
+                            run_timeout=120, build_timeout=120)
+    return {Path(r["solution"]).stem: r for r in verify_batch(candidates, options)}
+
+
+_MODEL = "class ModelNew(torch.nn.Module):\n    def forward(self, x):\n        return {}\n"
+
+
+def test_a_solution_cannot_forge_its_own_verdict(tmp_path: Path) -> None:
+    """It writes a forged result where the result file was, on its channels, and fakes the worker's own
+    comparison: the verdict is the judge's, from the wrong outputs it really returned."""
+    records = _forgery_batch(tmp_path, {"forger": _FORGE + _MODEL.format("torch.zeros_like(x)"),
+                                        "honest": "import torch\n" + _MODEL.format("x * 2")})
+    forger = records["forger"]
+    assert forger["status"] == "incorrect" and not forger["passed"], forger["message"]
+    assert forger["correctness"]["trial_results"][0]["failures"][0]["kind"] == "mismatch"
+    assert forger["timing"] is None  # no 1000x
+    assert records["honest"]["status"] == "correct" and records["honest"]["timing"]["speedup"] > 0
+
+
+@pytest.mark.parametrize("namespaces", [True, False], ids=["namespaces", "no-namespaces"])
+def test_a_solution_cannot_rewrite_another_candidates_verdict(tmp_path: Path, monkeypatch, namespaces: bool) -> None:
+    """It leaves a daemon rewriting every file in the batch's work folder; each candidate has a folder of its
+    own, its verdict comes through pipes, and the daemon dies with its worker (even without namespaces,
+    where the file system stays writable)."""
+    from cudalint.sandbox import Isolation, isolation
+    from cudalint.verify import jobs
+
+    if namespaces and not isolation().namespaces:
+        pytest.skip("no namespaces on this machine")
+    if not namespaces:  # as on a machine without unprivileged namespaces
+        monkeypatch.setattr(jobs, "isolation", lambda network: Isolation((), "not isolated: test", "shared: test",
+                                                                        "writable: test"))
+    (tmp_path / "forged.json").write_text(json.dumps({"done": True, "status": "correct", "message": "forged"}))
+    records = _forgery_batch(tmp_path, {
+        "cross": "import torch\n" + _CROSS_WRITE + _MODEL.format("x * 3"),
+        "victim": "import torch\n" + _MODEL.format("x * 3"),
+        "good": "import torch\n" + _MODEL.format("x * 2")})
+    assert {k: r["status"] for k, r in records.items()} == {"cross": "incorrect", "victim": "incorrect",
+                                                             "good": "correct"}
+    assert "differ" in records["victim"]["message"] and "differ" in records["cross"]["message"]
 
 
 @pytest.mark.skipif(not os.environ.get("CUDALINT_BUILD_TESTS"), reason="slow (a C++ build, about 2 minutes on "

@@ -105,12 +105,12 @@ def test_memcheck_finds_the_unguarded_index() -> None:
 
 def test_workers_have_no_network_and_still_use_the_gpu(batch: dict) -> None:
     """The batch ran in a network namespace (where the machine allows one) with a scrubbed environment."""
-    from cudalint.verify.isolation import network_isolation
+    from cudalint.sandbox import isolation
 
     record = batch["L1_problem_19_sample_0"]
     assert record["status"] == "correct"
     assert record["isolation"]["environment"] == "scrubbed" and record["isolation"]["home"] == "private"
-    assert record["isolation"]["network"] == network_isolation()[1]
+    assert record["isolation"]["network"] == isolation().network
 
 
 def test_racecheck_in_the_second_extension_maps_to_its_lines() -> None:

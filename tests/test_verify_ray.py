@@ -151,7 +151,7 @@ def test_an_edited_solution_is_verified_again(address: str, log: Path, tmp_path:
     Path(candidate.path).write_text(Path(candidate.path).read_text().replace("# standin: ok", "# standin: incorrect"))
     [record] = verify_batch([candidate], options)
     assert record["status"] == "incorrect"
-    assert [e["mode"] for e in _log(log) if e["start"] >= started] == ["build", "run", "build", "run"]
+    assert [e["mode"] for e in _log(log) if e["start"] >= started] == ["build", "run", "judge", "build", "run"]
 
 
 def test_build_archives_carry_the_cache_directories_to_another_node(tmp_path: Path) -> None:

@@ -1,74 +1,43 @@
-"""Run one worker process with a time limit, and turn however it ended into a status.
+"""Run one worker process in the sandbox, with a time limit, and turn however it ended into a status.
 
-Each candidate runs in its own process (`python worker.py REQUEST.json`), started in a new session so
-that the whole group (ninja, nvcc, compute-sanitizer and whatever the candidate starts) can be killed
-when the time limit passes. The worker rewrites its result file at every stage; the parent reads it
-whatever happened, so a crash, a hang or an out-of-memory is reported with the stage it happened in,
-and never stops the batch.
+Each worker (`python worker.py /dev/fd/N`, N a pipe holding the request) runs in a sandbox of its own
+(`cudalint.sandbox`: a private directory, a scrubbed environment, namespaces and a read-only file system
+where the machine allows them, resource limits with the GPU stage's address space unlimited, no Unix
+sockets, and everything it started killed at its end). It
+sends its progress through a pipe (the request's `channel`) at every stage; the parent reads it whatever
+happened, so a crash, a hang or an out-of-memory is reported with the stage it happened in, and never
+stops the batch.
 
-What a worker gets (generated code runs in it): an environment scrubbed to the toolchain's and the
-GPU's settings (no API keys, tokens or other credentials), a HOME and temporary directory of its own
-under the batch's work directory, and, where unprivileged user and network namespaces are available
-(`unshare`), no network. It still runs as the same user, with the same file system: run untrusted
-batches in a container.
+The verdict of a run is never the run worker's word, since the solution's code runs in that process
+and can say anything there: the worker sends the candidate's output tensors through a second pipe into
+a file only this process holds (unlinked), and a judge worker that never loads the solution compares
+them with the reference's (`judged`). What the run worker says can only fail it.
 """
 
 from __future__ import annotations
 
-import functools
 import json
 import os
-import re
-import signal
-import site
-import subprocess
 import sys
-import tempfile
-import time
+import threading
 from dataclasses import dataclass, field
+
+from cudalint.sandbox import GIB, Channel, Isolation, Limits, private_directory, run_sandboxed
 
 WORKER_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "worker.py")
 TAIL_BYTES = 6000
+PROGRESS_LIMIT = 16 << 20  # the progress a worker may send (snapshots of a few kB each)
+OUTPUTS_LIMIT = 64 * GIB  # the candidate outputs a run worker may send (its trials' output tensors)
 
 
-# what a worker inherits from the parent's environment: where the toolchain is and how to use the GPU
-_KEPT_NAMES = frozenset({
-    "PATH", "LD_LIBRARY_PATH", "LIBRARY_PATH", "CPATH", "C_INCLUDE_PATH", "CPLUS_INCLUDE_PATH", "CUDA_HOME",
-    "CUDA_PATH", "CUDA_ROOT", "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "CC", "CXX", "CUDAHOSTCXX", "MAX_JOBS",
-    "LANG", "LANGUAGE", "TZ", "PYTHONPATH", "PYTHONHASHSEED", "VIRTUAL_ENV", "CONDA_PREFIX", "OMP_NUM_THREADS"})
-_KEPT_PREFIXES = ("LC_", "NVIDIA_", "TORCH_", "PYTORCH_", "NVCC_", "CUDA_MODULE_", "TRITON_", "MKL_", "CUDALINT_")
-_CREDENTIAL = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH|COOKIE|SESSION", re.IGNORECASE)
-NETWORK_NAMESPACE = ["unshare", "--user", "--map-root-user", "--net", "--"]
+# the GPU stage's limits: CUDA reserves far more address space than it uses (none there); builds write a
+# precompiled header of about 750 MB and libraries of hundreds; torch starts a thread per core
+GPU_LIMITS = dict(address_space=None, processes=8192, file_size=16 * GIB, open_files=65536)
 
 
-def worker_environment(parent: dict, workdir: str, keep: tuple[str, ...] = ()) -> dict:
-    """The environment of a worker: `parent` scrubbed to the toolchain's and GPU's settings (plus the names
-    in `keep`), never a credential, with a private HOME and temporary directory under `workdir`."""
-    env = {name: value for name, value in parent.items()
-           if name in keep or ((name in _KEPT_NAMES or name.startswith(_KEPT_PREFIXES))
-                               and not _CREDENTIAL.search(name))}
-    home, temporary = os.path.join(workdir, "home"), os.path.join(workdir, "tmp")
-    for directory in (home, temporary):
-        os.makedirs(directory, mode=0o700, exist_ok=True)
-    # packages installed with `pip install --user` stay importable under the new HOME
-    env.update(HOME=home, TMPDIR=temporary, TMP=temporary, TEMP=temporary,
-               XDG_CACHE_HOME=os.path.join(home, ".cache"), PYTHONUSERBASE=site.getuserbase())
-    return env
-
-
-@functools.lru_cache(maxsize=1)
-def network_isolation() -> tuple[list[str], str]:
-    """The command prefix that starts a worker without network, and what it gives: (prefix, "isolated"), or
-    ([], why not) where unprivileged user and network namespaces are not available."""
-    try:
-        done = subprocess.run(NETWORK_NAMESPACE + ["true"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.PIPE, timeout=10)
-    except (OSError, subprocess.TimeoutExpired) as error:
-        return [], f"not isolated: cannot run unshare ({error})"
-    if done.returncode != 0:
-        reason = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        return [], f"not isolated: unshare failed ({reason[-1] if reason else f'exit {done.returncode}'})"
-    return list(NETWORK_NAMESPACE), "isolated"
+def worker_limits(timeout: float) -> Limits:
+    """A worker's limits: CPU seconds enough for every core busy for the whole time limit, no more."""
+    return Limits(cpu_seconds=int(timeout * (os.cpu_count() or 1)) + 60, **GPU_LIMITS)
 
 
 @dataclass
@@ -98,51 +67,102 @@ def worker_command(python: str | None = None) -> list[str]:
 
 
 def run_worker(command: list[str], request: dict, timeout: float, env: dict | None = None,
-               workdir: str | None = None, prefix: list[str] | None = None,
-               on_timeout=None) -> WorkerOutcome:
-    """Run `prefix + command + [request file]` with `env` for at most `timeout` seconds.
+               workdir: str | None = None, prefix: list[str] | None = None, on_timeout=None,
+               isolated: Isolation | None = None, outputs_into=None, outputs_from=None,
+               writable: tuple[str, ...] = (), unix_sockets: bool = False) -> WorkerOutcome:
+    """Run `prefix + command + [/dev/fd/N]` (N: a pipe holding the request) in the sandbox with `env` for at
+    most `timeout` seconds.
 
-    `request` is written as JSON with `result` (the result file) and `timeout` added; `prefix` wraps the
-    command (compute-sanitizer). `on_timeout(partial_result)` runs after a kill (to clean up a lock)."""
+    `workdir` is the worker's own private directory (None: a new one, removed after); with `isolated`
+    namespaces, it and `writable` (the build cache) are all the worker can write. `unix_sockets`: for
+    a worker that uses the GPU (CUDA needs them; socket files are hidden instead). `request` is
+    written as JSON with `channel` (the progress pipe) and `timeout` added, and `outputs`: the write end
+    of a pipe drained into the open file `outputs_into` (a run worker's candidate outputs), or the file
+    descriptor of `outputs_from` (the judge reads them). `prefix` wraps the command (compute-sanitizer).
+    `on_timeout(partial_result)` runs after a kill (to clean up a lock)."""
     own_dir = workdir is None
-    directory = workdir or tempfile.mkdtemp(prefix="cudalint-verify-")
-    os.makedirs(directory, exist_ok=True)
-    handle, request_path = tempfile.mkstemp(prefix=f"{request.get('mode', 'job')}-", suffix=".json", dir=directory)
-    os.close(handle)
-    result_path = request_path[:-5] + ".result.json"
-    stdout_path = request_path[:-5] + ".stdout"
-    stderr_path = request_path[:-5] + ".stderr"
-    request = dict(request, result=result_path, timeout=timeout)
-    with open(request_path, "w", encoding="utf-8") as out:
-        json.dump(request, out)
-    argv = list(prefix or []) + list(command) + [request_path]
-    started = time.monotonic()
-    timed_out = False
-    with open(stdout_path, "wb") as stdout, open(stderr_path, "wb") as stderr:
-        try:
-            process = subprocess.Popen(argv, stdout=stdout, stderr=stderr, stdin=subprocess.DEVNULL,
-                                       env=env, start_new_session=True, cwd=directory)
-        except OSError as error:
-            if own_dir:
-                _remove_tree(directory)
-            return WorkerOutcome("worker_error", f"cannot start the worker: {error}", seconds=0.0)
-        try:
-            returncode = process.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            timed_out = True
-            _kill_group(process)
-            returncode = process.wait()
-    seconds = time.monotonic() - started
-    outcome = WorkerOutcome("", "", _read_json(result_path), returncode, None, timed_out, seconds,
-                            _tail(stdout_path), _tail(stderr_path))
-    if returncode is not None and returncode < 0:
-        outcome.signal = _signal_name(-returncode)
-    if timed_out and on_timeout is not None:
+    directory = workdir or private_directory(prefix="cudalint-verify-")
+    stdout_path = os.path.join(directory, f"{request.get('mode', 'job')}.stdout")
+    stderr_path = stdout_path[:-len(".stdout")] + ".stderr"
+    progress = Channel(PROGRESS_LIMIT)
+    outputs = Channel(OUTPUTS_LIMIT, into=outputs_into) if outputs_into is not None else None
+    if outputs is not None:
+        request = dict(request, outputs=outputs.fd)
+    elif outputs_from is not None:
+        outputs_from.seek(0)
+        request = dict(request, outputs=outputs_from.fileno())
+    request = dict(request, channel=progress.fd, timeout=timeout)
+    # the request is read from a pipe (/dev/fd/N), not from a file another worker could rewrite first
+    request_fd = _pipe_holding(json.dumps(request).encode("utf-8"))
+    argv = list(prefix or []) + list(command) + [f"/dev/fd/{request_fd}"]
+    passed = (request_fd, progress.fd) + ((request["outputs"],) if "outputs" in request else ())
+    try:
+        with open(stdout_path, "wb") as stdout, open(stderr_path, "wb") as stderr:
+            finished = run_sandboxed(argv, directory, env if env is not None else dict(os.environ), timeout,
+                                     worker_limits(timeout), isolated, pass_fds=passed, stdout=stdout,
+                                     stderr=stderr, writable=writable, unix_sockets=unix_sockets)
+        sent = progress.read()
+        if outputs is not None:
+            outputs.read()
+        if finished.error:
+            return WorkerOutcome("worker_error", f"cannot start the worker: {finished.error}", seconds=0.0)
+        outcome = WorkerOutcome("", "", last_state(sent), finished.returncode, finished.signal, finished.timed_out,
+                                finished.seconds, _tail(stdout_path), _tail(stderr_path))
+        if outputs is not None and outputs.overflowed:
+            outcome.result["outputs_overflowed"] = True
+    finally:
+        os.close(request_fd)
+        for channel in (progress, outputs):
+            if channel is not None:
+                channel.started()
+        if own_dir:
+            _remove_tree(directory)
+    if outcome.timed_out and on_timeout is not None:
         on_timeout(outcome.result)
     outcome.status, outcome.message = classify(outcome, timeout)
-    if own_dir:
-        _remove_tree(directory)
     return outcome
+
+
+def _pipe_holding(data: bytes) -> int:
+    """The read end of a pipe that holds `data` and nothing more (its write end closed once written)."""
+    read_end, write_end = os.pipe()
+
+    def write() -> None:
+        with open(write_end, "wb") as pipe:
+            pipe.write(data)
+
+    threading.Thread(target=write, daemon=True).start()
+    return read_end
+
+
+def last_state(sent: bytes) -> dict:
+    """The last complete progress snapshot a worker sent (one JSON object a line)."""
+    for line in reversed(sent.splitlines()):
+        try:
+            state = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(state, dict):
+            return state
+    return {}
+
+
+def judged(run: WorkerOutcome, judge: WorkerOutcome | None) -> WorkerOutcome:
+    """A run's outcome with the judge's verdict: the run worker's own word can fail the candidate, never
+    pass it; "correct" is the judge's, from outputs it compared itself."""
+    if run.status != "correct":
+        return run
+    if judge is None or judge.status not in ("correct", "incorrect") or run.result.get("outputs_overflowed"):
+        why = "the outputs were larger than the limit" if run.result.get("outputs_overflowed") else \
+            (judge.message if judge is not None else "it did not run")
+        run.status, run.message = "worker_error", f"the judge could not check the outputs: {why}"
+        return run
+    run.result["self_check"] = run.result.get("correctness")
+    run.result["correctness"] = judge.result.get("correctness")
+    run.status, run.message = judge.status, judge.message
+    if judge.status != "correct":
+        run.result["timing"] = None
+    return run
 
 
 def classify(outcome: WorkerOutcome, timeout: float) -> tuple[str, str]:
@@ -170,32 +190,6 @@ def classify(outcome: WorkerOutcome, timeout: float) -> tuple[str, str]:
                      + (f": {last}" if last else ""))
 
 
-def _kill_group(process: subprocess.Popen) -> None:
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        try:
-            process.kill()
-        except ProcessLookupError:
-            pass
-
-
-def _signal_name(number: int) -> str:
-    try:
-        return signal.Signals(number).name
-    except ValueError:
-        return f"signal {number}"
-
-
-def _read_json(path: str) -> dict:
-    try:
-        with open(path, encoding="utf-8") as handle:
-            value = json.load(handle)
-        return value if isinstance(value, dict) else {}
-    except (OSError, ValueError):
-        return {}
-
-
 def _tail(path: str) -> str:
     try:
         with open(path, "rb") as handle:
@@ -218,5 +212,5 @@ def _remove_tree(directory: str) -> None:
     shutil.rmtree(directory, ignore_errors=True)
 
 
-__all__ = ["NETWORK_NAMESPACE", "WORKER_SCRIPT", "WorkerOutcome", "classify", "network_isolation", "run_worker",
-           "worker_command", "worker_environment"]
+__all__ = ["WORKER_SCRIPT", "WorkerOutcome", "classify", "judged", "last_state", "run_worker", "worker_command",
+           "worker_limits"]

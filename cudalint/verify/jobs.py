@@ -10,6 +10,7 @@ it. The scrubbed environment, the network namespace and the worker process with 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import queue
 import shutil
@@ -21,7 +22,8 @@ from dataclasses import dataclass, field
 
 from cudalint.verify import diagnostics
 from cudalint.verify.gpus import Gpu, detect_gpus
-from cudalint.verify.isolation import WorkerOutcome, network_isolation, run_worker, worker_command, worker_environment
+from cudalint.sandbox import Isolation, isolation, private_directory, scrubbed_environment
+from cudalint.verify.isolation import WorkerOutcome, judged, run_worker, worker_command
 
 
 @dataclass
@@ -42,7 +44,7 @@ class WorkerJob:
     arch: str = ""  # TORCH_CUDA_ARCH_LIST
     visible: str | None = None  # CUDA_VISIBLE_DEVICES of a GPU job: set by the executor that places it
     sanitizer: dict | None = None  # {"tool", "executable", "kernels"}: run the worker under compute-sanitizer
-    workdir: str | None = None  # where the worker's files go; None: a directory of its own, removed after
+    workdir: str | None = None  # the batch's directory, where the job's private one is made; None: a temporary one
     files: dict | None = None  # request key -> (file name, bytes): written on the host (a cluster's nodes)
 
 
@@ -55,50 +57,111 @@ class JobResult:
     gpu: dict = field(default_factory=dict)  # where a GPU job ran: {"id", "name"} (and "node" on a cluster)
 
 
-def network_setting(isolate: bool, standin: bool) -> tuple[list[str], str]:
-    """The command prefix that takes a worker off the network, and what the worker gets."""
-    if not isolate:
-        return [], "not isolated (--network)"
+def worker_isolation(isolate: bool, standin: bool) -> Isolation | None:
+    """The namespaces a worker runs in, with or without network (None: none, for a stand-in worker of the
+    tests)."""
+    return None if standin else isolation(network=not isolate)
+
+
+def network_state(isolate: bool, standin: bool) -> str:
+    """What the worker's network is, in words."""
     if standin:
-        return [], "not isolated (a stand-in worker)"
-    return network_isolation()
+        return "not isolated (a stand-in worker)"
+    return worker_isolation(isolate, standin).network
+
+
+def isolation_record(isolate: bool, standin: bool) -> dict:
+    """What isolated the workers, in words, for each candidate's record."""
+    isolated = worker_isolation(isolate, standin)
+    why = "a stand-in worker"
+    return {"environment": "scrubbed", "home": "private", "directory": "private to each worker",
+            "network": network_state(isolate, standin),
+            "processes": isolated.processes if isolated else f"shared PID namespace ({why})",
+            "files": isolated.files if isolated else f"writable ({why})",
+            "unix_sockets": "refused to builds; GPU workers keep them (CUDA needs them), their socket files hidden "
+                            "where the file system is confined",
+            "verdict": "judge (a worker that never loads the solution)"}
 
 
 def execute(job: WorkerJob) -> JobResult:
-    """Run `job` in a worker process on this host, with this host's toolchain environment, scrubbed."""
-    own_dir = job.workdir is None
-    workdir = job.workdir or tempfile.mkdtemp(prefix="cudalint-verify-")
+    """Run `job` in a worker process on this host, with this host's toolchain environment, scrubbed, in a
+    private directory of its own (under the batch's work directory, or a temporary one removed after). A
+    run is judged: its candidate outputs are compared by a second worker, in a directory of its own, that
+    never loads the solution."""
+    directories = []
+
+    def private() -> str:
+        directories.append(private_directory(job.workdir, prefix=f"{job.mode}-{job.group}-"))
+        return directories[-1]
+
+    standin = job.command is not None
+    isolated, network = worker_isolation(job.isolate_network, standin), network_state(job.isolate_network, standin)
+    command = job.command or worker_command(job.python)
     try:
-        prefix, network = network_setting(job.isolate_network, job.command is not None)
-        env = worker_environment(dict(os.environ), workdir, job.pass_env)
-        if job.device == "cuda":
-            env["CUDA_VISIBLE_DEVICES"] = job.visible if job.visible is not None else ""
-            if job.arch:
-                env["TORCH_CUDA_ARCH_LIST"] = job.arch
-        env.setdefault("PYTHONUNBUFFERED", "1")
-        env.update(job.extra_env)
-        log_file = None
+        directory = private()
         if job.sanitizer:
-            executable = job.sanitizer["executable"]
-            if shutil.which(executable) is None and not os.path.isfile(executable):
-                return JobResult(WorkerOutcome("not_run", f"{executable} not found"), ran=False, network=network)
-            handle, log_file = tempfile.mkstemp(prefix=f"{job.sanitizer['tool']}-", suffix=".log", dir=workdir)
-            os.close(handle)
-            prefix = prefix + diagnostics.sanitizer_command(job.sanitizer["tool"], log_file, executable,
-                                                            job.sanitizer["kernels"])
-        outcome = run_worker(job.command or worker_command(job.python), job.request, job.timeout, env=env,
-                             workdir=workdir, prefix=prefix, on_timeout=drop_locks)
-        log = ""
-        if log_file:
-            try:
-                with open(log_file, encoding="utf-8", errors="replace") as handle:
-                    log = handle.read()
-            except OSError:
-                log = ""
-        return JobResult(outcome, log=log, network=network)
+            return _sanitize(job, command, _environment(job, directory), directory, isolated, network)
+        outcome_of = functools.partial(run_worker, command, timeout=job.timeout, on_timeout=drop_locks,
+                                       isolated=isolated, unix_sockets=_uses_cuda(job))
+        if job.mode != "run":
+            return JobResult(outcome_of(job.request, env=_environment(job, directory), workdir=directory,
+                                        writable=_cache(job)), network=network)
+        # the candidate outputs go to a file no worker can name (unlinked), read by the judge through its fd
+        with tempfile.TemporaryFile(dir=job.workdir) as outputs:
+            outcome = outcome_of(job.request, env=_environment(job, directory), workdir=directory,
+                                 outputs_into=outputs, writable=_cache(job))
+            verdict = None
+            if outcome.status == "correct":  # the judge writes nothing but its own directory
+                judge_directory = private()
+                verdict = outcome_of(dict(job.request, mode="judge"), env=_environment(job, judge_directory),
+                                     workdir=judge_directory, outputs_from=outputs)
+        return JobResult(judged(outcome, verdict), network=network)
     finally:
-        if own_dir:
-            shutil.rmtree(workdir, ignore_errors=True)
+        if job.workdir is None:
+            for directory in directories:
+                shutil.rmtree(directory, ignore_errors=True)
+
+
+def _uses_cuda(job: WorkerJob) -> bool:
+    """The worker starts CUDA, which cannot start without Unix sockets (builds see no GPU)."""
+    return job.gpu and job.device == "cuda"
+
+
+def _cache(job: WorkerJob) -> tuple[str, ...]:
+    """The build cache, the one place outside its own directory a build or run worker writes."""
+    cache_dir = job.request.get("cache_dir")
+    if not cache_dir:
+        return ()
+    os.makedirs(cache_dir, exist_ok=True)
+    return (cache_dir,)
+
+
+def _environment(job: WorkerJob, directory: str) -> dict:
+    env = scrubbed_environment(dict(os.environ), directory, job.pass_env)
+    if job.device == "cuda":
+        env["CUDA_VISIBLE_DEVICES"] = job.visible if job.visible is not None else ""
+        if job.arch:
+            env["TORCH_CUDA_ARCH_LIST"] = job.arch
+    env.setdefault("PYTHONUNBUFFERED", "1")
+    env.update(job.extra_env)
+    return env
+
+
+def _sanitize(job: WorkerJob, command: list[str], env: dict, directory: str, isolated, network: str) -> JobResult:
+    """A sanitizer run: the worker under compute-sanitizer, whose log is read back."""
+    executable = job.sanitizer["executable"]
+    if shutil.which(executable) is None and not os.path.isfile(executable):
+        return JobResult(WorkerOutcome("not_run", f"{executable} not found"), ran=False, network=network)
+    log_file = os.path.join(directory, f"{job.sanitizer['tool']}.log")
+    prefix = diagnostics.sanitizer_command(job.sanitizer["tool"], log_file, executable, job.sanitizer["kernels"])
+    outcome = run_worker(command, job.request, job.timeout, env=env, workdir=directory, prefix=prefix,
+                         on_timeout=drop_locks, isolated=isolated, writable=_cache(job), unix_sockets=_uses_cuda(job))
+    try:
+        with open(log_file, encoding="utf-8", errors="replace") as handle:
+            log = handle.read()
+    except OSError:
+        log = ""
+    return JobResult(outcome, log=log, network=network)
 
 
 def drop_locks(partial: dict) -> None:
@@ -174,4 +237,5 @@ def spread(jobs: list, gpus: list[Gpu], work: Callable) -> None:
         thread.join()
 
 
-__all__ = ["JobDone", "JobResult", "LocalExecutor", "WorkerJob", "drop_locks", "execute", "network_setting", "spread"]
+__all__ = ["JobDone", "JobResult", "LocalExecutor", "WorkerJob", "drop_locks", "execute", "isolation_record",
+           "network_state", "spread", "worker_isolation"]

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from cudalint.verify import diagnostics
 from cudalint.verify.gpus import Gpu, arch_list
 from cudalint.verify.isolation import WorkerOutcome
-from cudalint.verify.jobs import JobResult, LocalExecutor, WorkerJob, execute, network_setting
+from cudalint.verify.jobs import JobResult, LocalExecutor, WorkerJob, execute, isolation_record
 from cudalint.verify.resume import ResultsFile, candidate_key
 
 DEFAULT_TOLERANCES = {"float32": (1e-4, 1e-4), "float16": (1e-2, 1e-2), "bfloat16": (1e-2, 1e-2),
@@ -192,8 +192,7 @@ class _Batch:
         self.executor = None
         self.gpus: list[Gpu] = []
         self.arch = ""
-        self.isolation = {"environment": "scrubbed", "home": "private"}
-        self.isolation["network"] = network_setting(options.isolate_network, options.worker is not None)[1]
+        self.isolation = isolation_record(options.isolate_network, options.worker is not None)
         for record in self.records.values():
             record["isolation"] = dict(self.isolation)
         self.results_file = ResultsFile(options.results_file) if options.results_file else None

@@ -1,17 +1,25 @@
 """The worker of `cudalint verify`: builds, checks, sanitizes and times ONE candidate, in its own process.
 
-Run as a script, never imported by the parent at run time: `python worker.py REQUEST.json`. The parent
-(`cudalint.verify.isolation`) starts one per candidate with a time limit, `CUDA_VISIBLE_DEVICES` naming
-one GPU, and kills its process group when the limit passes. This file imports only the standard library
-at the top; torch is imported inside the modes, so the pure helpers here (the build-cache key, error
-classification) can be tested without torch.
+Run as a script, never imported by the parent at run time: `python worker.py REQUEST` (the request's
+JSON, from a pipe: /dev/fd/N). The parent (`cudalint.verify.isolation`) starts one per candidate in a
+sandbox (`cudalint.sandbox`) with a time limit, `CUDA_VISIBLE_DEVICES` naming one GPU, and kills
+everything it started when the limit passes. This file
+imports only the standard library at the top; torch is imported inside the modes, so the pure helpers
+here (the build-cache key, error classification) can be tested without torch.
 
-The request (JSON) names the mode and the result file:
+The request (JSON) names the mode and the channels, pipes inherited from the parent: `channel`, the
+file descriptor the progress goes to, and in `run` mode `outputs`, where the candidate's output tensors
+go. The solution's code runs in this process and can write to both, so nothing it says here passes it:
+the parent's `judge` decides.
 
 - `build`: executes the solution module with `load_inline` routed into the build cache, on no GPU
   (the parent hides them), so that the slow compilations of a batch run in parallel before any timing.
-- `run`: builds (a cache hit after `build`) and runs the correctness trials, then times reference and
+- `run`: builds (a cache hit after `build`) and runs the correctness trials, sending each trial's
+  candidate outputs to the `outputs` channel; when its own comparison passes, times reference and
   candidate in this same process.
+- `judge`: never loads the solution. Computes the reference's outputs for the same trial seeds and
+  compares the candidate's, as the `run` worker sent them (file descriptor `outputs`), with them: the
+  correctness verdict.
 - `sanitize`: one candidate forward pass and nothing else; the parent runs this mode under
   compute-sanitizer with the caching allocator off (`PYTORCH_NO_CUDA_MEMORY_CACHING=1`), so every
   tensor is its own allocation and an access past its end is out of bounds for memcheck.
@@ -27,8 +35,8 @@ then, where that does not apply or fails, with just the ATen headers it uses (`m
 `<torch/types.h>` for `<torch/extension.h>` when it needs nothing beyond ATen (`lighter_cuda_sources`), and
 as written when those fail.
 
-The result file is rewritten (atomically) at each stage, so when the process dies or hangs the parent
-still knows how far it got: `stage`, the extensions built, the trials done.
+The progress is sent (one JSON line per snapshot) at each stage, so when the process dies or hangs the
+parent still knows how far it got: `stage`, the extensions built, the trials done.
 
 Output poisoning: before each candidate forward the worker empties the caching allocator's cache, then
 allocates the output-sized blocks (and a large and a few small blocks) the candidate's `torch::empty`
@@ -45,6 +53,7 @@ import atexit
 import contextlib
 import hashlib
 import importlib.util
+import io
 import json
 import math
 import os
@@ -152,16 +161,17 @@ def source_offsets(file_text: str, parts: list[str]) -> list[dict]:
 
 
 class Progress:
-    """The result file, rewritten at each stage so that a dead worker still tells how far it got."""
+    """The worker's state, sent to the parent's channel (a pipe: file descriptor `channel`) at each stage,
+    so that a dead worker still tells how far it got. The parent keeps the last complete line."""
 
-    def __init__(self, path: str, mode: str) -> None:
-        self.path = path
+    def __init__(self, channel: int, mode: str) -> None:
+        self.channel = channel
         self.state: dict = {"mode": mode, "stage": "start", "done": False, "extensions": [], "notes": [],
                             "pid": os.getpid(), "started": time.time()}
         self.write()
 
     def write(self) -> None:
-        _write_atomically(self.path, json.dumps(self.state, default=_json_default))
+        _write_all(self.channel, (json.dumps(self.state, default=_json_default) + "\n").encode("utf-8"))
 
     def stage(self, name: str) -> None:
         self.state["stage"] = name
@@ -653,6 +663,12 @@ def _deadline(request: dict) -> float | None:
     return STARTED + float(timeout) - 5.0 if timeout else None
 
 
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
 def _write_atomically(path: str, text: str) -> None:
     partial = f"{path}.{os.getpid()}.tmp"
     with open(partial, "w", encoding="utf-8") as handle:
@@ -1097,20 +1113,65 @@ def run(request: dict, progress: Progress) -> None:
         progress.finish("correct", f"{correctness['trials']} trials passed")
 
 
+def _trial_seeds(request, torch, seed: int) -> list[int]:
+    trials = int(request.get("trials", 5))
+    if request.get("parity") == "kernelbench":
+        return kernelbench_trial_seeds(torch, seed, trials)
+    return [seed + t for t in range(trials)]
+
+
+class Trials:
+    """The correctness summary, trial by trial: the same in the run worker's own check and in the judge's."""
+
+    def __init__(self, trials: int, poisoned: bool) -> None:
+        self.summary = {"ok": True, "trials": trials, "passed": 0, "max_abs_error": 0.0, "mean_abs_error": 0.0,
+                        "poisoned": poisoned, "trial_results": [], "message": ""}
+        self.mean_errors: list[float] = []
+
+    def add(self, result: dict, trial: int, seed: int) -> bool:
+        """One trial's comparison (`compare`, plus failures found around it); False once one failed."""
+        summary = self.summary
+        result["ok"] = not result["failures"]
+        result.update(trial=trial + 1, seed=seed)
+        summary["trial_results"].append(result)
+        summary["max_abs_error"] = max(summary["max_abs_error"], result["max_abs_error"])
+        self.mean_errors.append(result["mean_abs_error"])
+        for name in ("atol", "rtol"):
+            if name in result:
+                summary[name] = result[name]
+        if result["ok"]:
+            summary["passed"] += 1
+            return True
+        summary["ok"] = False
+        summary["message"] = f"trial {trial + 1} (seed {seed}): " + "; ".join(f["message"] for f in result["failures"])
+        return False
+
+    def finish(self) -> dict:
+        summary = self.summary
+        summary["mean_abs_error"] = sum(self.mean_errors) / len(self.mean_errors) if self.mean_errors else 0.0
+        if summary["ok"]:
+            summary["message"] = (f"{summary['trials']} trials passed: max abs error {summary['max_abs_error']:.3g}, "
+                                  f"mean {summary['mean_abs_error']:.3g}")
+        return summary
+
+
+# what the run worker found around the comparison and sends with the outputs (it can only fail a trial)
+SELF_REPORTED = ("device_mismatch", "inputs_modified")
+
+
 def _correctness(request, progress, torch, device, reference, reference_model, candidate_model, tolerances,
                  seed) -> dict:
-    trials = int(request.get("trials", 5))
+    """The trials in the run worker: each candidate output is compared here (to decide whether timing is
+    worth it) and sent to the `outputs` channel, for the judge's verdict."""
+    seeds = _trial_seeds(request, torch, seed)
     poison = bool(request.get("poison", True)) and device.type == "cuda"
     poisoner = Poisoner(torch, device) if poison else None
-    summary = {"ok": True, "trials": trials, "passed": 0, "max_abs_error": 0.0, "mean_abs_error": 0.0,
-               "poisoned": poison, "trial_results": [], "message": ""}
-    mean_errors = []
+    trials = Trials(len(seeds), poison)
     kernelbench = request.get("parity") == "kernelbench"
-    seeds = kernelbench_trial_seeds(torch, seed, trials) if kernelbench else [seed + t for t in range(trials)]
     for trial, trial_seed in enumerate(seeds):
-        progress.stage(f"correctness trial {trial + 1}/{trials}: inputs")
+        progress.stage(f"correctness trial {trial + 1}/{len(seeds)}: inputs")
         inputs = _fresh_inputs(reference, trial_seed, device, torch, progress, keep_zeros=kernelbench)
-        progress.stage(f"correctness trial {trial + 1}/{trials}: reference")
+        progress.stage(f"correctness trial {trial + 1}/{len(seeds)}: reference")
         pristine = _pristine_copies(inputs, torch)
         torch.manual_seed(trial_seed)
         # KernelBench hands both models the same tensors; by default the reference gets copies, so that a
@@ -1124,8 +1185,8 @@ def _correctness(request, progress, torch, device, reference, reference_model, c
         del reference_out, reference_tensors
         if poisoner is not None:
             poisoner([t.numel() * t.element_size() for t in reference_cpu])
-            summary["poisoned_bytes"] = poisoner.covered_bytes
-        progress.stage(f"correctness trial {trial + 1}/{trials}: candidate")
+            trials.summary["poisoned_bytes"] = poisoner.covered_bytes
+        progress.stage(f"correctness trial {trial + 1}/{len(seeds)}: candidate")
         torch.manual_seed(trial_seed)
         candidate_out = candidate_model(*inputs)
         _synchronize(torch, device)
@@ -1137,38 +1198,96 @@ def _correctness(request, progress, torch, device, reference, reference_model, c
         result = compare(outputs, expected, tolerances, poison, torch)
         elsewhere = [i for i, t in enumerate(outputs or []) if t.device.type != device.type]
         if elsewhere:
-            result["ok"] = False
             result["failures"].append({"kind": "device_mismatch", "outputs": elsewhere, "message":
                                        f"output(s) {elsewhere} are not on {device.type}"})
-        del outputs, expected
         changed = [i for i, (now, before) in enumerate(zip(inputs, pristine)) if isinstance(now, torch.Tensor)
                    and not torch.equal(now.detach(), before.to(now.device))]
         if changed:
-            result["ok"] = False
             result["failures"].append({"kind": "inputs_modified", "inputs": changed, "message":
                                        f"the candidate modified its input(s) {changed} in place"})
-        result.update(trial=trial + 1, seed=trial_seed)
-        summary["trial_results"].append(result)
-        summary["max_abs_error"] = max(summary["max_abs_error"], result["max_abs_error"])
-        mean_errors.append(result["mean_abs_error"])
-        for name in ("atol", "rtol"):
-            if name in result:
-                summary[name] = result[name]
-        del candidate_out, candidate_tensors
-        if result["ok"]:
-            summary["passed"] += 1
-        else:
-            summary["ok"] = False
-            summary["message"] = f"trial {trial + 1} (seed {trial_seed}): " + "; ".join(
-                f["message"] for f in result["failures"])
+        if request.get("outputs") is not None:
+            send_outputs(request["outputs"], torch, trial + 1, trial_seed, outputs,
+                         [f for f in result["failures"] if f["kind"] in SELF_REPORTED])
+        del outputs, expected, candidate_out, candidate_tensors
+        if not trials.add(result, trial, trial_seed):
             break
-        progress.state["correctness"] = summary
+        progress.state["correctness"] = trials.summary
         progress.write()
-    summary["mean_abs_error"] = sum(mean_errors) / len(mean_errors) if mean_errors else 0.0
-    if summary["ok"]:
-        summary["message"] = (f"{trials} trials passed: max abs error {summary['max_abs_error']:.3g}, "
-                              f"mean {summary['mean_abs_error']:.3g}")
-    return summary
+    return trials.finish()
+
+
+def send_outputs(fd: int, torch, trial: int, seed: int, outputs, failures: list[dict]) -> None:
+    """One trial's candidate outputs (on the CPU) to the `outputs` channel: a length, then torch.save's bytes."""
+    buffer = io.BytesIO()
+    torch.save({"trial": trial, "seed": seed, "failures": failures,
+                "outputs": None if outputs is None else [t.detach().cpu() for t in outputs]}, buffer)
+    data = buffer.getvalue()
+    _write_all(fd, len(data).to_bytes(8, "big") + data)
+
+
+def received_outputs(stream, torch):
+    """The trials the run worker sent (`send_outputs`), read back with torch's safe loader (tensors and plain
+    containers only: nothing the candidate wrote is executed); None where the stream is cut or garbled."""
+    while True:
+        header = stream.read(8)
+        if len(header) < 8:
+            return
+        data = stream.read(int.from_bytes(header, "big"))
+        try:
+            sent = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
+        except Exception:  # noqa: BLE001 - whatever the candidate wrote, it is no trial
+            sent = None
+        if not isinstance(sent, dict) or not isinstance(sent.get("outputs"), (list, type(None))) \
+                or not all(isinstance(t, torch.Tensor) for t in sent.get("outputs") or []):
+            yield None
+            return
+        yield sent
+
+
+def judge(request: dict, progress: Progress) -> None:
+    """The `judge` mode: the correctness verdict, in a process that never loads the solution. For each trial
+    seed, the reference's outputs are computed here, as the run worker computed them, and compared with the
+    candidate outputs it sent (`outputs`: the parent's copy of that channel)."""
+    import torch
+
+    device = torch.device(request.get("device", "cuda"))
+    kernelbench = request.get("parity") == "kernelbench"
+    _set_precision(torch, None if kernelbench else bool(request.get("allow_tf32", False)))
+    seed = int(request.get("seed", 42))
+    tolerances = {k: tuple(v) for k, v in (request.get("tolerances") or {}).items()}
+    poison = bool(request.get("poison", True)) and device.type == "cuda"
+    progress.stage("judge: load reference")
+    reference = load_module(request["reference"], "cudalint_reference")
+    torch.manual_seed(seed)
+    init_inputs = _to_device(list(reference.get_init_inputs()), device, torch)
+    seeds = _trial_seeds(request, torch, seed)
+    trials = Trials(len(seeds), poison)
+    with torch.no_grad(), os.fdopen(request["outputs"], "rb") as stream:
+        torch.manual_seed(seed)
+        reference_model = reference.Model(*init_inputs).to(device)
+        sent_trials = received_outputs(stream, torch)
+        for trial, trial_seed in enumerate(seeds):
+            progress.stage(f"judge: trial {trial + 1}/{len(seeds)}")
+            sent = next(sent_trials, None)
+            if sent is None or sent.get("trial") != trial + 1 or sent.get("seed") != trial_seed:
+                trials.add({"max_abs_error": 0.0, "mean_abs_error": 0.0, "failures": [{
+                    "kind": "no_outputs", "message": "the run worker sent no outputs for this trial"}]},
+                    trial, trial_seed)
+                break
+            inputs = _fresh_inputs(reference, trial_seed, device, torch, None, keep_zeros=kernelbench)
+            torch.manual_seed(trial_seed)
+            expected = _flatten(reference_model(*(inputs if kernelbench else _clones(inputs, torch))), torch)
+            if expected is None:
+                raise RuntimeError("the reference's forward returned no tensor")
+            outputs = None if sent["outputs"] is None else [t.to(device) for t in sent["outputs"]]
+            result = compare(outputs, expected, tolerances, poison, torch)
+            result["failures"] += [f for f in sent.get("failures") or []
+                                   if isinstance(f, dict) and f.get("kind") in SELF_REPORTED]
+            if not trials.add(result, trial, trial_seed):
+                break
+    summary = trials.finish()
+    progress.state["correctness"] = summary
+    progress.finish("correct" if summary["ok"] else "incorrect", summary["message"])
 
 
 def _clones(values: list, torch) -> list:
@@ -1264,7 +1383,7 @@ def probe(request: dict, progress: Progress) -> None:
     progress.finish("ok", "", torch=torch.__version__, cuda=str(torch.version.cuda), devices=devices)
 
 
-MODES = {"run": run, "sanitize": run, "build": build, "probe": probe}
+MODES = {"run": run, "sanitize": run, "judge": judge, "build": build, "probe": probe}
 
 
 def main(argv: list[str]) -> int:
@@ -1273,7 +1392,7 @@ def main(argv: list[str]) -> int:
         sys.path.pop(0)  # this package's modules must not shadow others'
     with open(argv[1], encoding="utf-8") as handle:
         request = json.load(handle)
-    progress = Progress(request["result"], request["mode"])
+    progress = Progress(request["channel"], request["mode"])
     import faulthandler
 
     faulthandler.enable(file=sys.stderr, all_threads=True)
