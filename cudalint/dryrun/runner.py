@@ -2,10 +2,11 @@
 
 The worker runs in a process of its own (see worker.py): one server process per cudalint process imports
 torch once and forks a child per solution, so that a solution costs its own run and not torch's import.
-The server starts with the verify stage's isolation (cudalint/verify/isolation.py): an environment
-scrubbed of credentials, a private HOME and TMPDIR, no network where user namespaces allow; each child
-runs in a session of its own under CPU-time and memory limits and is killed, with whatever it started,
-at the wall-clock limit.
+The server runs in the sandbox the GPU stage uses too (cudalint/sandbox.py: a private directory, an
+environment scrubbed of credentials, user, PID, mount and network namespaces where the machine allows
+them with the file system read-only but for that directory, no Unix sockets, process and file limits,
+everything killed when it ends); each child runs in a session of its own under its solution's CPU-time
+and memory limits and is killed, with whatever it started, at the wall-clock limit.
 """
 
 from __future__ import annotations
@@ -32,6 +33,13 @@ CPU_SECONDS = 15
 MEMORY_BYTES = 4 * 1024 ** 3  # on top of what the server already maps
 REAL_LIMIT = 1 << 22  # inputs with more elements than this run on fake tensors
 SEED = 42  # KernelBench's default seed
+
+
+def _server_limits():
+    from cudalint.sandbox import GIB, Limits
+
+    # the server's own: each child lowers the CPU time and address space to its solution's budget
+    return Limits(cpu_seconds=None, address_space=None, processes=256, file_size=GIB, open_files=1024)
 
 
 def torch_version() -> str | None:
@@ -133,17 +141,19 @@ class _Server:
         self.directory: str | None = None
         self.lock = threading.Lock()
         self.count = 0
+        self.isolated: dict = {}
 
     def _start(self) -> None:
-        from cudalint.verify.isolation import network_isolation, worker_environment
+        from cudalint.sandbox import isolation, launcher_argv, private_directory, scrubbed_environment
 
-        self.directory = tempfile.mkdtemp(prefix="cudalint-dryrun-")
-        env = worker_environment(dict(os.environ), self.directory)
+        self.directory = private_directory(prefix="cudalint-dryrun-")
+        env = scrubbed_environment(dict(os.environ), self.directory)
         env.update(OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", PYTHONDONTWRITEBYTECODE="1")
-        prefix, _ = network_isolation()
-        self.process = subprocess.Popen(prefix + [sys.executable, WORKER_SCRIPT, "--serve"], stdin=subprocess.PIPE,
-                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
-                                        cwd=self.directory, start_new_session=True)
+        isolated = isolation()
+        self.isolated = {"network": isolated.network, "processes": isolated.processes, "files": isolated.files}
+        argv = launcher_argv([sys.executable, WORKER_SCRIPT, "--serve"], self.directory, _server_limits(), isolated)
+        self.process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                        env=env, cwd=self.directory, start_new_session=True)
 
     def run(self, solution_text: str, request: dict, timeout: float) -> DryRunFacts:
         with self.lock:
@@ -173,7 +183,9 @@ class _Server:
                     os.unlink(path)
                 except OSError:
                     pass
-            return _facts(reply, data, timeout, seconds)
+            facts = _facts(reply, data, timeout, seconds)
+            facts.data["sandbox"] = self.isolated  # what isolated it, in words
+            return facts
 
     def _reply(self, timeout: float) -> dict | None:
         stream = self.process.stdout
