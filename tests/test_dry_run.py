@@ -206,3 +206,12 @@ def test_solution_runs_in_the_references_namespace_as_kernelbench_runs_it() -> N
     assert facts.completed, facts.reason
     assert facts.kernel_ran() and facts.harness_failure() is None
     assert [entry["matched_by"] for entry in facts.parameters["reference"]] == [["fc.weight"], ["fc.bias"]]
+
+
+@needs_torch
+def test_observed_replay_is_reported_with_the_line_that_made_the_tensor() -> None:
+    path = str(FIXTURES / "replay_through_closure.py")  # a shape the static reading does not follow
+    found = [f for f in cudalint.lint_paths([path], LintOptions(reference=REFERENCE))[0].findings if f.code == "CL409"]
+    assert [f.location.line for f in found] == [51]
+    assert "during call 2 again in call 3 (the same input objects)" in found[0].message
+    assert "the kernel ran in 3 of 4 calls" in found[0].message

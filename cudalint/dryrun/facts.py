@@ -76,6 +76,20 @@ class DryRunFacts:
         return {entry["line"] for call in self.completed_calls for entry in call.get("custom") or []
                 if entry["function"] == function and entry.get("modelled") and entry["count"] > entry.get("rejected", 0)}
 
+    def replay(self) -> dict | None:
+        """A call that returned an earlier call's output object without running any compiled function, in a
+        run where compiled functions ran in other calls: `{"call", "earlier", "inputs", "line", "ran",
+        "total"}` (`line`: where the earlier call made the tensor). None when no call did."""
+        calls = self.completed_calls
+        ran = sum(1 for c in calls if c.get("custom"))
+        for call in calls:
+            earlier = call.get("output_is_earlier_output")
+            if earlier and not call.get("custom") and ran:
+                made = self.calls[earlier - 1].get("output_made") or {}
+                return {"call": call["index"], "earlier": earlier, "inputs": call.get("inputs"),
+                        "line": made.get("line"), "ran": ran, "total": len(self.calls)}
+        return None
+
     def conversion_errors(self) -> list[dict]:
         """Calls of a bound function that the extension model refused as pybind11 would (the TypeError it
         raised, with the solution's line and the stage), in forward's calls or while importing or building."""
