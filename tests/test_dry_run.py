@@ -215,3 +215,13 @@ def test_observed_replay_is_reported_with_the_line_that_made_the_tensor() -> Non
     assert [f.location.line for f in found] == [51]
     assert "during call 2 again in call 3 (the same input objects)" in found[0].message
     assert "the kernel ran in 3 of 4 calls" in found[0].message
+
+
+@needs_torch
+def test_calls_of_the_references_forward_are_recorded() -> None:
+    facts = run("subclasses_reference.py")
+    assert facts.events("reference-call") == []  # its own forward: no delegation
+    delegating = FIXTURES / "delegates.py"
+    facts = run(delegating.name)
+    assert facts.events("reference-call") == [{"kind": "reference-call", "what": "Model.forward", "line": 33,
+                                               "stage": "call 1"}]
