@@ -225,3 +225,12 @@ def test_calls_of_the_references_forward_are_recorded() -> None:
     facts = run(delegating.name)
     assert facts.events("reference-call") == [{"kind": "reference-call", "what": "Model.forward", "line": 33,
                                                "stage": "call 1"}]
+
+
+@needs_torch
+def test_timer_replaced_on_a_class_is_recorded_without_a_line() -> None:
+    # a class's attributes have no hook that names the line (modules' do): the fact has none, and no
+    # rule reports a replacement it cannot place (lazy imports of torch replace attributes too)
+    facts = run("replaces_timer.py")
+    assert {"kind": "replaced", "what": "torch.cuda.Event.elapsed_time", "line": None, "stage": "import"} \
+        in facts.events("replaced")

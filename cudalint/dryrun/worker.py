@@ -208,7 +208,7 @@ class _Recorder:
         _record_environment_reads(self)
         _record_thread_starts(self)
         with torch.no_grad():
-            watch = _Watch(torch, self)
+            watch = self.watch = _Watch(torch, self)
             self.stage = "import"
             # KernelBench execs the reference, then the solution, into one dictionary: the solution sees the
             # reference's names (its imports, `Model`), and the harness keeps the reference's own objects
