@@ -39,7 +39,10 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         if ctx.facts.unit is ctx.document.units[-1]:  # once per document
             yield from _observed(ctx, *observed)
         return
-    read = complete_reading(ctx)
+    yield from _static(ctx, complete_reading(ctx))
+
+
+def _static(ctx: RuleContext, read) -> Iterator[Finding]:
     if read is None:
         return
     problem, reading = read
@@ -56,8 +59,13 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
 def _observed(ctx: RuleContext, mine: list[int], theirs: list[int], call: dict) -> Iterator[Finding]:
     if mine == theirs:
         return
-    made = call.get("output_made") or {}
+    read = complete_reading(ctx)
     solution = state_of(ctx.document).solution
+    if read is not None and read[1].output is not None and read[0].output is not None \
+            and (list(read[1].output.shape), list(read[0].output.shape)) == (mine, theirs):
+        yield from _static(ctx, read)  # both readings agree: the static one places it on the allocation
+        return
+    made = call.get("output_made") or {}
     forward = solution.method(solution.model_new, "forward") if solution and solution.model_new else None
     line = made.get("allocation") or made.get("line") or (forward.lineno if forward is not None else 1)
     by = f" by `{made['function']}`" if made.get("function") else ""
