@@ -348,7 +348,7 @@ class _Recorder:
                 call["reference_output"], expected_elements = expected_outputs[signature]
                 self._elements = max(self._elements, _elements(torch, inputs) + expected_elements)
                 versions = [t._version if isinstance(t, torch.Tensor) else None for t in inputs]
-                self.extension.begin(call, inputs)
+                self.extension.begin(call)
                 try:
                     output = model(*inputs)
                 except (_Refused, _Environment):
@@ -356,7 +356,7 @@ class _Recorder:
                 except Exception as error:  # noqa: BLE001 - a call that raises is a fact; later calls still run
                     call["error"] = {"type": type(error).__name__, "message": str(error)[:500],
                                      "line": _traceback_line(error, self.watched_files), "cause": _cause(error)}
-                    self.extension.end(call, None, outputs)
+                    self.extension.end(call, None)
                     outputs.append(None)
                     if call["error"]["cause"] != "solution":
                         raise _Environment(call["error"]["message"]) from error
@@ -369,7 +369,7 @@ class _Recorder:
                 found = _find_alias(torch, output, outputs)
                 call["output_is_earlier_output"] = found + 1 if found is not None else None
                 call["output_made"] = self.extension.made(output)
-                self.extension.end(call, output, outputs)
+                self.extension.end(call, output)
                 outputs.append(output)
                 call["completed"] = True
         watch.check("calls")
@@ -766,15 +766,15 @@ class _Extensions:
         known = dict(entry["functions"]) if entry else {}
         for function in functions or []:
             known.setdefault(function, {"known": False})
-        return _ExtensionModule(self, name, known, entry is not None, line)
+        return _ExtensionModule(self, name, known, entry is not None)
 
     # bookkeeping per forward call
-    def begin(self, call: dict, inputs) -> None:
+    def begin(self, call: dict) -> None:
         self.call = call
         self.written = []
         self.call_unmodelled = 0
 
-    def end(self, call: dict, output, outputs) -> None:
+    def end(self, call: dict, output) -> None:
         call["unmodelled_results"] = self.call_unmodelled
         call["output_from_custom"] = self.derives(output) if output is not None else False
         self.call = None
@@ -903,7 +903,7 @@ class _Extensions:
 
 
 class _ExtensionModule:
-    def __init__(self, owner: _Extensions, name, functions: dict, modelled: bool, line) -> None:
+    def __init__(self, owner: _Extensions, name, functions: dict, modelled: bool) -> None:
         self._owner, self._name, self._functions = owner, name, functions
         self._modelled = modelled
 
