@@ -123,7 +123,8 @@ def build_options(paths: list[str], *, config: str | None = None, no_config: boo
                   select: list[str] | None = None, ignore: list[str] | None = None, arch: str | None = None,
                   fail_on: str | None = None, reference: str | None = None, problems: str | None = None,
                   include_dirs: list[str] | None = None, defines: list[str] | None = None,
-                  compile_commands: str | None = None, ignore_noqa: bool = False) -> LintOptions:
+                  compile_commands: str | None = None, ignore_noqa: bool = False,
+                  dry_run: bool | None = None) -> LintOptions:
     """LintOptions from the configuration file (explicit, discovered from the first path, or none) with
     the command line on top. `select` replaces the configured selection; `ignore` adds to the configured
     ignores; a rule that `select` names exactly (full code or name) is not dropped by the configured
@@ -137,7 +138,7 @@ def build_options(paths: list[str], *, config: str | None = None, no_config: boo
     return _with_command_line(load_config(found) if found else LintOptions(), select=select, ignore=ignore,
                               arch=arch, fail_on=fail_on, reference=reference, problems=problems,
                               include_dirs=include_dirs, defines=defines, compile_commands=compile_commands,
-                              ignore_noqa=ignore_noqa)
+                              ignore_noqa=ignore_noqa, dry_run=dry_run)
 
 
 def options_per_file(files: list[str], *, config: str | None = None, no_config: bool = False,
@@ -159,8 +160,11 @@ def options_per_file(files: list[str], *, config: str | None = None, no_config: 
 def _with_command_line(options: LintOptions, *, select: list[str] | None, ignore: list[str] | None,
                        arch: str | None, fail_on: str | None, reference: str | None, problems: str | None,
                        include_dirs: list[str] | None = None, defines: list[str] | None = None,
-                       compile_commands: str | None = None, ignore_noqa: bool = False) -> LintOptions:
+                       compile_commands: str | None = None, ignore_noqa: bool = False,
+                       dry_run: bool | None = None) -> LintOptions:
     """`options` (changed in place) with the command line's choices on top of the configured ones."""
+    if dry_run is not None:
+        options.dry_run = dry_run
     if select:
         LintOptions(select=select).validate()  # report a bad selector as it was written
         named = {rule.code for rule in all_rules()
@@ -318,6 +322,9 @@ def check(
                                                                   "check nothing.")] = False,
     show_settings: Annotated[bool, typer.Option("--show-settings", help="Print the settings the first file would "
                                                                         "be checked with, and check nothing.")] = False,
+    no_dry_run: Annotated[bool, typer.Option(
+        "--no-dry-run", help="Do not run the solutions' Python on the CPU against their reference (the harness "
+                             "rules then judge from the static reading alone).")] = False,
 ) -> None:
     """Check CUDA sources (.cu, .cuh) and Python files with embedded CUDA for bugs."""
     output_format = output_format_alias or output_format  # ruff's spelling, accepted
@@ -328,7 +335,7 @@ def check(
     command_line = dict(select=_split(select), ignore=_split(ignore), arch=arch,
                         fail_on=fail_on.value if fail_on else None, reference=reference, problems=problems,
                         include_dirs=include_dirs, defines=defines, compile_commands=compile_commands,
-                        ignore_noqa=ignore_noqa)
+                        ignore_noqa=ignore_noqa, dry_run=False if no_dry_run else None)
     try:
         options = build_options(paths, config=config, no_config=no_config, **command_line)
     except ConfigError as error:
@@ -383,6 +390,7 @@ def check(
         files = list(expand_paths(existing, selection))
         per_file = options_per_file(files, config=config, no_config=no_config, **command_line)
         cache = None if no_cache else ResultCache.default()
+        _say_dry_run_skipped(per_file)
         linted = _lint_with_progress(files, per_file, jobs or default_jobs(len(files)), cache,
                                      show=not quiet and len(files) > 1)
         results: list[FileResult] = missing + linted
@@ -515,6 +523,15 @@ def _lint_stdin(name: str, config: str | None, no_config: bool,
     findings = cudalint.lint_source(text, filename=name, options=options,
                                     directory=os.path.dirname(os.path.abspath(name)), isolate=True)
     return FileResult(name, findings), text, options
+
+
+def _say_dry_run_skipped(per_file: list[LintOptions]) -> None:
+    """One line on stderr when the dry run was wanted and cannot run."""
+    from cudalint.prefilter import dry_run_unavailable, wants_dry_run
+
+    reason = dry_run_unavailable(wants_dry_run(per_file))
+    if reason:
+        sys.stderr.write(f"cudalint: {reason}\n")
 
 
 def _lint_with_progress(files: list[str], per_file: list[LintOptions], jobs: int, cache: ResultCache | None,

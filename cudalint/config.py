@@ -49,6 +49,8 @@ class LintOptions:
     # in-source `cudalint: ignore` comments are the author's: honoured for one's own code, not for code
     # being judged (the pre-filter, `check --ignore-noqa`), whose author could hide any finding with one
     honour_suppressions: bool = True
+    # run the solution's Python on the CPU against its reference (cudalint/dryrun/) when a reference is known
+    dry_run: bool = True
 
     def validate(self) -> LintOptions:
         for selector in [*self.select, *self.ignore, *(c for cs in self.per_file_ignores.values() for c in cs)]:

@@ -26,6 +26,7 @@ from cudalint.checks.context import RuleContext, UnitFacts
 from cudalint.checks.registry import Rule, all_rules, find_rule, matches, selects
 from cudalint.compile_flags import CompileFlags
 from cudalint.config import ConfigError, LintOptions, options_by_nearest_config
+from cudalint.dryrun.facts import DryRunFacts
 from cudalint.file_selection import FileSelection
 from cudalint.findings import Finding, Location, Severity
 from cudalint.frontend import HostDefinitions, IncludedFiles, LoweredUnit, limits, lower_unit, prepare_workspace
@@ -362,22 +363,25 @@ def _lint_document(document: SourceDocument, options: LintOptions,
     arch = architecture(options.arch)
     rules = selected_rules(options, document.path)
     findings: list[Finding] = []
+    unit_rules = [r for r in rules if r.scope == "unit"]
+    harness_wanted = options.dry_run and any(r.code.startswith("CL4") for r in rules)
+    units = list(_unit_facts(document, directory, findings, options.compile_flags(document.path))) \
+        if unit_rules or harness_wanted else []
+    harness = _dry_run_of(document, options, units) if harness_wanted else None
     for rule in rules:
         if rule.scope == "document":
-            findings += _run(rule, RuleContext(rule, document, arch, options=options))
+            findings += _run(rule, RuleContext(rule, document, arch, options=options, harness=harness))
     # code no rule can check is reported whatever the selection: a file with some never passes
     unanalysed = RuleContext(find_rule(UNANALYSED), document, arch, options=options)
     findings += [unanalysed.finding_at(Location(document.path, *place[:4]), place.message)
                  for place in document.unanalysed]
-    unit_rules = [r for r in rules if r.scope == "unit"]
     programs = []
     included = []
-    if unit_rules:
-        for facts in _unit_facts(document, directory, findings, options.compile_flags(document.path)):
-            programs.append(facts.program)
-            included.append(facts.lowered.included)
-            for rule in unit_rules:
-                findings += _run(rule, RuleContext(rule, document, arch, facts, options))
+    for facts in units:
+        programs.append(facts.program)
+        included.append(facts.lowered.included)
+        for rule in unit_rules:
+            findings += _run(rule, RuleContext(rule, document, arch, facts, options, harness))
     # cached analyses refer back to what they analyse: dropped here, the file's IR is freed now instead
     # of waiting for the cycle collector
     for program in programs:
@@ -398,6 +402,50 @@ def _lint_document(document: SourceDocument, options: LintOptions,
                 findings.append(Finding(unused_rule.code, unused_rule.name, unused_rule.severity,
                                         suppression.location, "; ".join(wrong)))
     return sorted(findings, key=Finding.sort_key), read
+
+
+def dry_run(solution_path: str, reference_path: str | None = None, *, use_cache: bool = True,
+            timeout: float | None = None) -> DryRunFacts:
+    """Run the Python layer of the KernelBench solution at `solution_path` on the CPU against the reference
+    problem at `reference_path` (None: the solution file's own `Model`), with its compiled extensions
+    replaced by their model, and return what happened (see cudalint/dryrun/). The solution's code runs in a
+    sandboxed process of its own, never in this one. Raises InputError for an unreadable solution."""
+    document = load_document(solution_path, read_source(solution_path))
+    units = _lint_thread.run(lambda: list(_unit_facts(document, os.path.dirname(os.path.abspath(solution_path)),
+                                                      [], LintOptions().compile_flags(solution_path))))
+    return _dry_run_facts(document, reference_path, units, use_cache, timeout)
+
+
+def _dry_run_of(document: SourceDocument, options: LintOptions, units: list[UnitFacts]) -> DryRunFacts | None:
+    """The dry run of a document the harness rules will judge: a KernelBench solution with a reference."""
+    from cudalint.harness.kernelbench import reference_for
+
+    reference = reference_for(document.path, options.reference, options.problems)
+    if reference is not None and os.path.abspath(reference) == os.path.abspath(document.path):
+        reference = None
+    if reference is None and not (document.python_module is not None and _defines_reference(document)):
+        return None
+    return _dry_run_facts(document, reference, units, True)
+
+
+def _defines_reference(document: SourceDocument) -> bool:
+    names = {getattr(node, "name", None) for node in document.python_module.body}
+    return {"Model", "get_inputs", "get_init_inputs"} <= names
+
+
+def _dry_run_facts(document: SourceDocument, reference: str | None, units: list[UnitFacts],
+                   use_cache: bool, timeout: float | None = None) -> DryRunFacts:
+    from cudalint.dryrun.extension import extension_model
+    from cudalint.dryrun.runner import run_dry
+    from cudalint.harness.forward import state_of
+
+    solution = state_of(document).solution
+    if solution is None or not solution.model_new_named or not solution.load_inline_calls:
+        return DryRunFacts.skip("dry run skipped: not a KernelBench solution with load_inline")
+    extension = extension_model(solution, units)
+    if timeout is None:
+        return run_dry(document.text, reference, extension, use_cache=use_cache)
+    return run_dry(document.text, reference, extension, use_cache=use_cache, timeout=timeout)
 
 
 def _unit_facts(document: SourceDocument, directory: str | None, findings: list[Finding],
@@ -468,6 +516,7 @@ def exceeds(findings: Iterable[Finding], fail_on: str, strict: bool = False) -> 
 
 
 __all__ = [
-    "Budget", "ConfigError", "FileResult", "InputError", "LintOptions", "default_jobs", "exceeds", "expand_paths",
+    "Budget", "ConfigError", "DryRunFacts", "FileResult", "InputError", "LintOptions", "default_jobs", "dry_run",
+    "exceeds", "expand_paths",
     "iter_lint_each", "iter_lint_files", "lint_file", "lint_paths", "lint_source", "read_source", "selected_rules",
     "tune_garbage_collector"]

@@ -79,6 +79,7 @@ class PrefilterItem:
 class PrefilterResult(NamedTuple):
     accepted: list[PrefilterItem]
     rejected: list[PrefilterItem]
+    dry_run_skipped: str | None = None  # why the dry run (cudalint/dryrun/) could not run, when it was wanted
 
     @property
     def items(self) -> list[PrefilterItem]:
@@ -99,14 +100,17 @@ def rejecting_findings(findings: Iterable[Finding], fail_on: str = "error", stri
 
 def prefilter(paths_or_sources: Iterable, *, options: LintOptions | None = None, fail_on: str | None = None,
               jobs: int | None = None, problems: str | None = None, reference: str | None = None,
-              use_config: bool = True, honour_suppressions: bool = False, strict: bool = False) -> PrefilterResult:
+              use_config: bool = True, honour_suppressions: bool = False, strict: bool = False,
+              dry_run: bool = True) -> PrefilterResult:
     """Lint every input (in parallel over `jobs` processes; default: every core) and split them into
     (accepted, rejected). `options` default to each file's nearest configuration (with `use_config`) or
     the defaults; `fail_on` defaults to the options' `fail-on`. `problems` (a
     KernelBench problems directory) and `reference` (one reference file for all inputs) let the
-    shape and precision rules compare with the reference problem. The inputs' own `cudalint: ignore`
-    comments are not honoured (their authors are the ones judged) unless `honour_suppressions` says so.
-    With `strict`, latent findings (defects proven not to occur at the reference's shapes) reject too."""
+    shape and precision rules compare with the reference problem; with a reference, `dry_run` runs each
+    solution's Python (never its CUDA) on the CPU in a sandboxed process to observe what the harness would
+    (see cudalint/dryrun/). The inputs' own `cudalint: ignore` comments are not honoured (their authors are
+    the ones judged) unless `honour_suppressions` says so. With `strict`, latent findings (defects proven not
+    to occur at the reference's shapes) reject too."""
     if isinstance(paths_or_sources, (str, os.PathLike)) or _is_named_source(paths_or_sources):
         paths_or_sources = [paths_or_sources]
     inputs = list(paths_or_sources)
@@ -140,7 +144,8 @@ def prefilter(paths_or_sources: Iterable, *, options: LintOptions | None = None,
         else:
             per_file = [LintOptions()] * len(files)
         judged = {id(o): dataclasses.replace(o, problems=problems or o.problems, reference=reference or o.reference,
-                                             honour_suppressions=honour_suppressions) for o in per_file}
+                                             honour_suppressions=honour_suppressions, dry_run=dry_run and o.dry_run)
+                  for o in per_file}
         per_file = [judged[id(o)] for o in per_file]
         results = list(iter_lint_each(files, per_file, jobs, isolate=True))  # untrusted: never in this process
     finally:
@@ -155,7 +160,21 @@ def prefilter(paths_or_sources: Iterable, *, options: LintOptions | None = None,
         item = PrefilterItem(name, name if is_source else file, findings, error,
                              rejecting_findings(findings, fail_on or file_options.fail_on, strict), text)
         (rejected if item.rejected else accepted).append(item)
-    return PrefilterResult(accepted, rejected)
+    return PrefilterResult(accepted, rejected, dry_run_unavailable(wants_dry_run(per_file)))
+
+
+def wants_dry_run(per_file: Iterable[LintOptions]) -> bool:
+    """Whether some of these options ask for the dry run and give a reference to run against."""
+    return any(o.dry_run and (o.reference or o.problems) for o in per_file)
+
+
+def dry_run_unavailable(wanted: bool) -> str | None:
+    """Why the dry run cannot run when it is `wanted`; None when it can or is not wanted."""
+    from cudalint.dryrun.runner import torch_version
+
+    if wanted and torch_version() is None:
+        return "dry run skipped: torch is not installed (the harness rules judge from the static reading alone)"
+    return None
 
 
 def _is_named_source(item) -> bool:
@@ -246,5 +265,5 @@ def summarize(results, fail_on: str = "error", strict: bool = False) -> BatchSum
                         unreadable=sum(1 for item in items if item.error is not None), rules=rules)
 
 
-__all__ = ["BatchSummary", "INCOMPLETE", "NEVER_REJECTS", "PrefilterItem", "PrefilterResult", "RuleCount", "prefilter",
+__all__ = ["BatchSummary", "INCOMPLETE", "dry_run_unavailable", "wants_dry_run", "NEVER_REJECTS", "PrefilterItem", "PrefilterResult", "RuleCount", "prefilter",
            "rejecting_findings", "summarize"]

@@ -100,9 +100,11 @@ def _settings(path: str, options: LintOptions) -> tuple:
     """What of `options` the findings of `path` depend on (not fail-on: it only reads them)."""
     from cudalint.engine import selected_rules
 
+    from cudalint.dryrun.runner import torch_version
+
     return (tuple(rule.code for rule in selected_rules(options, path)), options.arch,
             options.compile_flags(path), reference_for(path, options.reference, options.problems),
-            options.honour_suppressions)
+            options.honour_suppressions, options.dry_run and torch_version())
 
 
 def _digest(path: str, text: str, options: LintOptions) -> str:

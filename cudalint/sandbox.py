@@ -210,6 +210,19 @@ class Channel:
         return b"".join(self._chunks)
 
 
+def launcher_argv(command: list[str], directory: str, limits: Limits = Limits(), isolated: Isolation | None = None,
+                  unix_sockets: bool = False, writable: tuple[str, ...] = ()) -> list[str]:
+    """The command line that runs `command` under the launcher inside the namespaces of `isolated`, as
+    `run_sandboxed` runs it; for a caller that keeps the command running and talks to it (the dry run's
+    server, which forks a child per solution: the limits and namespaces hold for every child)."""
+    config = {"limits": asdict(limits), "namespace": bool(isolated and isolated.namespaces),
+              "unix_sockets": unix_sockets}
+    if isolated is not None and isolated.files == "read-only":
+        config.update(writable=[directory, *writable], uid=os.getuid(), gid=os.getgid())
+    return list(isolated.prefix if isolated else ()) + [sys.executable, "-I", "-S", LAUNCHER, json.dumps(config),
+                                                        "--"] + list(command)
+
+
 def run_sandboxed(command: list[str], directory: str, env: dict, timeout: float, limits: Limits = Limits(),
                   isolated: Isolation | None = None, pass_fds: tuple[int, ...] = (), stdout=None, stderr=None,
                   unix_sockets: bool = False, writable: tuple[str, ...] = (), grace: float = 5.0) -> Finished:
@@ -221,12 +234,7 @@ def run_sandboxed(command: list[str], directory: str, env: dict, timeout: float,
 
     When time is up the launcher is asked to kill everything (SIGTERM; a PID namespace dies with it);
     `grace` seconds later whatever is left of the process group is killed."""
-    config = {"limits": asdict(limits), "namespace": bool(isolated and isolated.namespaces),
-              "unix_sockets": unix_sockets}
-    if isolated is not None and isolated.files == "read-only":
-        config.update(writable=[directory, *writable], uid=os.getuid(), gid=os.getgid())
-    argv = list(isolated.prefix if isolated else ()) + [sys.executable, "-I", "-S", LAUNCHER, json.dumps(config),
-                                                        "--"] + list(command)
+    argv = launcher_argv(command, directory, limits, isolated, unix_sockets, writable)
     if shutil.which(command[0], path=env.get("PATH", os.defpath)) is None:
         return Finished(None, None, False, 0.0, f"cannot start {command[0]}: not found or not executable")
     started = time.monotonic()

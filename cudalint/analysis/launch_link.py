@@ -331,3 +331,14 @@ def _multi_assigned(expr: ir.Expr, caller: ir.Function) -> bool:
                 and isinstance(strip(node.operand), ir.Name) and strip(node.operand).ref == expr.ref:
             count += 1
     return count > 1
+
+
+def data_pointer_of(expr: ir.Expr) -> str | None:
+    """The declaration ref of `t` in `t.data_ptr<T>()`, `(T*)t.data_ptr()`, `t.mutable_data_ptr<T>()`."""
+    inner = strip(expr)
+    while isinstance(inner, ir.Cast):
+        inner = strip(inner.operand)
+    if isinstance(inner, ir.Call) and inner.callee in ("data_ptr", "mutable_data_ptr", "data") and not inner.args \
+            and isinstance(inner.receiver, ir.Name):
+        return inner.receiver.ref
+    return None

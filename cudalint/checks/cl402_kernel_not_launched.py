@@ -3,6 +3,13 @@
 Three ways, all reported on the `def forward` line: the CUDA defines no `__global__` function at all;
 it defines kernels but no host code launches any; or forward (with the methods, functions and
 submodules it calls) never calls the compiled extension or cupy kernel.
+
+Evidence for the last one: when the dry run (cudalint/dryrun/) completed, what it observed decides. A
+forward that called a function of the compiled extension in every call is never reported, whatever the
+static reading of forward's calls says (blocks built by helpers, `fn = Fn.apply`, lists of layers); a
+forward that ran every call without calling any is reported even where the static reading could not
+follow a call. When the dry run did not complete (or did not run), or a call raised, only the static
+reading reports, and only when it followed every call forward makes.
 """
 
 from __future__ import annotations
@@ -52,6 +59,16 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
                 f"the CUDA sources define {names} but no host function launches a kernel "
                 f"(no `<<<...>>>` and no launch API call): the custom kernel never runs"))
             return
+    observed = ctx.observed
+    if observed is not None and not solution.raw_kernels and len(observed.completed_calls) == len(observed.calls):
+        if observed.kernel_ran() or observed.data.get("extension_calls"):
+            return
+        calls = observed.completed_calls
+        yield ctx.finding_at(location, (
+            f"forward never called a function of the compiled extension: the dry run called it {len(calls)} "
+            f"times as the harness does (on the CPU, the extension replaced by its model) and no call reached "
+            f"the custom kernel"))
+        return
     if flow.reaches_kernel or not (flow.name_handles or flow.attr_handles):
         return
     if flow.unresolved_calls():

@@ -12,6 +12,14 @@ Reported on the Python line where PyTorch takes over:
 - with a reference, the first statement of a forward that still computes every operation of the
   reference's forward with torch (the kernel is decoration).
 
+Evidence: when the dry run (cudalint/dryrun/) completed, two of these claims yield to what it
+observed. "forward never calls the custom kernel" is not made when a function of the compiled extension
+ran in every call; "forward returns a result computed with PyTorch alone" is not made when, in every
+call, forward's output held a result of the compiled code (a bound function's result, a tensor a
+launcher wrote, or what torch made of them). The except-handler and swallowed-build claims are about
+paths the dry run does not take (a failing kernel or build) and stay static. When the dry run did not
+complete, every claim is the static reading's.
+
 Partial use, torch computing some of the work next to kernels that do the rest, is CL408's (a
 warning); both rules share one pass over forward (`fallback_claims`). Torch used to allocate
 (`torch.empty_like`), reshape (`x.view`), move or set up weights, and updates of running statistics
@@ -48,6 +56,7 @@ class Claim:
     line: int
     fallback: bool  # True: the kernels do none of the work (CL403); False: torch does part of it (CL408)
     message: str
+    basis: str = ""  # "no kernel call" or "torch return": claims a completed dry run can refute
 
 
 def fallback_claims(ctx: RuleContext) -> list[Claim]:
@@ -67,9 +76,9 @@ def _claims(ctx: RuleContext, state) -> list[Claim]:
         return []  # CL400: no build at all
     claims: dict[int, Claim] = {}
 
-    def claim(line: int, fallback: bool, message: str) -> None:
+    def claim(line: int, fallback: bool, message: str, basis: str = "") -> None:
         if line not in claims or (fallback and not claims[line].fallback):
-            claims[line] = Claim(line, fallback, message)
+            claims[line] = Claim(line, fallback, message, basis)
 
     # a try/except around a kernel call that computes with torch in the handler
     for info in flow.functions:
@@ -91,7 +100,20 @@ def _claims(ctx: RuleContext, state) -> list[Claim]:
             "compile, the harness silently checks and times a PyTorch path instead"))
     # statements of forward that compute on the inputs with torch, not on the kernel's results
     _torch_on_inputs(ctx, flow, claim, claims)
-    return sorted(claims.values(), key=lambda c: c.line)
+    return sorted(_refuted_dropped(ctx, claims.values()), key=lambda c: c.line)
+
+
+def _refuted_dropped(ctx: RuleContext, claims) -> list[Claim]:
+    """The claims the dry run's observations do not refute."""
+    observed = ctx.observed
+    if observed is None:
+        return list(claims)
+    refuted = set()
+    if observed.kernel_ran():
+        refuted.add("no kernel call")
+    if observed.output_from_custom():
+        refuted.update({"no kernel call", "torch return"})
+    return [c for c in claims if c.basis not in refuted]
 
 
 def _torch_on_inputs(ctx: RuleContext, flow: ForwardFlow, claim, claims: dict[int, Claim]) -> None:
@@ -132,7 +154,7 @@ def _torch_on_inputs(ctx: RuleContext, flow: ForwardFlow, claim, claims: dict[in
             if not flow.reaches_kernel:
                 claim(statement.lineno, True, (
                     f"forward computes the result with PyTorch and never calls the custom kernel ({what}): "
-                    f"the harness checks and times PyTorch here, not the kernel"))
+                    f"the harness checks and times PyTorch here, not the kernel"), "no kernel call")
             elif returned is not None and not _uses_kernel(returned, typing, tainted):
                 if id(statement) in paths.conditional:
                     claim(statement.lineno, False, (
@@ -143,7 +165,7 @@ def _torch_on_inputs(ctx: RuleContext, flow: ForwardFlow, claim, claims: dict[in
                     claim(statement.lineno, True, (
                         f"forward returns a result computed with PyTorch alone ({what}) on a path the harness "
                         f"takes (it runs the module in training mode): the custom kernel does none of the "
-                        f"work that is checked and timed"))
+                        f"work that is checked and timed"), "torch return")
             elif not partial_ok:
                 claim(statement.lineno, False, (
                     f"forward computes part of the operation on its inputs with PyTorch ({what}) next to the "

@@ -12,6 +12,12 @@ Reported on the Python line that does it:
   when nothing makes the current stream wait for it (`wait_stream`, `synchronize`, `wait_event`);
 - defining a `torch.Tensor` subclass (lazy tensors that defer the work until the result is compared).
 Configuration flags (`torch.backends.*`) are not tampering.
+
+Observed: when the dry run (cudalint/dryrun/) completed, an attribute of torch, torch.cuda, torch.testing,
+torch.nn.functional or time that the solution's code replaced while it ran (however it reached the
+module) is reported on the line that replaced it, unless the static reading already reported that line.
+A replacement without a line (an attribute of a class, or one torch's own lazy imports made) is no
+proof.
 """
 
 from __future__ import annotations
@@ -110,6 +116,13 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
                    if _creates_stream(node.value, imports) for target in node.targets}
         for info in flow.functions:
             yield from _side_streams(info.node, imports, created, report)
+    observed = ctx.observed
+    for event in observed.events("replaced") if observed is not None else []:
+        if event["line"] is not None and _tampering_target(event["what"], imports):
+            yield from report(event["line"], (
+                f"`{event['what']}` was replaced here when the dry run ran the solution: the harness (and the "
+                f"reference model) use it to time, synchronize or compare, so the measured result no longer "
+                f"means anything"))
 
 
 def _tampering_target(qualified: str, imports) -> bool:

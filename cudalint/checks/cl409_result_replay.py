@@ -8,6 +8,10 @@
   self.last)`) selects a stored result and does not count as computing one. `Dataflow` names the state.
 - C++: a host function that returns a `static` (or namespace-scope) tensor, or returns under a condition
   on a `static` or global variable (a flag, a counter), so later calls skip the launch.
+- Observed: when the dry run (cudalint/dryrun/) completed and one of forward's calls returned the very
+  tensor an earlier call returned without running any compiled function, while other calls ran them
+  (a cache keyed by anything, however the Python spells it): reported on the line that made the tensor,
+  unless the static reading already reported the replay.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
 from cudalint.findings import Finding
 from cudalint.harness.dataflow import Dataflow, dataflow_of, replays_graph, statement_path
-from cudalint.harness.forward import node_location, record_unit
+from cudalint.harness.forward import line_location, node_location, record_unit
 from cudalint.model import ir
 
 
@@ -35,7 +39,20 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         return
     yield from _static_results(ctx)
     if last and state.flow is not None:
-        yield from _python_replays(ctx, state.flow, dataflow_of(state))
+        found = list(_python_replays(ctx, state.flow, dataflow_of(state)))
+        yield from found or _observed_replay(ctx)
+
+
+def _observed_replay(ctx: RuleContext) -> Iterator[Finding]:
+    replay = ctx.observed.replay() if ctx.observed is not None else None
+    if replay is None or replay["line"] is None:
+        return
+    inputs = "the same input objects" if replay["inputs"] == "same" else "new inputs"
+    yield ctx.finding_at(line_location(ctx.document, replay["line"]), (
+        f"forward returned the tensor made here during call {replay['earlier']} again in call {replay['call']} "
+        f"({inputs}) without running a compiled function: the kernel ran in {replay['ran']} of {replay['total']} "
+        f"calls of the dry run; the harness times repeated calls on the same inputs, so it times a lookup, not "
+        f"the kernel"))
 
 
 def _python_replays(ctx: RuleContext, flow, dataflow: Dataflow) -> Iterator[Finding]:

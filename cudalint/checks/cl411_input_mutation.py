@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from cudalint.analysis.guards import GuardAnalysis, strip
-from cudalint.analysis.launch_link import LaunchLinks
+from cudalint.analysis.launch_link import LaunchLinks, data_pointer_of
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
 from cudalint.findings import Finding
@@ -65,17 +65,6 @@ def input_parameters(program, positions: dict[str, set[int]]) -> Iterator[tuple[
                 inputs[decl.ref] = inputs[init.ref]
         if inputs:
             yield function, inputs
-
-
-def data_pointer_of(expr: ir.Expr) -> str | None:
-    """The declaration ref of `t` in `t.data_ptr<T>()`, `(T*)t.data_ptr()`, `t.mutable_data_ptr<T>()`."""
-    inner = strip(expr)
-    while isinstance(inner, ir.Cast):
-        inner = strip(inner.operand)
-    if isinstance(inner, ir.Call) and inner.callee in ("data_ptr", "mutable_data_ptr", "data") and not inner.args \
-            and isinstance(inner.receiver, ir.Name):
-        return inner.receiver.ref
-    return None
 
 
 def _cpp_writes(ctx: RuleContext, positions: dict[str, set[int]]) -> Iterator[Finding]:

@@ -14,6 +14,16 @@ Only when the reference is known: `LintOptions.reference` or a problems director
 self-contained example). Silent when a constructor cannot be followed up to the difference (dynamic
 code, sizes not computable), and on trailing extra or missing draws (an unused parameter created last,
 a bias dropped before a BatchNorm that cancels it).
+
+Evidence: when the dry run (cudalint/dryrun/) completed and built both models as the harness does
+(same seed, CPU, no random draw on a cuda device), what it observed decides, not the static reading:
+the draws each constructor made from the random stream (op, shape, dtype, bounds; nn.init and the
+layers' own inits end in these) and the values of every parameter, buffer and tensor attribute. Reported
+when the draws differ before either list ends and some randomly initialised tensor of the reference
+has its values nowhere in ModelNew, on the line of ModelNew's differing draw. Trailing extra or missing
+draws, weights folded or rearranged after the same draws (a BatchNorm folded into a convolution), and a
+ModelNew that holds every random tensor of the reference are no proof. When the dry run did not
+complete, the static comparison of draws reports.
 """
 
 from __future__ import annotations
@@ -34,6 +44,10 @@ from cudalint.harness.init_order import first_difference, init_draws, reference_
 def check(ctx: RuleContext) -> Iterator[Finding]:
     state = state_of(ctx.document)
     solution = state.solution
+    observed = ctx.observed
+    if solution is not None and observed is not None and observed.weights_observed():
+        yield from _observed(ctx, solution, observed)
+        return
     if solution is None or not solution.is_kernelbench or solution.model_new is None:
         return
     reference = reference_of(ctx)
@@ -64,6 +78,30 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         f"same way before building Model and ModelNew, so this parameter and every one created after it "
         f"get other values and the output differs whatever the kernel computes; create the reference's "
         f"nn layers in the same order (and read their .weight/.bias), or reproduce their init exactly"))
+
+
+def _observed(ctx: RuleContext, solution, observed) -> Iterator[Finding]:
+    difference = observed.weights_difference()
+    if difference is None:
+        return
+    theirs, mine, index, unmatched = difference
+    line = mine.get("line") or (solution.model_new.lineno if solution.model_new is not None else 1)
+    lost = f", and the reference's `{unmatched['name']}` ({_shape(unmatched['shape'])}) is nowhere among ModelNew's " \
+        f"tensors" if unmatched is not None else ""
+    yield ctx.finding_at(line_location(ctx.document, line), (
+        f"built as the harness builds them (the same seed before each), ModelNew's {_ordinal(index + 1)} random "
+        f"draw is `{_draw_text(mine)}` where the reference's is `{_draw_text(theirs)}`{lost}: its weights, and its "
+        f"output, differ whatever the kernel computes; create the reference's nn layers in the same order (and "
+        f"read their .weight/.bias), or reproduce their init exactly"))
+
+
+def _draw_text(draw: dict) -> str:
+    numbers = ", ".join(f"{n:g}" for n in draw.get("numbers") or [])
+    return f"{draw['op']}({numbers}) of {_shape(draw['shape'])} {draw.get('dtype')}"
+
+
+def _shape(shape: list[int]) -> str:
+    return "[" + ", ".join(str(s) for s in shape) + "]"
 
 
 def _what(text: str) -> str:

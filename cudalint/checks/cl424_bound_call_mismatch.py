@@ -13,6 +13,12 @@ pybind11 then takes exactly the C++ function's parameters, positionally. Reporte
   `track_running_stats=False`, `weight`/`bias` of a norm built without affine parameters.
 Silent when the sources bind with their own `PYBIND11_MODULE` (names and defaults may be declared
 there), for overloaded or templated functions, and for calls with `*args`/`**kwargs`.
+
+Evidence: when the dry run (cudalint/dryrun/) ran forward, a call that the extension model refused (the
+C++ signature's pybind11 conversion classes: a tensor parameter takes only a tensor, an integer no float,
+the arity and keywords of the binding, `py::arg` names where `PYBIND11_MODULE` declares them) is proof,
+reported on the calling line whatever the static reading saw. When the dry run completed, a static claim
+about a call that the dry run saw accepted is not made.
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ from collections.abc import Iterator
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
 from cudalint.findings import Finding, short_text
-from cudalint.harness.forward import node_location, state_of
+from cudalint.harness.forward import line_location, node_location, state_of
 from cudalint.model import ir
 
 _TENSOR = re.compile(r"^(const\s+)?(torch|at)::Tensor\s*&?$")
@@ -53,6 +59,11 @@ _NONE_ATTRIBUTES = [
       "forward calls a load_inline-bound function with arguments pybind11 cannot convert (count, keywords, None)")
 def check(ctx: RuleContext) -> Iterator[Finding]:
     flow = state_of(ctx.document).flow
+    harness = ctx.harness
+    if harness is not None and ctx.facts.unit is ctx.document.units[-1]:  # once per document
+        yield from _observed(ctx, harness)
+    if harness is not None and harness.conversion_errors():
+        return
     if flow is None or flow.forward is None or "PYBIND11_MODULE" in ctx.document.text:
         return
     definitions: dict[str, list[ir.Function]] = {}
@@ -65,8 +76,30 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         if len(defined) != 1 or len({len(f.params) for f in found}) != 1 or defined[0].templated:
             continue
         message = _mismatch(name, call, defined[0], flow)
+        if message is not None and ctx.observed is not None \
+                and node_location(ctx.document, call).line in ctx.observed.accepted_call_lines(name):
+            continue  # the dry run passed these arguments and the binding took them
         if message is not None:
             yield ctx.finding_at(node_location(ctx.document, call), message)
+
+
+def _observed(ctx: RuleContext, harness) -> Iterator[Finding]:
+    seen: set[int] = set()
+    for error in harness.conversion_errors():
+        line = error.get("line")
+        if line is None or line in seen:
+            continue
+        seen.add(line)
+        detail = error["message"].rsplit("Invoked with: ", 1)[-1]
+        function = error["message"].split("(", 1)[0]
+        yield ctx.finding_at(line_location(ctx.document, line), (
+            f"the dry run called `{function}` here ({_call_text(error)}): {detail}, so pybind11 "
+            f"raises `TypeError: incompatible function arguments`; pass what the C++ signature takes"))
+
+
+def _call_text(error: dict) -> str:
+    stage = error.get("stage") or "the run"
+    return f"forward's {stage}" if stage.startswith("call") else f"while it ran the {stage}"
 
 
 def _mismatch(name: str, call: ast.Call, function: ir.Function, flow) -> str | None:

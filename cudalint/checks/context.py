@@ -12,6 +12,7 @@ from cudalint.model import ir
 from cudalint.model.program import Program
 from cudalint.sources import CudaUnit, SourceDocument
 from cudalint.checks.registry import Rule
+from cudalint.dryrun.facts import DryRunFacts
 
 if TYPE_CHECKING:
     from cudalint.config import LintOptions
@@ -33,6 +34,12 @@ class RuleContext:
     arch: Architecture
     facts: UnitFacts | None = None  # set for unit-scope rules
     options: LintOptions | None = None  # the options of this run (reference problem, ...)
+    harness: DryRunFacts | None = None  # what the dry run observed; None when it did not run
+
+    @property
+    def observed(self) -> DryRunFacts | None:
+        """The dry run's facts when it completed: what rules may take as proof; None otherwise."""
+        return self.harness if self.harness is not None and self.harness.completed else None
 
     @property
     def program(self) -> Program:

@@ -29,6 +29,8 @@ def eval_command(
                                         "thresholds.json of the corpus, or beside the labels, with --check]"),
     check: bool = typer.Option(False, "--check", help="compare with the recorded thresholds"),
     misses: bool = typer.Option(True, "--misses/--no-misses", help="list each miss, false alarm and false reject"),
+    dry_run: bool = typer.Option(True, "--dry-run/--no-dry-run", help="with --runs: run each solution's Python on "
+                                                                      "the CPU against its reference"),
 ) -> None:
     """Measure every rule on the labelled corpus (precision, recall, F1, mutant recall, latency), or with
     --runs on real generated kernels against their harness's verdicts (false rejects, catches)."""
@@ -36,7 +38,7 @@ def eval_command(
         typer.echo(f"cudalint: error: --format must be table or json, not {output_format!r}", err=True)
         raise typer.Exit(2)
     if runs is not None:
-        _eval_runs(runs, kernels_dir, problems_dir, reviews, jobs, output_format, thresholds, check, misses)
+        _eval_runs(runs, kernels_dir, problems_dir, reviews, jobs, output_format, thresholds, check, misses, dry_run)
         return
     if not os.path.isdir(corpus):
         typer.echo(f"cudalint: error: {corpus}: no such directory", err=True)
@@ -55,7 +57,7 @@ def eval_command(
 
 
 def _eval_runs(runs: str, kernels_dir: str | None, problems_dir: str | None, reviews: str | None, jobs: int,
-               output_format: str, thresholds: str | None, check: bool, misses: bool) -> None:
+               output_format: str, thresholds: str | None, check: bool, misses: bool, dry_run: bool = True) -> None:
     from cudalint.evaluation.runs import LabelsError, evaluate_runs, gate_violations, load_labels, load_reviews, to_json
     from cudalint.evaluation.thresholds import load_thresholds
     from cudalint.report.runs_table import format_runs_table
@@ -72,7 +74,14 @@ def _eval_runs(runs: str, kernels_dir: str | None, problems_dir: str | None, rev
     except LabelsError as error:
         typer.echo(f"cudalint: error: {error}", err=True)
         raise typer.Exit(2) from None
-    evaluation = evaluate_runs(kernels, loaded_reviews, jobs=max(1, jobs))
+    from cudalint.config import LintOptions
+    from cudalint.prefilter import dry_run_unavailable
+
+    options = LintOptions(dry_run=dry_run)
+    skipped = dry_run_unavailable(dry_run and bool(kernels))
+    if skipped:
+        typer.echo(f"cudalint: {skipped}", err=True)
+    evaluation = evaluate_runs(kernels, loaded_reviews, options, jobs=max(1, jobs))
     _report(to_json(evaluation) if output_format == "json" else format_runs_table(evaluation, show_kernels=misses),
             thresholds or (os.path.join(beside, "thresholds.json") if check else None),
             lambda path: gate_violations(evaluation, load_thresholds(path)))

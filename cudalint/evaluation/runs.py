@@ -68,7 +68,7 @@ EXPLAINS: dict[str, frozenset[str]] = {cause: frozenset(rules) for cause, rules 
     "E": _MEMORY | {"CL104", "CL302", "CL405", "CL423"},
     "F": {"CL301", "CL302"},
     "G1": {"CL401", "CL421", "CL424", "CL434"}, "G2": {"CL206", "CL407", "CL433"}, "G3": {"CL206", "CL212", "CL406"},
-    "G4": {"CL401", "CL407", "CL422", "CL423", "CL431", "CL432", "CL433", "CL434", "CL435"},
+    "G4": {"CL401", "CL407", "CL422", "CL423", "CL431", "CL432", "CL433", "CL434", "CL435", "CL436"},
     "H": {"CL405", "CL407", "CL422", "CL430"},
     # a launch that cannot run, unchecked, leaves the output unwritten: wrong values (CL302)
     "I": _MEMORY | {"CL213", "CL101", "CL102", "CL103", "CL104", "CL105", "CL106", "CL302", "CL402", "CL403", "CL405",
