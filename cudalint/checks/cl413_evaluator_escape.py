@@ -7,6 +7,11 @@ lists (`gc.get_objects`), writes into other modules' namespaces (`sys.modules[..
 `__import__`/`importlib.import_module` of a computed name, processes and shells (`subprocess.*`,
 `os.system`, `os.popen`, `os.exec*`, `os.spawn*`, `pty.spawn`) and runtime package installs (`pip.main`).
 Names are resolved through imports and aliases (`f = sys._getframe`).
+
+With the dry run's facts, also reported: the reference model's forward called from the solution's code
+while forward ran (found however the solution reached the reference's class: its namespace, `sys.modules`,
+`globals()`), on the line that called it. The fact is observed, so it needs no name to resolve; without a
+line in the solution's file it is not reported.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from cudalint import pyast
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
 from cudalint.findings import Finding
-from cudalint.harness.forward import node_location, state_of
+from cudalint.harness.forward import line_location, node_location, state_of
 
 _INTROSPECTION = {
     "inspect.stack", "inspect.currentframe", "inspect.getouterframes", "inspect.getinnerframes", "inspect.trace",
@@ -45,6 +50,12 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         message = _call_escape(node, imports) if isinstance(node, ast.Call) else _foreign_write(node, imports)
         if message:
             yield ctx.finding_at(node_location(ctx.document, node), message)
+    observed = ctx.observed
+    for event in observed.events("reference-call") if observed is not None else []:
+        if event["line"] is not None:
+            yield ctx.finding_at(line_location(ctx.document, event["line"]), (
+                f"the reference's `{event['what']}` ran from this line when the dry run called forward "
+                f"({event['stage']}): the result graded is the reference's own computation, not the kernel's"))
 
 
 def _call_escape(call: ast.Call, imports) -> str | None:

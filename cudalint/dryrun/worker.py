@@ -89,6 +89,8 @@ class _Recorder:
                             "mode": None, "parameters": None, "calls": [], "events": [], "extension_calls": 0}
         self.stage = "start"
         self.busy = [False]
+        # "torch.allclose" -> the solution's line that set it (watched modules and the stand-in CUDA classes)
+        self.attribute_lines: dict[str, int] = {}
         self.result_handle = open(request["result"], "w", encoding="utf-8")
         self.result_path = os.path.realpath(request["result"])
         self.dumps = json.dumps
@@ -530,7 +532,16 @@ class _CudaOnCpu:
         cuda = torch.cuda
         recorder = self.recorder
 
-        class Event:
+        class Recorded(type):
+            """The stand-in classes remember the solution's line that replaces one of their methods."""
+
+            def __setattr__(cls, name, value):
+                line = recorder.solution_line()
+                if line is not None:
+                    recorder.attribute_lines[f"torch.cuda.{cls.__name__}.{name}"] = line
+                super().__setattr__(name, value)
+
+        class Event(metaclass=Recorded):
             def __init__(self, enable_timing=False, blocking=False, interprocess=False):
                 self.recorded = None
 
@@ -549,7 +560,7 @@ class _CudaOnCpu:
             def elapsed_time(self, end):
                 return 1.0
 
-        class Stream:
+        class Stream(metaclass=Recorded):
             cuda_stream = 0
             device = torch.device("cuda", 0)
 
@@ -1043,7 +1054,7 @@ class _Watch:
         self.recorder = recorder
         self.snapshot = self._take()
         self.flags = self._flags()
-        self.lines: dict[str, int] = {}  # "torch.allclose" -> the solution's line that set it
+        self.lines = recorder.attribute_lines
         self.attribute_lines()
 
     def _objects(self) -> dict:
