@@ -17,6 +17,7 @@ import pytest
 
 from cudalint import lint_source
 from cudalint.config import LintOptions
+from cudalint.dryrun.runner import torch_version
 from cudalint.harness import init_order
 from cudalint.harness.init_order import first_difference, init_draws, reference_init, same_shape
 
@@ -168,9 +169,12 @@ def _cl420(text: str, filename: str, options: LintOptions) -> list:
 def test_reference_file_given(tmp_path):
     reference = tmp_path / "12_Gemm_ReLU.py"
     reference.write_text(REFERENCE)
-    options = LintOptions(reference=str(reference))
+    options = LintOptions(reference=str(reference), dry_run=False)  # the static reading (the dry run's: below)
     [finding] = _cl420(_solution("bad_randn_weight.py"), "solution.py", options)
     assert "12_Gemm_ReLU.py:8" in finding.message and "uniform(±0.03125) over [512, 1024]" in finding.message
+    if torch_version() is not None:
+        [observed] = _cl420(_solution("bad_randn_weight.py"), "solution.py", LintOptions(reference=str(reference)))
+        assert "the reference's (12_Gemm_ReLU.py:8) is `uniform(-0.03125, 0.03125) of [512, 1024]" in observed.message
     assert not _cl420(_solution("good_same_layer.py"), "solution.py", options)
     assert not _cl420(_solution("good_exact_recipe.py"), "solution.py", options)
     # without the reference, the same solution is not judged

@@ -88,9 +88,14 @@ def _observed(ctx: RuleContext, solution, observed) -> Iterator[Finding]:
     line = mine.get("line") or (solution.model_new.lineno if solution.model_new is not None else 1)
     lost = f", and the reference's `{unmatched['name']}` ({_shape(unmatched['shape'])}) is nowhere among ModelNew's " \
         f"tensors" if unmatched is not None else ""
+    reference = reference_of(ctx)
+    where = f" ({os.path.basename(reference.path)}:{theirs['line']})" if reference is not None and theirs.get("line") \
+        and os.path.abspath(reference.path) != os.path.abspath(ctx.document.path) else \
+        (f" (line {theirs['line']})" if theirs.get("line") else "")
     yield ctx.finding_at(line_location(ctx.document, line), (
         f"built as the harness builds them (the same seed before each), ModelNew's {_ordinal(index + 1)} random "
-        f"draw is `{_draw_text(mine)}` where the reference's is `{_draw_text(theirs)}`{lost}: its weights, and its "
+        f"draw is `{_draw_text(mine)}` where the reference's{where} is `{_draw_text(theirs)}`{lost}: its weights, "
+        f"and its "
         f"output, differ whatever the kernel computes; create the reference's nn layers in the same order (and "
         f"read their .weight/.bias), or reproduce their init exactly"))
 

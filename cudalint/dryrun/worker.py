@@ -106,14 +106,16 @@ class _Recorder:
                                          for e in events):
             events.append({"kind": kind, "what": what, "line": line, "stage": self.stage})
 
-    def solution_line(self, frame=None) -> int | None:
-        """The line of the innermost frame of the solution's file, from `frame` (default: the caller) out."""
+    def solution_line(self, frame=None, path: str | None = None) -> int | None:
+        """The line of the innermost frame of the solution's file (or of `path`), from `frame` (default: the
+        caller) out."""
         busy = self.busy[0]
         self.busy[0] = True
+        path = path or self.solution_path
         try:
             frame = frame or sys._getframe(1)
             while frame is not None:
-                if frame.f_code.co_filename == self.solution_path:
+                if frame.f_code.co_filename == path:
                     return frame.f_lineno
                 frame = frame.f_back
             return None
@@ -262,12 +264,12 @@ class _Recorder:
         environment = self.environment
         mode = environment.fake_mode(fake)
         torch.manual_seed(seed)
-        environment.draws = []
+        environment.draws, environment.drawing_from = [], self.reference_path
         with environment.active(), mode, environment.recording_draws():
             reference_model = self._reference_step(reference["Model"], *init_inputs)
         reference_draws = environment.draws
         torch.manual_seed(seed)
-        environment.draws = []
+        environment.draws, environment.drawing_from = [], self.solution_path
         with environment.active(), mode, environment.recording_draws():
             model = solution["ModelNew"](*init_inputs)
         self.draws = {"reference": reference_draws[:512], "solution": environment.draws[:512]}
@@ -526,6 +528,7 @@ class _CudaOnCpu:
         self.cuda_random = False
         self.created_at: dict[int, int] = {}  # storage address -> the solution's line that made it
         self.draws: list[dict] = []  # the random draws of the model being built
+        self.drawing_from: str | None = None  # the file whose lines name them
 
     def install(self) -> None:
         torch = self.torch
@@ -697,7 +700,7 @@ class _CudaOnCpu:
                     owner.draws.append({"op": name.rstrip("_"), "shape": list(result.shape),
                                         "dtype": str(result.dtype).replace("torch.", ""),
                                         "numbers": [round(float(n), 6) for n in numbers],
-                                        "line": owner.recorder.solution_line()})
+                                        "line": owner.recorder.solution_line(path=owner.drawing_from)})
                 return result
 
         return Draws()
