@@ -24,7 +24,7 @@ dry run. What a sandboxed command gets:
   namespace the launcher is its init, and the kernel kills the whole namespace when it exits.
 
 What it does not give: the command runs as the caller's user on the caller's file system, so it can read
-and write what the user can (see `cudalint.verify`'s README section for what a container adds). Nothing
+and write what the user can (see docs/verify.md for what a container adds). Nothing
 in a file the command can write is trusted: results come back through a `Channel` (a pipe) and are
 data, never a verdict.
 

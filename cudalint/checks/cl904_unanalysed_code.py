@@ -3,5 +3,5 @@
 from cudalint.checks.registry import engine_rule
 
 engine_rule("CL904", "unanalysed-code", "error",
-            "code cudalint could not analyse (a CUDA source known only when the file runs, code nested too "
-            "deep): no rule checked it, so the file cannot pass")
+            "code cudalint could not analyse (a CUDA or C++ source known only when the file runs, or loaded "
+            "from a file): no rule checked it, so the file cannot pass")
