@@ -314,6 +314,14 @@ _Mapped = tuple[str, CharPositions]  # text, and the file (line, column) of each
 
 MAX_SOURCE_CHARS = 4 * 1024 * 1024  # a longer source is no kernel, and building one could take any memory
 _MAX_STEPS = 100  # operations followed into one another for one value (a name's value, an operand, ...)
+# statements whose body may run or not (or more than once): an assignment in one is not the only one reaching
+_BRANCHES = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Try, ast.With, ast.AsyncWith, ast.Match,
+             *((ast.TryStar,) if hasattr(ast, "TryStar") else ()))
+
+
+def _keyword(statement: ast.stmt) -> str:
+    return {ast.If: "if", ast.For: "for", ast.AsyncFor: "async for", ast.While: "while", ast.With: "with",
+            ast.AsyncWith: "async with", ast.Match: "match"}.get(type(statement), "try")
 _MAX_NUMBER = 2 ** 64
 # functions of a string that only remove characters at the starts and ends of lines
 _TEXT_FUNCTIONS: dict[str, Callable[[str], str]] = {"textwrap.dedent": textwrap.dedent,
@@ -344,8 +352,9 @@ class StringResolver:
 
     def __init__(self, module: ast.Module, text: str) -> None:
         self._source_text = text
-        # name -> (where the statement starts, where it ends, the value), in the order of the file
-        self._assignments: dict[str, list[tuple[tuple[int, int], tuple[int, int], ast.AST]]] = {}
+        # name -> (where the statement starts, where it ends, the value, the statement), in the order of the file
+        self._assignments: dict[str, list[tuple[tuple[int, int], tuple[int, int], ast.AST, ast.stmt]]] = {}
+        self._module = module
         self._imports: dict[str, str] = {}  # local name -> the module or function it imports
         self._bound: set[str] = set()  # names bound otherwise: they shadow an import
         self._parameters: set[str] = set()
@@ -393,7 +402,7 @@ class StringResolver:
         where = ((statement.lineno, statement.col_offset), (statement.end_lineno, statement.end_col_offset))
         if isinstance(target, ast.Name):
             self._bound.add(target.id)
-            self._assignments.setdefault(target.id, []).append((*where, value))
+            self._assignments.setdefault(target.id, []).append((*where, value, statement))
         elif isinstance(target, (ast.Tuple, ast.List)):
             # `a, b = "x", "y"`: each name its element; otherwise each name a value nothing follows
             pairs = isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts) \
@@ -440,9 +449,34 @@ class StringResolver:
         after their sources), else its last assignment; never by the statement the use is in (`s = s + t`).
         An assignment nothing follows (`s *= 2`, a starred target) gives the statement itself."""
         use = (name.lineno, name.col_offset)
-        values = [(end, value) for start, end, value in self._assignments.get(name.id, ()) if not start <= use < end]
+        values = [(end, value) for start, end, value, _ in self._assignments.get(name.id, ()) if not start <= use < end]
         before = [value for end, value in values if end <= use] or [value for _, value in values]
         return before[-1] if before else None
+
+    def _branch_assigned(self, name: ast.Name) -> ast.stmt | None:
+        """The compound statement (`if`, a loop, `try`, `with`, `match`) that holds the assignment of `name`
+        reaching its use but not the use, where the name has other assignments too: which value reaches
+        the use is then decided when the file runs (`src = CLEAN` then `if flag: src = OTHER`)."""
+        assignments = self._assignments.get(name.id, ())
+        use = (name.lineno, name.col_offset)
+        reaching = [statement for start, end, _, statement in assignments if end <= use]
+        if len(assignments) < 2 or not reaching or id(reaching[-1]) in self._in_loops:
+            return None  # (`s += t` in a loop has its own reason)
+        enclosing_use = set(map(id, self._branches_around(name)))
+        return next((b for b in self._branches_around(reaching[-1]) if id(b) not in enclosing_use), None)
+
+    def _branches_around(self, node: ast.AST) -> list[ast.stmt]:
+        branches = []
+        node = self._parents.get(id(node))
+        while node is not None and not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+            if isinstance(node, _BRANCHES):
+                branches.append(node)
+            node = self._parents.get(id(node))
+        return branches
+
+    @cached_property
+    def _parents(self) -> dict[int, ast.AST]:
+        return {id(child): parent for parent in pyast.walk(self._module) for child in ast.iter_child_nodes(parent)}
 
     def qualified(self, node: ast.expr) -> str | None:
         """The dotted name of the imported module or function `node` names (`tw.dedent` after `import
@@ -485,6 +519,7 @@ class StringResolver:
         elif isinstance(node, ast.JoinedStr):
             return self._fstring(node, steps)
         elif isinstance(node, ast.Name):
+            self._refuse_branch_assigned(node)
             value = self.assigned_value(node)
             if value is not None:
                 return self._value(value, steps)
@@ -535,6 +570,12 @@ class StringResolver:
             total = self._number(lambda a, b: a + b, total, value, whole)
         return total
 
+    def _refuse_branch_assigned(self, name: ast.Name) -> None:
+        branch = self._branch_assigned(name)
+        if branch is not None:
+            raise Unresolved(f"`{name.id}` is assigned under the `{_keyword(branch)}` at line {branch.lineno} and "
+                             f"elsewhere: which value reaches here is decided when the file runs", name)
+
     def _followed(self, node: ast.AST) -> ast.AST:
         """`node`, or the value a variable it names was last given (through variables)."""
         for _ in range(_MAX_STEPS):
@@ -566,6 +607,7 @@ class StringResolver:
             if node.id in self._list_changes:
                 change, how = self._list_changes[node.id]
                 raise Unresolved(f"the list `{node.id}` is changed by {how} (line {change.lineno})", change)
+            self._refuse_branch_assigned(node)
             value = self.assigned_value(node)
             if value is None:
                 raise Unresolved(f"`{node.id}` is given no value cudalint can read in this file", node)
