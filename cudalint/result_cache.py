@@ -124,13 +124,13 @@ def _digest(path: str, text: str, options: LintOptions) -> str:
 def _code_digest() -> str | None:
     """A digest of cudalint's version, its files (names, sizes, times) and the libclang library; None when
     libclang cannot be told."""
-    import cudalint
+    from cudalint.version import __version__
 
     library = libclang_identity()
     if library is None:
         return None
     package = os.path.dirname(os.path.abspath(cudalint.__file__))
-    parts = [cudalint.__version__, library]
+    parts = [__version__, library]
     for root, dirs, files in os.walk(package):
         dirs[:] = sorted(d for d in dirs if d != "__pycache__")
         for name in sorted(files):

@@ -86,11 +86,11 @@ def _read(path: str) -> str:
 
 
 def _key(texts: list[str], extension: list[dict], version: str, timeout: float) -> str:
-    import cudalint
+    from cudalint.version import __version__
 
     with open(WORKER_SCRIPT, "rb") as handle:
         worker = handle.read()
-    parts = [cudalint.__version__, version, hashlib.sha256(worker).hexdigest(), json.dumps(extension, sort_keys=True),
+    parts = [__version__, version, hashlib.sha256(worker).hexdigest(), json.dumps(extension, sort_keys=True),
              repr((SEED, CPU_SECONDS, MEMORY_BYTES, REAL_LIMIT, timeout)), *texts]
     return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogateescape")).hexdigest()
 

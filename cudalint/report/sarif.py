@@ -82,7 +82,7 @@ def render_sarif(results: list[FileResult], sources: Mapping[str, str] | None = 
     """SARIF for `results`. `rules`: the rules to describe (the selected ones; default all); rules with
     results are always included. `sources` gives line texts for fingerprints; `root` the directory
     that locations are relative to (default: the working directory)."""
-    import cudalint
+    from cudalint.version import __version__
 
     findings = all_findings(results)
     described = {r.code: r for r in (rules if rules is not None else all_rules())}
@@ -110,7 +110,7 @@ def render_sarif(results: list[FileResult], sources: Mapping[str, str] | None = 
         invocation["toolExecutionNotifications"] = notifications
     run = {
         "tool": {"driver": {
-            "name": "cudalint", "version": cudalint.__version__, "semanticVersion": cudalint.__version__,
+            "name": "cudalint", "version": __version__, "semanticVersion": __version__,
             "informationUri": INFORMATION_URI, "rules": [_rule_descriptor(r) for r in ordered],
         }},
         "invocations": [invocation],
