@@ -129,7 +129,7 @@ def _code_digest() -> str | None:
     library = libclang_identity()
     if library is None:
         return None
-    package = os.path.dirname(os.path.abspath(cudalint.__file__))
+    package = os.path.dirname(os.path.abspath(__file__))  # this module sits at the top of the package
     parts = [__version__, library]
     for root, dirs, files in os.walk(package):
         dirs[:] = sorted(d for d in dirs if d != "__pycache__")

@@ -116,7 +116,8 @@ def test_every_character_of_a_literal_maps_to_what_wrote_it(body: str, prefix: s
             exec(compile(tree, "<literal>", "exec"), {}, expected)
     except (SyntaxError, ValueError, TypeError, KeyError, NameError):  # a field naming no variable of the file
         return
-    node = tree.body[-1].value
+    # the assignment of `s` (the literal's text may close the string and add statements after it)
+    node = [n for n in tree.body if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", None) == "s"][-1].value
     text, positions = StringResolver(tree, source).source(node)
     assert text == expected["s"]
     lines = source.splitlines(keepends=True)

@@ -12,7 +12,6 @@
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass, field
 
 from cudalint.config import SEVERITY_LEVELS

@@ -22,7 +22,6 @@ record is there already is not verified again.
 
 from __future__ import annotations
 
-import dataclasses
 import importlib.util
 import os
 import shutil
