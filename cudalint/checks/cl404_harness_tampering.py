@@ -166,6 +166,10 @@ def _side_streams(function: ast.FunctionDef, imports, created: set[str], report)
 
 
 def _creates_stream(expr: ast.expr | None, imports) -> bool:
+    # `Stream() if torch.cuda.is_available() else None`: the harness runs on a GPU, so the stream is made
+    if isinstance(expr, ast.IfExp) and isinstance(expr.test, ast.Call) \
+            and (imports.qualify(expr.test.func) or "") == "torch.cuda.is_available":
+        return _creates_stream(expr.body, imports)
     if not isinstance(expr, ast.Call):
         return False
     qualified = imports.qualify(expr.func) or ""
