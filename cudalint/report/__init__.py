@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 
 from cudalint.engine import FileResult, InputError, read_source
 from cudalint.findings import Finding
-from cudalint.sources import split_lines
+from cudalint.positions import split_lines
 
 FORMATS = ("text", "concise", "json", "json-files", "json-lines", "sarif", "github", "junit")
 
