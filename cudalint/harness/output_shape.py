@@ -30,7 +30,7 @@ from cudalint.harness import init_order
 from cudalint.harness.init_order import _Interpreter
 from cudalint.harness.init_values import UNKNOWN, _Container, _Dotted, _Object, _plain, _size_args, _Stop, _Tensor
 from cudalint.harness.kernelbench import ImportMap, read_python
-from cudalint.harness.shapes import HostRun, ShapeEnv, TensorArgument, written_refs
+from cudalint.harness.host_run import HostRun, ShapeEnv, TensorArgument, written_refs
 from cudalint.harness.torch_shapes import DType, TensorType, ValuesIndices, apply_op, known_op
 from cudalint.model import ir
 
