@@ -22,7 +22,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from cudalint.verify import diagnostics, results
+from cudalint.verify import diagnostics, gpu_check, results
 from cudalint.verify.cli import parse_tolerances, register
 from cudalint.verify.gpus import Gpu, arch_list, detect_gpus, parse_nvidia_smi, parse_visible_devices
 from cudalint.verify.isolation import run_worker
@@ -758,7 +758,7 @@ def test_gpu_reports_feed_the_repair_loop() -> None:
 
 
 def test_make_gpu_check_matches_the_repair_loops_signature(tmp_path: Path) -> None:
-    check = results.make_gpu_check(str(RELU_REF), _options(tmp_path))
+    check = gpu_check.make_gpu_check(str(RELU_REF), _options(tmp_path))
     text = (RUN / "level_1_problem_19_sample_0_kernel.py").read_text()
     assert check("level_1_problem_19_sample_0_kernel.py", "# standin: ok\n" + text) == []
     [report] = check("x.py", "# standin: incorrect\n" + text)

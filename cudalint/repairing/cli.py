@@ -284,7 +284,7 @@ class _GpuSetup:
         """The gpu_check of `path` and its reference, or (None, None, the reason) when the reference is not
         known."""
         from cudalint.harness.kernelbench import missing_reference, reference_for
-        from cudalint.verify.results import make_gpu_check
+        from cudalint.verify.gpu_check import make_gpu_check
 
         reference = reference_for(path, self.ref, self.problems)
         problem = missing_reference(path, self.ref, self.problems)

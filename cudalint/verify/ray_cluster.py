@@ -42,7 +42,7 @@ def run_on_node(job: WorkerJob, archive: bytes | None) -> tuple[JobResult, bytes
     cache); a build also returns its extension directories as an archive."""
     import ray
 
-    from cudalint.verify.runner import default_cache_dir
+    from cudalint.verify.build_cache import default_cache_dir
 
     cache_dir = job.request.get("cache_dir") or default_cache_dir()
     os.makedirs(cache_dir, exist_ok=True)

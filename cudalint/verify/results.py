@@ -240,37 +240,5 @@ def gpu_reports(record: dict, warnings: bool = False, min_speedup: float | None 
     return reports
 
 
-def make_gpu_check(reference: str, options=None, min_speedup: float | None = None, records: list | None = None):
-    """A `gpu_check` for `cudalint.repairing.loop.repair_file`: (path, text) -> GPU reports of that text
-    verified against `reference` (lint is skipped: the repair loop lints first); a correct one slower than
-    `min_speedup` is reported too. Each verify record is appended to `records` when given."""
-    import dataclasses
-    import shutil
-    import tempfile
-
-    from cudalint.repairing.loop import GpuCheckFailed
-    from cudalint.verify.runner import VerifyOptions, verify_file
-
-    base = dataclasses.replace(options or VerifyOptions(), lint=False)
-
-    def gpu_check(path: str, text: str) -> list:
-        directory = tempfile.mkdtemp(prefix="cudalint-gpu-check-")
-        try:
-            candidate = os.path.join(directory, os.path.basename(path))
-            with open(candidate, "w", encoding="utf-8") as handle:
-                handle.write(text)
-            record = verify_file(candidate, reference, base)
-            if records is not None:
-                records.append(record)
-            if record["status"] in NOT_THE_CANDIDATES:
-                raise GpuCheckFailed(f"the GPU check could not judge the answer: {record['status']}: "
-                                     f"{record['message']}")
-            return gpu_reports(record, min_speedup=min_speedup)
-        finally:
-            shutil.rmtree(directory, ignore_errors=True)
-
-    return gpu_check
-
-
-__all__ = ["HEADERS", "gpu_reports", "make_gpu_check", "messages", "render_table", "summary", "table_rows",
-           "write_json", "write_per_kernel"]
+__all__ = ["HEADERS", "gpu_reports", "messages", "render_table", "summary", "table_rows", "write_json",
+           "write_per_kernel"]

@@ -32,6 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from cudalint.verify import diagnostics
+from cudalint.verify.build_cache import OLD_CACHE_ENV, default_cache_dir
 from cudalint.verify.gpus import Gpu, arch_list
 from cudalint.verify.isolation import WorkerOutcome
 from cudalint.verify.jobs import JobResult, LocalExecutor, WorkerJob, execute, isolation_record
@@ -44,17 +45,6 @@ PARITIES = ("cudalint", "kernelbench")
 KERNELBENCH_TOLERANCES = {name: (1e-2, 1e-2) for name in DEFAULT_TOLERANCES}
 FINAL_BEFORE_RUN = ("rejected", "no_reference", "no_gpu", "compile_error", "build_timeout", "worker_error", "built")
 SCHEMA = "cudalint.verify/1"
-
-
-OLD_CACHE_ENV = "CUDALINT_CACHE"  # the build cache's own variable before $CUDALINT_CACHE_DIR named them all
-
-
-def default_cache_dir() -> str:
-    """The build cache: `verify/` in cudalint's cache folder (`$CUDALINT_CACHE_DIR`, see
-    `cudalint.caching.user_cache_dir`); `$CUDALINT_CACHE`, deprecated, still names it when set."""
-    from cudalint.caching import user_cache_dir
-
-    return os.environ.get(OLD_CACHE_ENV) or os.path.join(user_cache_dir(), "verify")
 
 
 def deprecated_settings() -> list[str]:
@@ -609,5 +599,5 @@ def verify_file(solution: str, reference: str, options: VerifyOptions | None = N
     return verify_batch([candidate], options)[0]
 
 
-__all__ = ["Candidate", "DEFAULT_TOLERANCES", "VerifyOptions", "collect_candidates", "default_cache_dir",
-           "deprecated_settings", "new_record", "verify_batch", "verify_file"]
+__all__ = ["Candidate", "DEFAULT_TOLERANCES", "VerifyOptions", "collect_candidates", "deprecated_settings",
+           "new_record", "verify_batch", "verify_file"]
