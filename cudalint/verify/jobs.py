@@ -20,7 +20,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from cudalint.verify import diagnostics
+from cudalint.verify import clock, diagnostics
 from cudalint.verify.gpus import Gpu, detect_gpus
 from cudalint.sandbox import Isolation, isolation, private_directory, scrubbed_environment
 from cudalint.verify.isolation import WorkerOutcome, judged, run_worker, worker_command
@@ -106,16 +106,33 @@ def execute(job: WorkerJob) -> JobResult:
         if job.mode != "run":
             return JobResult(outcome_of(job.request, env=_environment(job, directory), workdir=directory,
                                         writable=_cache(job)), network=network)
-        # the candidate outputs go to a file no worker can name (unlinked), read by the judge through its fd
+        # the candidate outputs go to a file no worker can name (unlinked), read by the judge through its fd;
+        # the speed is the parent's clock's (`clock`), for the candidate here and for the reference in the judge
+        timed = bool(job.request.get("timing", True))
+        rounds, iterations = clock.schedule(int(job.request.get("timing_trials", 100)))
+        candidate_clock = clock.Timekeeper(clock.round_seeds(rounds), iterations) if timed else None
         with tempfile.TemporaryFile(dir=job.workdir) as outputs:
             outcome = outcome_of(job.request, env=_environment(job, directory), workdir=directory,
-                                 outputs_into=outputs, writable=_cache(job))
-            verdict = None
+                                 outputs_into=outputs, writable=_cache(job), clock=candidate_clock)
+            verdict, judge_clock, timing = None, None, None
             if outcome.status == "correct":  # the judge writes nothing but its own directory
                 judge_directory = private()
-                verdict = outcome_of(dict(job.request, mode="judge"), env=_environment(job, judge_directory),
-                                     workdir=judge_directory, outputs_from=outputs)
-        return JobResult(judged(outcome, verdict), network=network)
+                request = dict(job.request, mode="judge")
+                if candidate_clock is not None and candidate_clock.complete():
+                    repeat = 2 if job.request.get("compile") else 1  # then the reference's torch.compile
+                    judge_clock = clock.Timekeeper(candidate_clock.seeds * repeat, iterations,
+                                                   [r.nonce for r in candidate_clock.rounds] * repeat)
+                    request["timing_rounds"] = [{"projections": r.projections} for r in candidate_clock.rounds]
+                verdict = outcome_of(request, env=_environment(job, judge_directory), workdir=judge_directory,
+                                     outputs_from=outputs, clock=judge_clock)
+                if candidate_clock is not None:
+                    timing = clock.timing_record(candidate_clock, judge_clock, verdict.result.get("timing_check"),
+                                                 bool(job.request.get("compile")),
+                                                 outcome.result.get("timing_self_reported"),
+                                                 verdict.result.get("timing_reference_events"))
+                    if verdict.result.get("compiled_error"):
+                        timing["compiled_error"] = verdict.result["compiled_error"]
+        return JobResult(judged(outcome, verdict, timing), network=network)
     finally:
         if job.workdir is None:
             for directory in directories:
