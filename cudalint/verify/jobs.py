@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import hashlib
 import os
 import queue
 import shutil
@@ -31,7 +32,7 @@ class WorkerJob:
     """One worker process to run: a build (on a CPU slot), or a run or sanitizer run (on a GPU slot)."""
 
     group: int  # the candidate's index in the batch: a candidate's run finds the files of its build
-    mode: str  # build, run, sanitize or probe (`cudalint/verify/worker.py`)
+    mode: str  # build, pch, run, sanitize or probe (`cudalint/verify/worker.py`)
     request: dict
     timeout: float
     gpu: bool  # needs a GPU of its own (run, sanitize); a build sees none
@@ -103,21 +104,22 @@ def execute(job: WorkerJob) -> JobResult:
             return _sanitize(job, command, _environment(job, directory), directory, isolated, network)
         outcome_of = functools.partial(run_worker, command, timeout=job.timeout, on_timeout=drop_locks,
                                        isolated=isolated, unix_sockets=_uses_cuda(job))
+        request, writable = _confined(job)
         if job.mode != "run":
-            return JobResult(outcome_of(job.request, env=_environment(job, directory), workdir=directory,
-                                        writable=_cache(job)), network=network)
+            return JobResult(outcome_of(request, env=_environment(job, directory), workdir=directory,
+                                        writable=writable), network=network)
         # the candidate outputs go to a file no worker can name (unlinked), read by the judge through its fd;
         # the speed is the parent's clock's (`clock`), for the candidate here and for the reference in the judge
         timed = bool(job.request.get("timing", True))
         rounds, iterations = clock.schedule(int(job.request.get("timing_trials", 100)))
         candidate_clock = clock.Timekeeper(clock.round_seeds(rounds), iterations) if timed else None
         with tempfile.TemporaryFile(dir=job.workdir) as outputs:
-            outcome = outcome_of(job.request, env=_environment(job, directory), workdir=directory,
-                                 outputs_into=outputs, writable=_cache(job), clock=candidate_clock)
+            outcome = outcome_of(request, env=_environment(job, directory), workdir=directory,
+                                 outputs_into=outputs, writable=writable, clock=candidate_clock)
             verdict, judge_clock, timing = None, None, None
             if outcome.status == "correct":  # the judge writes nothing but its own directory
                 judge_directory = private()
-                request = dict(job.request, mode="judge")
+                request = dict(job.request, mode="judge", cache_dir=None)
                 if candidate_clock is not None and candidate_clock.complete():
                     repeat = 2 if job.request.get("compile") else 1  # then the reference's torch.compile
                     judge_clock = clock.Timekeeper(candidate_clock.seeds * repeat, iterations,
@@ -144,13 +146,29 @@ def _uses_cuda(job: WorkerJob) -> bool:
     return job.gpu and job.device == "cuda"
 
 
-def _cache(job: WorkerJob) -> tuple[str, ...]:
-    """The build cache, the one place outside its own directory a build or run worker writes."""
+def cache_namespace(cache_dir: str, solution: bytes) -> str:
+    """The part of the build cache one candidate's workers write: `cache_dir/candidates/<its solution's
+    digest>`, so that no candidate can plant a library or a compile error under another's key."""
+    return os.path.join(cache_dir, "candidates", hashlib.sha256(solution).hexdigest()[:32])
+
+
+def _confined(job: WorkerJob) -> tuple[dict, tuple[str, ...]]:
+    """The job's request, with the build cache narrowed to the candidate's namespace (`cache_namespace`)
+    and the shared precompiled headers (`pch_dir`, only read there), and the one place outside its own
+    directory the worker writes: that namespace; for the `pch` worker (no solution), the headers."""
     cache_dir = job.request.get("cache_dir")
     if not cache_dir:
-        return ()
-    os.makedirs(cache_dir, exist_ok=True)
-    return (cache_dir,)
+        return job.request, ()
+    pch = os.path.join(cache_dir, "pch")
+    if job.mode == "pch":
+        os.makedirs(pch, exist_ok=True)
+        return dict(job.request, pch_dir=pch), (pch,)
+    if not job.request.get("solution"):
+        return job.request, ()
+    with open(job.request["solution"], "rb") as handle:
+        namespace = cache_namespace(cache_dir, handle.read())
+    os.makedirs(namespace, exist_ok=True)
+    return dict(job.request, cache_dir=namespace, pch_dir=pch), (namespace,)
 
 
 def _environment(job: WorkerJob, directory: str) -> dict:
@@ -171,8 +189,9 @@ def _sanitize(job: WorkerJob, command: list[str], env: dict, directory: str, iso
         return JobResult(WorkerOutcome("not_run", f"{executable} not found"), ran=False, network=network)
     log_file = os.path.join(directory, f"{job.sanitizer['tool']}.log")
     prefix = diagnostics.sanitizer_command(job.sanitizer["tool"], log_file, executable, job.sanitizer["kernels"])
-    outcome = run_worker(command, job.request, job.timeout, env=env, workdir=directory, prefix=prefix,
-                         on_timeout=drop_locks, isolated=isolated, writable=_cache(job), unix_sockets=_uses_cuda(job))
+    request, writable = _confined(job)
+    outcome = run_worker(command, request, job.timeout, env=env, workdir=directory, prefix=prefix,
+                         on_timeout=drop_locks, isolated=isolated, writable=writable, unix_sockets=_uses_cuda(job))
     try:
         with open(log_file, encoding="utf-8", errors="replace") as handle:
             log = handle.read()
@@ -254,5 +273,5 @@ def spread(jobs: list, gpus: list[Gpu], work: Callable) -> None:
         thread.join()
 
 
-__all__ = ["JobDone", "JobResult", "LocalExecutor", "WorkerJob", "drop_locks", "execute", "isolation_record",
+__all__ = ["JobDone", "JobResult", "LocalExecutor", "WorkerJob", "cache_namespace", "drop_locks", "execute", "isolation_record",
            "network_state", "spread", "worker_isolation"]

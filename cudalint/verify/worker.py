@@ -49,7 +49,6 @@ called directly by the candidate.
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import hashlib
 import importlib.util
@@ -210,7 +209,7 @@ def toolchain_id(torch) -> dict:
 
 
 def install_build_cache(progress: Progress, cache_dir: str, light: bool = False, precompiled: bool = False,
-                        precompile: bool = False, deadline: float | None = None) -> None:
+                        pch_dir: str | None = None) -> None:
     """Route every `torch.utils.cpp_extension.load_inline` call into `cache_dir/ext/<key>`: a call whose
     sources and flags were built before reuses the library (ninja finds nothing to do).
 
@@ -220,8 +219,8 @@ def install_build_cache(progress: Progress, cache_dir: str, light: bool = False,
     `<torch/extension.h>` (`<torch/torch.h>`, `<torch/all.h>`) and uses nothing beyond ATen,
     `<torch/types.h>` in its place (`lighter_cuda_sources`). When those builds fail, the call is built
     exactly as written, and only that build's outcome counts. With `precompiled`, the minimal build's C++
-    unit includes `<torch/extension.h>` through a header precompiled in the cache (`BindingHeader`); with
-    `precompile` too (build workers), a missing header is made, waited for until `deadline` at most."""
+    unit includes `<torch/extension.h>` through a header precompiled in `pch_dir` (`BindingHeader`) where the
+    `pch` worker made one for its flags (candidates only read that directory)."""
     import inspect
 
     import torch
@@ -235,8 +234,7 @@ def install_build_cache(progress: Progress, cache_dir: str, light: bool = False,
     common_nvcc_flags = list(getattr(cpp_extension, "COMMON_NVCC_FLAGS", []))  # nvcc gets them before the call's
     binding = None
     if precompiled and light:
-        binding = BindingHeader(os.path.join(cache_dir, "pch"), cpp_extension, toolchain, precompile, deadline)
-        atexit.register(binding.finish)  # a header being precompiled is published before the worker ends
+        binding = BindingHeader(pch_dir or os.path.join(cache_dir, "pch"), cpp_extension, toolchain, precompile=False)
 
     def build(arguments: dict, cuda_sources: list[str], variant: str, written_as: list[str], preamble: str = "",
               host: str = ""):
@@ -505,9 +503,10 @@ class BindingHeader:
     header beside it, or one it cannot use (other flags), it parses the header, and the unit is the same
     either way. The flags are the ones load_inline gives `main.cpp` (written by torch's own ninja-file
     writer into a scratch directory) less the extension's name, which the header does not use. The first
-    build that finds no header for its flags precompiles it in the background while it builds as usual
-    (one at a time, under a lock), and waits for it before it exits, until its own deadline at most; later
-    builds use it. Workers that only run candidates (`precompile` off) never start one."""
+    `pch` worker (a worker that loads no solution: the directory is shared by every candidate, which only
+    reads it) precompiles it for the usual flags (`PCH_FLAG_SETS`), one at a time under a lock, waiting for
+    each until its deadline at most; a build whose flags have no header parses `<torch/extension.h>`.
+    Candidates' workers (`precompile` off) never start one."""
 
     WRAPPER = "torch_extension.h"
     FAILED = ".failed"  # beside the wrapper: g++ could not precompile it with these flags; not tried again
@@ -1117,8 +1116,7 @@ def run(request: dict, progress: Progress) -> None:
     if device.type == "cuda":
         progress.state["device_name"] = torch.cuda.get_device_name(device)
     install_build_cache(progress, request["cache_dir"], light=bool(request.get("light_build", False)),
-                        precompiled=bool(request.get("precompiled_header", False)),
-                        precompile=request["mode"] == "build", deadline=_deadline(request))
+                        precompiled=bool(request.get("precompiled_header", False)), pch_dir=request.get("pch_dir"))
     seed = int(request.get("seed", 42))
     tolerances = {k: tuple(v) for k, v in (request.get("tolerances") or {}).items()}
     synchronize = _synchronizer(torch, device)  # captured before the solution can patch it
@@ -1415,8 +1413,7 @@ def build(request: dict, progress: Progress) -> None:
     import torch  # noqa: F401 - imported before the solution so that a missing torch is reported plainly
 
     install_build_cache(progress, request["cache_dir"], light=bool(request.get("light_build", False)),
-                        precompiled=bool(request.get("precompiled_header", False)),
-                        precompile=request["mode"] == "build", deadline=_deadline(request))
+                        precompiled=bool(request.get("precompiled_header", False)), pch_dir=request.get("pch_dir"))
     reference = None
     if request.get("reference"):
         progress.stage("load reference")
@@ -1437,6 +1434,26 @@ def build(request: dict, progress: Progress) -> None:
     progress.finish("built", "")
 
 
+# the C++ flags `pch` precompiles the binding header for: none, and the -O3 most generated solutions give
+PCH_FLAG_SETS = ([], ["-O3"])
+
+
+def pch(request: dict, progress: Progress) -> None:
+    """The `pch` mode: the shared precompiled headers (`BindingHeader`) for `PCH_FLAG_SETS`, made in a worker
+    that never loads a solution, the only one that writes `pch_dir`."""
+    import torch
+    import torch.utils.cpp_extension as cpp_extension
+
+    binding = BindingHeader(request["pch_dir"], cpp_extension, toolchain_id(torch), precompile=True,
+                            deadline=_deadline(request))
+    made = []
+    for flags in PCH_FLAG_SETS:
+        progress.stage(f"precompile <torch/extension.h> for C++ flags {flags}")
+        made.append(binding.include_line({"extra_cflags": flags}))
+        binding.finish()
+    progress.finish("built", "; ".join(made))
+
+
 def probe(request: dict, progress: Progress) -> None:
     import torch
 
@@ -1448,7 +1465,7 @@ def probe(request: dict, progress: Progress) -> None:
     progress.finish("ok", "", torch=torch.__version__, cuda=str(torch.version.cuda), devices=devices)
 
 
-MODES = {"run": run, "sanitize": run, "judge": judge, "build": build, "probe": probe}
+MODES = {"run": run, "sanitize": run, "judge": judge, "build": build, "pch": pch, "probe": probe}
 
 
 def main(argv: list[str]) -> int:
