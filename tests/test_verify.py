@@ -1408,3 +1408,111 @@ def test_a_solution_cannot_forge_its_speedup(tmp_path: Path) -> None:
     assert frames["status"] == "rejected" and frames["speedup"] is None, frames
     assert "timing rejected" in records["frames"]["message"]
     assert records["honest"]["timing"]["status"] == "trusted" and records["honest"]["timing"]["speedup"] > 0
+
+
+_PLANT = """\
+import gc, os
+REQUEST = next(o for o in gc.get_objects() if isinstance(o, dict) and "cache_dir" in o and "mode" in o)
+root = os.path.dirname(os.path.dirname(REQUEST["cache_dir"]))  # CACHE/candidates/<digest> -> CACHE
+for folder, _, files in os.walk(root):
+    for name in files + ["planted.so"]:
+        try:
+            with open(os.path.join(folder, name), "w") as handle:
+                handle.write("planted")
+        except OSError:
+            pass
+"""
+
+
+def test_a_candidate_cannot_write_another_candidates_build_cache(tmp_path: Path) -> None:
+    """Each candidate's workers write only its own part of the build cache (keyed by its solution's digest):
+    one that overwrites every file it finds in the cache, and plants a library in every folder, leaves
+    another candidate's cached library and the shared precompiled header as they were."""
+    from cudalint.sandbox import isolation
+    from cudalint.verify.jobs import cache_namespace
+
+    if isolation().files != "read-only":
+        pytest.skip("no mount namespace here: every file the user can write is writable (docs/verify.md)")
+    victim = "import torch\n" + _MODEL.format("x * 2")
+    library = Path(cache_namespace(str(tmp_path / "cache"), victim.encode())) / "ext" / "victim-0123" / "victim.so"
+    header = tmp_path / "cache" / "pch" / "0123" / "torch_extension.h.gch"
+    for path in (library, header):
+        path.parent.mkdir(parents=True)
+        path.write_text("built by cudalint")
+    records = _forgery_batch(tmp_path, {"planter": _PLANT + "import torch\n" + _MODEL.format("x * 2"),
+                                        "victim": victim})
+    assert records["victim"]["status"] == "correct" and records["planter"]["status"] == "correct"
+    assert library.read_text() == "built by cudalint" and header.read_text() == "built by cudalint"
+    planter = Path(cache_namespace(str(tmp_path / "cache"), (tmp_path / "planter.py").read_bytes()))
+    planted = [p for p in (tmp_path / "cache").rglob("planted.so") if planter not in p.parents]
+    assert planted == [] and (planter / "planted.so").exists()  # it could write its own part, nothing else
+
+
+_SANITIZER_REPORTING = """#!{python}
+import subprocess, sys
+args = sys.argv[1:]
+options = {{}}
+while args and args[0].startswith("--"):
+    options.setdefault(args[0], args[1])
+    args = args[2:]
+with open(options["--log-file"], "w") as log:  # the report first, kept open while the application runs
+    log.write("========= COMPUTE-SANITIZER\\n========= ERROR SUMMARY: 7 errors\\n")
+    log.flush()
+    sys.exit(subprocess.call(args))
+"""
+# a candidate that overwrites with a clean summary every file it can open for writing: its own descriptors,
+# every descriptor of every process it can see (its parent's included), every *.log near it
+_SCRUB_LOG = """\
+import glob, os
+CLEAN = "========= COMPUTE-SANITIZER\\n========= ERROR SUMMARY: 0 errors\\n"
+targets = glob.glob("/proc/*/fd/*") + glob.glob(os.path.join(os.getcwd(), "*.log"))
+targets += glob.glob(os.path.join(os.path.dirname(os.getcwd()), "*", "*.log"))
+for path in targets:
+    try:
+        target = os.readlink(path) if path.startswith("/proc/") else path
+        if target.startswith(("/dev/", "pipe:", "socket:", "anon_inode:")):  # not its own outputs' pipe
+            continue
+        with open(path, "w") as handle:
+            handle.write(CLEAN)
+    except OSError:
+        pass
+"""
+
+
+def test_the_sanitizer_log_is_out_of_the_candidates_reach(tmp_path: Path) -> None:
+    """compute-sanitizer's log is an unlinked file written through a descriptor the worker closes at once,
+    and the worker runs apart from compute-sanitizer's process: a candidate rewriting every file it can
+    open leaves the sanitizer's report as it was written."""
+    from cudalint.sandbox import isolation
+
+    if not isolation().namespaces:
+        pytest.skip("no namespaces here: the candidate could reach its sanitizer's process (docs/verify.md)")
+    pytest.importorskip("torch")
+    fake = tmp_path / "fake-sanitizer"
+    fake.write_text(_SANITIZER_REPORTING.format(python=sys.executable))
+    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
+    reference = tmp_path / "ref.py"
+    reference.write_text(_DOUBLE)
+    solution = tmp_path / "scrubber.py"
+    solution.write_text(_SCRUB_LOG + "import torch\n" + _MODEL.format("x * 2"))
+    options = VerifyOptions(device="cpu", lint=False, cache_dir=str(tmp_path / "cache"), timing=False,
+                            sanitize=("memcheck",), sanitizer=str(fake), run_timeout=120, build_timeout=120,
+                            sanitize_timeout=120)
+    [record] = verify_batch([Candidate(str(solution), str(reference))], options)
+    assert record["sanitizer"], (record["status"], record["message"])
+    summary = record["sanitizer"]["memcheck"]["summary"]
+    assert any("7 errors" in line for line in summary) and not any("0 errors" in line for line in summary), summary
+
+
+def test_the_judge_reads_a_garbled_outputs_stream_as_no_outputs(tmp_path: Path) -> None:
+    """Text written into the outputs pipe (a length of petabytes) is no trial, never a MemoryError."""
+    torch = pytest.importorskip("torch")
+    from cudalint.verify.worker import received_outputs, send_outputs
+
+    path = tmp_path / "outputs"
+    with open(path, "wb") as handle:
+        send_outputs(handle.fileno(), torch, 1, 42, [torch.ones(3)], [])
+        handle.write(b"========= ERROR SUMMARY: 0 errors\n")
+    with open(path, "rb") as stream:
+        sent = list(received_outputs(stream, torch))
+    assert sent[0]["trial"] == 1 and torch.equal(sent[0]["outputs"][0], torch.ones(3)) and sent[1:] == [None]

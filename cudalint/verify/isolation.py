@@ -69,7 +69,8 @@ def worker_command(python: str | None = None) -> list[str]:
 def run_worker(command: list[str], request: dict, timeout: float, env: dict | None = None,
                workdir: str | None = None, prefix: list[str] | None = None, on_timeout=None,
                isolated: Isolation | None = None, outputs_into=None, outputs_from=None,
-               writable: tuple[str, ...] = (), unix_sockets: bool = False, clock=None) -> WorkerOutcome:
+               writable: tuple[str, ...] = (), unix_sockets: bool = False, clock=None,
+               pass_fds: tuple[int, ...] = ()) -> WorkerOutcome:
     """Run `prefix + command + [/dev/fd/N]` (N: a pipe holding the request) in the sandbox with `env` for at
     most `timeout` seconds.
 
@@ -94,12 +95,13 @@ def run_worker(command: list[str], request: dict, timeout: float, env: dict | No
         request = dict(request, outputs=outputs_from.fileno())
     if clock is not None:
         request = dict(request, **clock.request())
-    request = dict(request, channel=progress.fd, timeout=timeout)
+    request = dict(request, channel=progress.fd, timeout=timeout, close_fds=list(pass_fds))
     # the request is read from a pipe (/dev/fd/N), not from a file another worker could rewrite first
     request_fd = _pipe_holding(json.dumps(request).encode("utf-8"))
     argv = list(prefix or []) + list(command) + [f"/dev/fd/{request_fd}"]
     passed = (request_fd, progress.fd) + ((request["outputs"],) if "outputs" in request else ())
     passed += clock.pass_fds() if clock is not None else ()
+    passed += tuple(pass_fds)
     try:
         with open(stdout_path, "wb") as stdout, open(stderr_path, "wb") as stderr:
             finished = run_sandboxed(argv, directory, env if env is not None else dict(os.environ), timeout,

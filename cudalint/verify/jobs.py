@@ -23,8 +23,11 @@ from dataclasses import dataclass, field
 
 from cudalint.verify import clock, diagnostics
 from cudalint.verify.gpus import Gpu, detect_gpus
-from cudalint.sandbox import Isolation, isolation, private_directory, scrubbed_environment
+from cudalint.sandbox import APART, Isolation, isolation, private_directory, scrubbed_environment
 from cudalint.verify.isolation import WorkerOutcome, judged, run_worker, worker_command
+
+
+SANITIZER_LOG_LIMIT = 64 << 20  # what is read of compute-sanitizer's log (--print-limit keeps it far smaller)
 
 
 @dataclass
@@ -187,16 +190,19 @@ def _sanitize(job: WorkerJob, command: list[str], env: dict, directory: str, iso
     executable = job.sanitizer["executable"]
     if shutil.which(executable) is None and not os.path.isfile(executable):
         return JobResult(WorkerOutcome("not_run", f"{executable} not found"), ran=False, network=network)
-    log_file = os.path.join(directory, f"{job.sanitizer['tool']}.log")
-    prefix = diagnostics.sanitizer_command(job.sanitizer["tool"], log_file, executable, job.sanitizer["kernels"])
     request, writable = _confined(job)
-    outcome = run_worker(command, request, job.timeout, env=env, workdir=directory, prefix=prefix,
-                         on_timeout=drop_locks, isolated=isolated, writable=writable, unix_sockets=_uses_cuda(job))
-    try:
-        with open(log_file, encoding="utf-8", errors="replace") as handle:
-            log = handle.read()
-    except OSError:
-        log = ""
+    # the log: a file no worker can name (unlinked), written by compute-sanitizer through its descriptor; the
+    # worker closes its copy at once, and with namespaces runs in PID and mount namespaces apart from
+    # compute-sanitizer's (`APART`), so the candidate can neither write the log nor reach the process that does
+    with tempfile.TemporaryFile(dir=job.workdir) as log_file:
+        prefix = diagnostics.sanitizer_command(job.sanitizer["tool"], f"/dev/fd/{log_file.fileno()}", executable,
+                                               job.sanitizer["kernels"])
+        prefix += APART if isolated is not None and isolated.namespaces else []
+        outcome = run_worker(command, request, job.timeout, env=env, workdir=directory, prefix=prefix,
+                             on_timeout=drop_locks, isolated=isolated, writable=writable,
+                             unix_sockets=_uses_cuda(job), pass_fds=(log_file.fileno(),))
+        log_file.seek(0)
+        log = log_file.read(SANITIZER_LOG_LIMIT).decode("utf-8", errors="replace")
     return JobResult(outcome, log=log, network=network)
 
 

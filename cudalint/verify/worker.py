@@ -1305,7 +1305,11 @@ def received_outputs(stream, torch):
         header = stream.read(8)
         if len(header) < 8:
             return
-        data = stream.read(int.from_bytes(header, "big"))
+        size = int.from_bytes(header, "big")
+        if size > os.fstat(stream.fileno()).st_size - stream.tell():  # a length past the end: garbled
+            yield None
+            return
+        data = stream.read(size)
         try:
             sent = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
         except Exception:  # noqa: BLE001 - whatever the candidate wrote, it is no trial
@@ -1474,6 +1478,8 @@ def main(argv: list[str]) -> int:
         sys.path.pop(0)  # this package's modules must not shadow others'
     with open(argv[1], encoding="utf-8") as handle:
         request = json.load(handle)
+    for fd in request.get("close_fds") or ():  # compute-sanitizer's log: never the candidate's to write
+        os.close(fd)
     progress = Progress(request["channel"], request["mode"])
     import faulthandler
 
