@@ -191,9 +191,8 @@ class Timekeeper:
         self._thread.start()
 
     def request(self) -> dict:
-        """What the worker's request carries: the pipes, the inputs' seeds and the iterations of a round."""
-        return {"control_fd": self.control_fd, "timing_fd": self.timing_fd, "timing_seeds": list(self.seeds),
-                "timing_iterations": self.iterations}
+        """What the worker's request carries: the pipes and the inputs' seeds (the iterations come with the nonce)."""
+        return {"control_fd": self.control_fd, "timing_fd": self.timing_fd, "timing_seeds": list(self.seeds)}
 
     def pass_fds(self) -> tuple[int, int]:
         return self.control_fd, self.timing_fd

@@ -15,11 +15,13 @@ the parent's `judge` decides.
 - `build`: executes the solution module with `load_inline` routed into the build cache, on no GPU
   (the parent hides them), so that the slow compilations of a batch run in parallel before any timing.
 - `run`: builds (a cache hit after `build`) and runs the correctness trials, sending each trial's
-  candidate outputs to the `outputs` channel; when its own comparison passes, times reference and
-  candidate in this same process.
+  candidate outputs to the `outputs` channel; when its own comparison passes, runs the candidate's timed
+  rounds, clocked by the parent (`TimedRounds`, `clock`), and sends each round's last outputs.
 - `judge`: never loads the solution. Computes the reference's outputs for the same trial seeds and
   compares the candidate's, as the `run` worker sent them (file descriptor `outputs`), with them: the
-  correctness verdict.
+  correctness verdict; then runs the reference's timed rounds (the same seeds and nonces, the same
+  parent's clock) and checks the candidate's rounds against them (`check_rounds`).
+- `pch`: never loads a solution. Precompiles the binding header the builds share (`BindingHeader`).
 - `sanitize`: one candidate forward pass and nothing else; the parent runs this mode under
   compute-sanitizer with the caching allocator off (`PYTORCH_NO_CUDA_MEMORY_CACHING=1`), so every
   tensor is its own allocation and an access past its end is out of bounds for memcheck.
@@ -1376,7 +1378,12 @@ def _judge_timing(request, progress, torch, device, reference, reference_model, 
     (then its torch.compile, when asked), and the candidate's timed rounds checked against it: the
     projections the parent received from the run worker (`timing_rounds`), the last outputs it sent."""
     timer = TimedRounds(request, torch, device, reference, _synchronizer(torch, device), tolerances, kernelbench)
-    rounds = timer.run(reference_model, progress, "reference")
+    try:
+        rounds = timer.run(reference_model, progress, "reference")
+    except Exception as error:  # noqa: BLE001 - no timing then; the correctness verdict stands
+        progress.state["timing_check"] = {"ok": False, "message": f"the reference's timed rounds failed: "
+                                                                  f"{type(error).__name__}: {error}"[:400]}
+        return
     candidate = []
     for timed, given in zip(rounds, request.get("timing_rounds") or []):
         frame = next(sent, None)
