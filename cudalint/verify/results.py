@@ -225,7 +225,11 @@ def gpu_reports(record: dict, warnings: bool = False, min_speedup: float | None 
     elif status not in ("correct", "sanitizer_error"):
         reports.append(GpuReport(status, record.get("message") or status))
     speedup = _speedup(record)
-    if status == "correct" and min_speedup is not None and speedup is not None and speedup < min_speedup:
+    rejected = (record.get("timing") or {}).get("status") == "rejected"
+    if status == "correct" and min_speedup is not None and rejected:
+        reports.append(GpuReport(SLOW, f"correct, but its timing was rejected ({record['timing'].get('message')}): "
+                                       f"at least {min_speedup:g}x is required, measured by cudalint's clock"))
+    elif status == "correct" and min_speedup is not None and speedup is not None and speedup < min_speedup:
         timing = record["timing"]
         reports.append(GpuReport(SLOW, f"correct, but {speedup:.2f}x the speed of the PyTorch reference "
                                        f"({timing['candidate']['median_ms']:.4g} ms against "

@@ -6,11 +6,14 @@ disturbs a timing:
 1. References: each solution's reference (given, or found by level and problem in a problems directory).
 2. Lint gate (in this process): a file the pre-filter rejects, judged with the candidate's reference as
    `check --reference`/`prefilter` judge it, is `rejected` and never built.
-3. Build: `build` workers in parallel (no GPU visible to them), each executing its solution module with
-   `load_inline` routed into the build cache (`$CUDALINT_CACHE_DIR/verify`, else ~/.cache/cudalint/verify); a
+3. Build: the shared precompiled headers first (a `pch` worker, which loads no solution), then `build`
+   workers in parallel (no GPU visible to them), each executing its solution module with `load_inline`
+   routed into its own part of the build cache (`$CUDALINT_CACHE_DIR/verify`, else ~/.cache/cudalint/verify:
+   `candidates/<digest of the solution>`, the only part of it the candidate's workers can write); a
    compile error is final, mapped back to the .py lines.
 4. Run: one worker process per candidate, at most one at a time on each GPU (`CUDA_VISIBLE_DEVICES`):
-   correctness trials, then timing of candidate and reference in the same process.
+   correctness trials, then the candidate's timed rounds, clocked by this process; a judge worker that never
+   loads the solution checks the outputs and times the reference the same way (`cudalint.verify.clock`).
 5. Sanitize (when asked): the candidate's forward under compute-sanitizer, one run per tool.
 
 Every worker has a time limit; however it ends (crash, illegal address, hang, out of memory) becomes the
@@ -407,6 +410,8 @@ class _Batch:
         self.progress("build", {"start": True, "total": len(pending)})
         if self.cache_dir:
             os.makedirs(self.cache_dir, exist_ok=True)
+        if self.cache_dir and self.options.light_build and self.options.precompiled_header and self.executor.local:
+            self._precompile_headers()
 
         def built(job: WorkerJob, result: JobResult) -> None:
             candidate = self.candidates[job.group]
@@ -415,6 +420,19 @@ class _Batch:
 
         self.executor.run_builds([self._job(self.index[id(c)], c, "build", self.options.build_timeout) for c in pending],
                                  built)
+
+    def _precompile_headers(self) -> None:
+        """The shared precompiled headers, made by a worker that loads no solution before any build (candidates
+        only read them: one candidate's header cannot reach another's build)."""
+        options = self.options
+        job = WorkerJob(-1, "pch", {"mode": "pch", "cache_dir": self.cache_dir}, options.build_timeout, gpu=False,
+                        device=options.device, command=options.worker, python=options.python,
+                        isolate_network=options.isolate_network, pass_env=options.pass_env, arch=self.arch,
+                        workdir=self.workdir)
+        outcome = execute(job).outcome
+        if outcome.status != "built":
+            for record in self.records.values():
+                record["notes"].append(f"no precompiled header: {outcome.status}: {outcome.message}"[:300])
 
     def _absorb_build(self, candidate: Candidate, record: dict, outcome: WorkerOutcome) -> None:
         extensions = _extensions(outcome.result)
