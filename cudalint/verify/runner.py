@@ -39,9 +39,26 @@ from cudalint.verify.resume import ResultsFile, candidate_key
 
 DEFAULT_TOLERANCES = {"float32": (1e-4, 1e-4), "float16": (1e-2, 1e-2), "bfloat16": (1e-2, 1e-2),
                       "float64": (1e-7, 1e-7)}
-PARITIES = ("cudalint", "kernelbench")
-# KernelBench's eval: atol = rtol = 1e-2 for every float dtype (run_and_check_correctness)
+# "kernelbench": KernelBench's current eval (src/kernelbench/eval.py, main 2026); "kernelbench-v0.1": its v0/v0.1
+PARITIES = ("cudalint", "kernelbench", "kernelbench-v0.1")
+KERNELBENCH_PARITIES = ("kernelbench", "kernelbench-v0.1")
+PRECISIONS = ("fp32", "fp16", "bf16")  # KernelBench's `precision` (get_torch_dtype_from_string)
+# KernelBench v0/v0.1: atol = rtol = 1e-2 for every float dtype (run_and_check_correctness)
 KERNELBENCH_TOLERANCES = {name: (1e-2, 1e-2) for name in DEFAULT_TOLERANCES}
+# KernelBench now: one tolerance for the eval's `precision`, whatever an output's dtype (get_tolerance_for_precision)
+KERNELBENCH_PRECISION_TOLERANCE = {"fp32": 1e-4, "fp16": 1e-2, "bf16": 1e-2}
+EXCESSIVE_SPEEDUP = 10.0  # KernelBench's excessive_speedup_threshold: flagged in its metadata, the verdict unchanged
+
+
+def harness_tolerances(parity: str, precision: str = "fp32") -> dict | None:
+    """The tolerances a harness compares with (None: cudalint's own, `DEFAULT_TOLERANCES`): KernelBench's current
+    eval takes the tolerance of its `precision` argument for every float output, v0.1 1e-2 for all."""
+    if parity == "kernelbench-v0.1":
+        return dict(KERNELBENCH_TOLERANCES)
+    if parity == "kernelbench":
+        tolerance = KERNELBENCH_PRECISION_TOLERANCE[precision]
+        return {name: (tolerance, tolerance) for name in DEFAULT_TOLERANCES}
+    return None
 FINAL_BEFORE_RUN = ("rejected", "no_reference", "no_gpu", "compile_error", "build_timeout", "worker_error", "built")
 SCHEMA = "cudalint.verify/1"
 
@@ -94,7 +111,8 @@ class VerifyOptions:
     sanitize_kernels: str = "own"  # which kernels compute-sanitizer instruments: all, own, flagged or NAME,...
     isolate_network: bool = True  # workers without network where user and network namespaces allow it
     pass_env: tuple[str, ...] = ()  # environment variables the scrubbed worker environment keeps as well
-    parity: str = "cudalint"  # "kernelbench": mirror KernelBench's eval (README: GPU verification)
+    parity: str = "cudalint"  # "kernelbench", "kernelbench-v0.1": mirror KernelBench's eval (docs/verify.md)
+    precision: str = "fp32"  # KernelBench's `precision` (fp32, fp16, bf16): inputs and models cast to it (kernelbench)
     light_build: bool = True  # host code split off, else only the ATen headers used; as written if that fails
     # the light build's binding unit loads <torch/extension.h> precompiled (about 750 MB per C++ flag set in
     # CACHE/pch with g++ 12 and torch 2.11); off: g++ parses it in every build
@@ -113,6 +131,10 @@ class VerifyOptions:
             raise ValueError("timing trials must be at least 1")
         if self.parity not in PARITIES:
             raise ValueError(f"unknown parity {self.parity!r} (choose from {', '.join(PARITIES)})")
+        if self.precision not in PRECISIONS:
+            raise ValueError(f"unknown precision {self.precision!r} (choose from {', '.join(PRECISIONS)})")
+        if self.precision != "fp32" and self.parity != "kernelbench":
+            raise ValueError("--precision is KernelBench's argument: it needs --harness kernelbench")
         diagnostics.parse_kernel_selection(self.sanitize_kernels)
         if self.ray is not None:
             if importlib.util.find_spec("ray") is None:
@@ -398,7 +420,7 @@ class _Batch:
                    "trials": options.trials, "tolerances": {k: list(v) for k, v in options.tolerances.items()},
                    "timing": options.timing, "warmup": options.warmup, "timing_trials": options.timing_trials,
                    "compile": options.compile, "poison": options.poison, "allow_tf32": options.allow_tf32,
-                   "parity": options.parity, "light_build": options.light_build,
+                   "parity": options.parity, "precision": options.precision, "light_build": options.light_build,
                    "precompiled_header": options.precompiled_header}
         files = None
         if not self.executor.local:  # a cluster's nodes need not share this file system
@@ -474,6 +496,11 @@ class _Batch:
         record["correctness"] = result.get("correctness")
         record["timing"] = result.get("timing")
         record["notes"] += result.get("notes") or []
+        speedup = (record["timing"] or {}).get("speedup")
+        if self.options.parity == "kernelbench" and isinstance(speedup, (int, float)) and speedup > EXCESSIVE_SPEEDUP:
+            record["excessive_speedup"] = True  # KernelBench's metadata flag; its verdict stands
+            record["notes"].append(f"excessive speedup: {speedup:.1f}x over KernelBench's {EXCESSIVE_SPEEDUP:g}x "
+                                   f"threshold (check the kernel for reward hacking)")
         extensions = _extensions(result)
         if record["build"] is None:
             record["build"] = {"status": "built-in-run", "seconds": 0.0, "cache_hit": None,

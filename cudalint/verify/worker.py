@@ -747,13 +747,19 @@ def _flatten(value, torch) -> list | None:
     return None
 
 
-def _to_device(values, device, torch):
+def _to_device(values, device, torch, dtype=None):
+    """Tensors moved to `device`; with a `dtype` (KernelBench's `precision`) cast to it too, integer tensors
+    included, as KernelBench's `_process_input_tensor` does."""
+    if dtype is not None:
+        return [v.to(device=device, dtype=dtype) if isinstance(v, torch.Tensor) else v for v in values]
     return [v.to(device) if isinstance(v, torch.Tensor) else v for v in values]
 
 
-def _fresh_inputs(reference, seed: int, device, torch, progress: Progress | None, keep_zeros: bool = False) -> list:
+def _fresh_inputs(reference, seed: int, device, torch, progress: Progress | None, keep_zeros: bool = False,
+                  dtype=None) -> list:
     """get_inputs() under `seed`; a floating-point input that comes back all zeros is replaced by random
-    values of the same shape (zeros hide unwritten outputs and wrong indexing) unless `keep_zeros`."""
+    values of the same shape (zeros hide unwritten outputs and wrong indexing) unless `keep_zeros`; cast to
+    `dtype` when given (`_precision`)."""
     torch.manual_seed(seed)
     inputs = list(reference.get_inputs())
     for index, value in enumerate(inputs if not keep_zeros else ()):
@@ -762,7 +768,7 @@ def _fresh_inputs(reference, seed: int, device, torch, progress: Progress | None
             inputs[index] = torch.randn(value.shape, generator=generator, dtype=value.dtype).to(value.device)
             if progress is not None and f"input {index} was all zeros" not in " ".join(progress.state["notes"]):
                 progress.note(f"input {index} was all zeros; replaced by seeded random values")
-    return _to_device(inputs, device, torch)
+    return _to_device(inputs, device, torch, dtype)
 
 
 def tolerance_for(dtype, tolerances: dict) -> tuple[float, float] | None:
@@ -1031,6 +1037,23 @@ def kernelbench_trial_seeds(torch, seed: int, trials: int) -> list[int]:
     return [int(torch.randint(0, 2 ** 32 - 1, (1,)).item()) for _ in range(trials)]
 
 
+KERNELBENCH_PARITIES = ("kernelbench", "kernelbench-v0.1")  # runner.KERNELBENCH_PARITIES
+
+
+def _kernelbench(request: dict) -> bool:
+    """Whether the request mirrors a KernelBench eval (its trial seeds, the same tensors for both models, its
+    TF32 defaults, all-zero inputs kept)."""
+    return request.get("parity") in KERNELBENCH_PARITIES
+
+
+def _precision(request: dict, torch):
+    """The dtype KernelBench's current eval casts every input tensor and both models to (its `precision`
+    argument: fp32, fp16, bf16); None for the other harnesses, which cast nothing."""
+    if request.get("parity") != "kernelbench":
+        return None
+    return {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}[request.get("precision") or "fp32"]
+
+
 def _set_precision(torch, allow_tf32: bool | None) -> None:
     """The reference in IEEE fp32 by default: TF32 matmul/convolution would put the reference itself
     further from the truth than the fp32 tolerance (1e-4). None leaves PyTorch's defaults (TF32 off for
@@ -1053,7 +1076,8 @@ def run(request: dict, progress: Progress) -> None:
     if device.type == "cuda" and not torch.cuda.is_available():
         progress.finish("no_gpu", "torch sees no CUDA device in the worker")
         return
-    kernelbench = request.get("parity") == "kernelbench"
+    kernelbench = _kernelbench(request)
+    precision = _precision(request, torch)
     _set_precision(torch, None if kernelbench else bool(request.get("allow_tf32", False)))
     if device.type == "cuda":
         progress.state["device_name"] = torch.cuda.get_device_name(device)
@@ -1083,19 +1107,19 @@ def run(request: dict, progress: Progress) -> None:
 
     progress.stage("construct models")
     torch.manual_seed(seed)
-    init_inputs = _to_device(list(reference.get_init_inputs()), device, torch)
+    init_inputs = _to_device(list(reference.get_init_inputs()), device, torch, precision)
     with torch.no_grad():
         reference_model = None
         if not sanitize:
             torch.manual_seed(seed)
-            reference_model = reference.Model(*init_inputs).to(device)
+            reference_model = reference.Model(*init_inputs).to(device=device, dtype=precision)
         torch.manual_seed(seed)
-        candidate_model = model_new(*init_inputs).to(device)
+        candidate_model = model_new(*init_inputs).to(device=device, dtype=precision)
         _synchronize(torch, device)
 
         if sanitize:
             progress.stage("sanitize: candidate forward")
-            inputs = _fresh_inputs(reference, seed, device, torch, progress, keep_zeros=kernelbench)
+            inputs = _fresh_inputs(reference, seed, device, torch, progress, keep_zeros=kernelbench, dtype=precision)
             candidate_model(*inputs)
             _synchronize(torch, device)
             progress.finish("ran", "one candidate forward pass ran")
@@ -1115,7 +1139,7 @@ def run(request: dict, progress: Progress) -> None:
 
 def _trial_seeds(request, torch, seed: int) -> list[int]:
     trials = int(request.get("trials", 5))
-    if request.get("parity") == "kernelbench":
+    if _kernelbench(request):
         return kernelbench_trial_seeds(torch, seed, trials)
     return [seed + t for t in range(trials)]
 
@@ -1167,10 +1191,11 @@ def _correctness(request, progress, torch, device, reference, reference_model, c
     poison = bool(request.get("poison", True)) and device.type == "cuda"
     poisoner = Poisoner(torch, device) if poison else None
     trials = Trials(len(seeds), poison)
-    kernelbench = request.get("parity") == "kernelbench"
+    kernelbench = _kernelbench(request)
     for trial, trial_seed in enumerate(seeds):
         progress.stage(f"correctness trial {trial + 1}/{len(seeds)}: inputs")
-        inputs = _fresh_inputs(reference, trial_seed, device, torch, progress, keep_zeros=kernelbench)
+        inputs = _fresh_inputs(reference, trial_seed, device, torch, progress, keep_zeros=kernelbench,
+                               dtype=_precision(request, torch))
         progress.stage(f"correctness trial {trial + 1}/{len(seeds)}: reference")
         pristine = _pristine_copies(inputs, torch)
         torch.manual_seed(trial_seed)
@@ -1251,7 +1276,8 @@ def judge(request: dict, progress: Progress) -> None:
     import torch
 
     device = torch.device(request.get("device", "cuda"))
-    kernelbench = request.get("parity") == "kernelbench"
+    kernelbench = _kernelbench(request)
+    precision = _precision(request, torch)
     _set_precision(torch, None if kernelbench else bool(request.get("allow_tf32", False)))
     seed = int(request.get("seed", 42))
     tolerances = {k: tuple(v) for k, v in (request.get("tolerances") or {}).items()}
@@ -1259,12 +1285,12 @@ def judge(request: dict, progress: Progress) -> None:
     progress.stage("judge: load reference")
     reference = load_module(request["reference"], "cudalint_reference")
     torch.manual_seed(seed)
-    init_inputs = _to_device(list(reference.get_init_inputs()), device, torch)
+    init_inputs = _to_device(list(reference.get_init_inputs()), device, torch, precision)
     seeds = _trial_seeds(request, torch, seed)
     trials = Trials(len(seeds), poison)
     with torch.no_grad(), os.fdopen(request["outputs"], "rb") as stream:
         torch.manual_seed(seed)
-        reference_model = reference.Model(*init_inputs).to(device)
+        reference_model = reference.Model(*init_inputs).to(device=device, dtype=precision)
         sent_trials = received_outputs(stream, torch)
         for trial, trial_seed in enumerate(seeds):
             progress.stage(f"judge: trial {trial + 1}/{len(seeds)}")
@@ -1274,7 +1300,7 @@ def judge(request: dict, progress: Progress) -> None:
                     "kind": "no_outputs", "message": "the run worker sent no outputs for this trial"}]},
                     trial, trial_seed)
                 break
-            inputs = _fresh_inputs(reference, trial_seed, device, torch, None, keep_zeros=kernelbench)
+            inputs = _fresh_inputs(reference, trial_seed, device, torch, None, keep_zeros=kernelbench, dtype=precision)
             torch.manual_seed(trial_seed)
             expected = _flatten(reference_model(*(inputs if kernelbench else _clones(inputs, torch))), torch)
             if expected is None:
@@ -1307,10 +1333,11 @@ def _pristine_copies(inputs: list, torch) -> list:
 
 def _timing(request, progress, torch, device, reference, reference_model, candidate_model, seed) -> dict:
     progress.stage("timing")
-    kernelbench = request.get("parity") == "kernelbench"
+    kernelbench = request.get("parity") == "kernelbench-v0.1"  # the current eval flushes L2, as cudalint does
     timer = Timer(torch, device, int(request.get("warmup", 3)), int(request.get("timing_trials", 100)),
                   flush_l2=not kernelbench)
-    inputs = _fresh_inputs(reference, seed, device, torch, None, keep_zeros=kernelbench)
+    inputs = _fresh_inputs(reference, seed, device, torch, None, keep_zeros=_kernelbench(request),
+                           dtype=_precision(request, torch))
 
     def candidate():
         return candidate_model(*inputs)
