@@ -193,6 +193,10 @@ _THREAD = re.compile(r"by thread \((?P<thread>[\d, ]+)\) in block \((?P<block>[\
 _INVALID = re.compile(r"^Invalid (?P<space>__\w+__|\w+) (?P<op>read|write|atomic)\w* of size (?P<size>\d+) bytes?")
 _UNINIT = re.compile(r"^Uninitialized (?P<space>__\w+__|\w+) memory read of size (?P<size>\d+) bytes?")
 _SUMMARY = re.compile(r"(?:ERROR SUMMARY|RACECHECK SUMMARY|SYNCCHECK SUMMARY|INITCHECK SUMMARY)")
+# racecheck's summary: "1 hazard displayed (1 error, 0 warnings)": the errors are the number in parentheses
+_SUMMARY_SPLIT = re.compile(r"\((\d+) errors?, (\d+) warnings?\)")
+# the tool's own failure (not the program's): its words are the record's message
+_INTERNAL = re.compile(r"^(?:Internal Sanitizer Error|Sanitizer Internal Error|Internal error)\b", re.IGNORECASE)
 _HEADER_KINDS = (
     ("Barrier error", "barrier_error"),
     ("Invalid __syncthreads", "barrier_error"),
@@ -275,9 +279,16 @@ def parse_sanitizer_output(text: str, tool: str) -> tuple[list[SanitizerReport],
             continue
         if _SUMMARY.search(body):
             summary.setdefault("lines", []).append(body)
-            number = re.search(r"(\d+) (?:errors?|hazards?)", body)
+            split = _SUMMARY_SPLIT.search(body)
+            number = split or re.search(r"(\d+) errors?", body)
             if number:
                 summary["errors"] = summary.get("errors", 0) + int(number.group(1))
+            if split:
+                summary["warnings"] = summary.get("warnings", 0) + int(split.group(2))
+            current = None
+            continue
+        if not indent and _INTERNAL.match(body):
+            summary.setdefault("internal", []).append(body)
             current = None
             continue
         if body.startswith("COMPUTE-SANITIZER") or body.startswith("Target application returned"):

@@ -558,9 +558,25 @@ class _Batch:
         # "ran" is the candidate's word: its code runs there) and the tool wrote its summary; anything else
         # (a crash at start, a timeout, out of memory) checked nothing, unless it reported errors first
         complete = outcome.status == "ran" and outcome.returncode == 0 and bool(summary.get("lines"))
-        return {"ran": True, "complete": complete, "tool": tool, "status": outcome.status,
-                "message": outcome.message, "kernels": kernels or "all",
-                "errors": sum(r.count for r in errors), "warnings": sum(r.count for r in kept if r.severity != "error"),
+        status, message = outcome.status, outcome.message
+        launched = _selected_launches(outcome.result, kernels or sorted(names))
+        if summary.get("internal"):  # the tool failed: its own words, not the worker's (a Python fatal-error dump)
+            complete, status, message = False, "sanitizer_internal_error", "; ".join(summary["internal"])[:400]
+        elif complete and launched is not None and not any(k["attributed"] for k in launched):
+            complete, status = False, "not_launched"
+            others = sorted({lib for k in launched for lib in k["other_libraries"]})
+            message = (f"none of the instrumented kernels ({', '.join(kernels or sorted(names)) or 'none'}) was "
+                       f"launched from the candidate's extensions: nothing was checked"
+                       + (f" (a same-named kernel of {', '.join(os.path.basename(o) for o in others)} ran)"
+                          if others else ""))
+        # errors the summary counted that no report placed in other code holds (a report cut short by a crash):
+        # with the candidate's kernels alone instrumented they are its own, kept, never lost
+        elsewhere = sum(r.count for r in reports if r not in kept and (r.file or r.kernel_name))
+        uncounted = max(int(summary.get("errors", 0)) - sum(r.count for r in errors) - elsewhere, 0) if kernels else 0
+        return {"ran": True, "complete": complete, "tool": tool, "status": status,
+                "message": message, "kernels": kernels or "all", "launches": launched,
+                "errors": sum(r.count for r in errors) + uncounted, "unattributed_errors": uncounted,
+                "warnings": sum(r.count for r in kept if r.severity != "error"),
                 "reports": [r.to_dict() for r in kept], "other_reports": other, "summary": summary.get("lines", []),
                 "seconds": round(outcome.seconds, 3), "log_tail": log[-3000:] if not kept and outcome.status != "ran"
                 else ""}
@@ -595,11 +611,31 @@ class _Batch:
         if unfinished:
             why = "; ".join(f"{t}: {r.get('message') or r.get('status') or 'no summary'}"[:200]
                             for t, r in unfinished.items())
-            _final(record, "unchecked", f"correct output, but the sanitizer did not finish, so nothing was checked "
-                   f"({why})")
+            what = "checked nothing" if all(r.get("status") == "not_launched" for r in unfinished.values()) \
+                else "did not finish, so nothing was checked"
+            _final(record, "unchecked", f"correct output, but the sanitizer {what} ({why})")
         elif warnings:
             tools = [t for t, r in results.items() if r.get("warnings")]
             record["message"] = f"correct; {', '.join(tools)} reported {warnings} warning(s)"
+
+
+def _selected_launches(result: dict, selected: list[str]) -> list[dict] | None:
+    """What the sanitized forward launched of the instrumented kernels (those whose names hold a selected
+    name, as compute-sanitizer's `kns=` matches): name, launches, and whether every extension library that
+    defines a kernel of that name is the candidate's (`attributed`); None when the worker could not count
+    (no profiler under the sanitizer), when nothing is claimed either way."""
+    launches = result.get("launches")
+    if not isinstance(launches, list):
+        return None
+    own = {os.path.realpath(p) for p in result.get("libraries") or [] if isinstance(p, str)}
+    found = []
+    for entry in launches:
+        if not isinstance(entry, dict) or not any(name in str(entry.get("kernel", "")) for name in selected):
+            continue
+        others = [p for p in entry.get("defined_in") or [] if os.path.realpath(str(p)) not in own]
+        found.append({"kernel": str(entry.get("kernel")), "name": str(entry.get("name"))[:200],
+                      "count": int(entry.get("count") or 0), "attributed": not others, "other_libraries": others})
+    return found
 
 
 def _read_bytes(path: str) -> bytes:

@@ -1120,9 +1120,9 @@ def run(request: dict, progress: Progress) -> None:
         if sanitize:
             progress.stage("sanitize: candidate forward")
             inputs = _fresh_inputs(reference, seed, device, torch, progress, keep_zeros=kernelbench, dtype=precision)
-            candidate_model(*inputs)
-            _synchronize(torch, device)
-            progress.finish("ran", "one candidate forward pass ran")
+            counts = counted_launches(torch, device, lambda: candidate_model(*inputs))
+            progress.finish("ran", "one candidate forward pass ran", launches=attributed_launches(counts),
+                            libraries=_extension_libraries(progress.state["extensions"]))
             return
 
         correctness = _correctness(request, progress, torch, device, reference, reference_model, candidate_model,
@@ -1135,6 +1135,92 @@ def run(request: dict, progress: Progress) -> None:
             progress.state["timing"] = _timing(request, progress, torch, device, reference, reference_model,
                                                candidate_model, seed)
         progress.finish("correct", f"{correctness['trials']} trials passed")
+
+
+def counted_launches(torch, device, forward) -> dict | None:
+    """Run `forward` once (and synchronize) under torch's profiler: the GPU kernels it launched, by name, with
+    their counts; None where the profiler recorded nothing, not even a launch of its own made inside the same
+    region (under compute-sanitizer CUPTI may be unavailable): then no count is claimed."""
+    if device.type != "cuda":
+        forward()
+        return None
+    try:
+        from torch.profiler import ProfilerActivity, profile
+
+        profiler = profile(activities=[ProfilerActivity.CUDA])
+        profiler.__enter__()
+    except Exception:  # noqa: BLE001 - no profiler: the forward runs, uncounted
+        forward()
+        _synchronize(torch, device)
+        return None
+    try:
+        forward()
+        _synchronize(torch, device)
+        torch.full((1,), 7, device=device).mul_(3)  # a launch the profiler must see, or it saw nothing
+        _synchronize(torch, device)
+    finally:
+        profiler.__exit__(None, None, None)
+    counts: dict[str, int] = {}
+    try:
+        for event in profiler.events():
+            if str(getattr(event, "device_type", "")).endswith("CUDA") and event.name:
+                counts[event.name] = counts.get(event.name, 0) + 1
+    except Exception:  # noqa: BLE001 - a profiler that cannot report counted nothing
+        return None
+    if not any("mul" in name.lower() for name in counts):
+        return None
+    return counts
+
+
+def kernel_base_name(name: str) -> str:
+    """`relu_kernel` of a profiler's kernel name: `void ns::relu_kernel<float>(float const*, float*, int)`."""
+    head = name.split("(")[0].split("<")[0].strip()
+    return head.split()[-1].split("::")[-1] if head else name
+
+
+def attributed_launches(counts: dict | None) -> list[dict] | None:
+    """Each launched kernel (`counted_launches`) with the extension libraries loaded in this process whose
+    bytes hold its name (`defined_in`): libraries outside the Python installation and the system's, which
+    are torch's and CUDA's, so a same-named kernel of another extension shows as a second library."""
+    if counts is None:
+        return None
+    libraries = _loaded_extension_libraries()
+    contents = {}
+    for path in libraries:
+        try:
+            with open(path, "rb") as handle:
+                contents[path] = handle.read()
+        except OSError:
+            continue
+    launches = []
+    for name, count in sorted(counts.items()):
+        base = kernel_base_name(name)
+        defined_in = sorted(p for p, data in contents.items() if base and base.encode() in data)
+        launches.append({"name": name, "kernel": base, "count": count, "defined_in": defined_in})
+    return launches
+
+
+def _loaded_extension_libraries() -> list[str]:
+    """The shared libraries mapped into this process that are neither the Python installation's (torch's)
+    nor the system's (CUDA's)."""
+    system = tuple(os.path.realpath(p) + os.sep for p in {sys.prefix, sys.base_prefix, "/usr", "/lib", "/lib64",
+                                                          "/opt", "/usr/local/cuda"})
+    found = set()
+    try:
+        with open("/proc/self/maps", encoding="utf-8", errors="replace") as handle:
+            for line in handle:
+                path = line.split(maxsplit=5)[-1].strip() if line.count(" ") >= 5 else ""
+                if path.endswith(".so") and not os.path.realpath(path).startswith(system):
+                    found.add(path)
+    except OSError:
+        return []
+    return sorted(found)
+
+
+def _extension_libraries(extensions: list[dict]) -> list[str]:
+    """The shared libraries of the extensions this worker built or loaded for the candidate."""
+    return [os.path.join(e["directory"], f"{e['name']}.so") for e in extensions
+            if e.get("ok") and e.get("directory") and not e.get("superseded")]
 
 
 def _trial_seeds(request, torch, seed: int) -> list[int]:
