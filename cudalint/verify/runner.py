@@ -214,7 +214,7 @@ def new_record(candidate: Candidate) -> dict:
 
 def _final(record: dict, status: str, message: str) -> None:
     record["status"] = status
-    record["message"] = message
+    record["message"] = diagnostics.short_message(message or "")  # printed tensors summarised, capped
     record["passed"] = status == "correct"
 
 
@@ -502,11 +502,17 @@ class _Batch:
             record["notes"].append(f"excessive speedup: {speedup:.1f}x over KernelBench's {EXCESSIVE_SPEEDUP:g}x "
                                    f"threshold (check the kernel for reward hacking)")
         extensions = _extensions(result)
+        # an extension built in the run (in __init__, at the first forward, or at import where the build worker
+        # did not run) is build time, not run time
+        built_here = round(sum(e.get("seconds") or 0.0 for e in extensions if not e.get("cache_hit")), 3)
+        record["seconds"]["build"] = round(record["seconds"]["build"] + built_here, 3)
+        record["seconds"]["run"] = round(max(record["seconds"]["run"] - built_here, 0.0), 3)
         if record["build"] is None:
-            record["build"] = {"status": "built-in-run", "seconds": 0.0, "cache_hit": None,
+            record["build"] = {"status": "built-in-run", "seconds": built_here, "cache_hit": None,
                                "extensions": [_extension_summary(e) for e in extensions], "message": ""}
         else:
             record["build"]["run_load"] = [_extension_summary(e) for e in extensions]
+            record["build"]["seconds_in_run"] = built_here
         if outcome.status == "compile_error" or any(e.get("error") for e in extensions):
             record["compile_errors"] = [m.to_dict() for m in self._compile_messages(candidate, extensions)]
         message = outcome.message
