@@ -748,13 +748,19 @@ def _flatten(value, torch) -> list | None:
     return None
 
 
-def _to_device(values, device, torch):
+def _to_device(values, device, torch, dtype=None):
+    """Tensors moved to `device`; with a `dtype` (KernelBench's `precision`) cast to it too, integer tensors
+    included, as KernelBench's `_process_input_tensor` does."""
+    if dtype is not None:
+        return [v.to(device=device, dtype=dtype) if isinstance(v, torch.Tensor) else v for v in values]
     return [v.to(device) if isinstance(v, torch.Tensor) else v for v in values]
 
 
-def _fresh_inputs(reference, seed: int, device, torch, progress: Progress | None, keep_zeros: bool = False) -> list:
+def _fresh_inputs(reference, seed: int, device, torch, progress: Progress | None, keep_zeros: bool = False,
+                  dtype=None) -> list:
     """get_inputs() under `seed`; a floating-point input that comes back all zeros is replaced by random
-    values of the same shape (zeros hide unwritten outputs and wrong indexing) unless `keep_zeros`."""
+    values of the same shape (zeros hide unwritten outputs and wrong indexing) unless `keep_zeros`; cast to
+    `dtype` when given (`_precision`)."""
     torch.manual_seed(seed)
     inputs = list(reference.get_inputs())
     for index, value in enumerate(inputs if not keep_zeros else ()):
@@ -763,7 +769,7 @@ def _fresh_inputs(reference, seed: int, device, torch, progress: Progress | None
             inputs[index] = torch.randn(value.shape, generator=generator, dtype=value.dtype).to(value.device)
             if progress is not None and f"input {index} was all zeros" not in " ".join(progress.state["notes"]):
                 progress.note(f"input {index} was all zeros; replaced by seeded random values")
-    return _to_device(inputs, device, torch)
+    return _to_device(inputs, device, torch, dtype)
 
 
 def tolerance_for(dtype, tolerances: dict) -> tuple[float, float] | None:
@@ -970,6 +976,7 @@ class TimedRounds:
         self.timing = int(request["timing_fd"])
         self.seeds = [int(s) for s in request["timing_seeds"]]
         self.warmup = int(request.get("warmup", 3))
+        self.dtype = _precision(request, torch)
         self.number = 0  # the rounds sent so far (the judge times the reference, then its torch.compile)
 
     def run(self, forward, progress: Progress, label: str) -> list[dict]:
@@ -978,7 +985,8 @@ class TimedRounds:
         for seed in self.seeds:
             self.number += 1
             progress.stage(f"timing {label}: round {len(rounds) + 1}/{len(self.seeds)}")
-            base = _fresh_inputs(self.reference, seed, self.device, torch, None, keep_zeros=self.keep_zeros)
+            base = _fresh_inputs(self.reference, seed, self.device, torch, None, keep_zeros=self.keep_zeros,
+                                 dtype=self.dtype)
             working = [v.clone() if _perturbed(v, torch) else v for v in base]
             for _ in range(self.warmup if not rounds else 0):
                 forward(*working)
@@ -1091,6 +1099,23 @@ def kernelbench_trial_seeds(torch, seed: int, trials: int) -> list[int]:
     return [int(torch.randint(0, 2 ** 32 - 1, (1,)).item()) for _ in range(trials)]
 
 
+KERNELBENCH_PARITIES = ("kernelbench", "kernelbench-v0.1")  # runner.KERNELBENCH_PARITIES
+
+
+def _kernelbench(request: dict) -> bool:
+    """Whether the request mirrors a KernelBench eval (its trial seeds, the same tensors for both models, its
+    TF32 defaults, all-zero inputs kept)."""
+    return request.get("parity") in KERNELBENCH_PARITIES
+
+
+def _precision(request: dict, torch):
+    """The dtype KernelBench's current eval casts every input tensor and both models to (its `precision`
+    argument: fp32, fp16, bf16); None for the other harnesses, which cast nothing."""
+    if request.get("parity") != "kernelbench":
+        return None
+    return {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}[request.get("precision") or "fp32"]
+
+
 def _set_precision(torch, allow_tf32: bool | None) -> None:
     """The reference in IEEE fp32 by default: TF32 matmul/convolution would put the reference itself
     further from the truth than the fp32 tolerance (1e-4). None leaves PyTorch's defaults (TF32 off for
@@ -1113,7 +1138,8 @@ def run(request: dict, progress: Progress) -> None:
     if device.type == "cuda" and not torch.cuda.is_available():
         progress.finish("no_gpu", "torch sees no CUDA device in the worker")
         return
-    kernelbench = request.get("parity") == "kernelbench"
+    kernelbench = _kernelbench(request)
+    precision = _precision(request, torch)
     _set_precision(torch, None if kernelbench else bool(request.get("allow_tf32", False)))
     if device.type == "cuda":
         progress.state["device_name"] = torch.cuda.get_device_name(device)
@@ -1143,22 +1169,22 @@ def run(request: dict, progress: Progress) -> None:
 
     progress.stage("construct models")
     torch.manual_seed(seed)
-    init_inputs = _to_device(list(reference.get_init_inputs()), device, torch)
+    init_inputs = _to_device(list(reference.get_init_inputs()), device, torch, precision)
     with torch.no_grad():
         reference_model = None
         if not sanitize:
             torch.manual_seed(seed)
-            reference_model = reference.Model(*init_inputs).to(device)
+            reference_model = reference.Model(*init_inputs).to(device=device, dtype=precision)
         torch.manual_seed(seed)
-        candidate_model = model_new(*init_inputs).to(device)
+        candidate_model = model_new(*init_inputs).to(device=device, dtype=precision)
         _synchronize(torch, device)
 
         if sanitize:
             progress.stage("sanitize: candidate forward")
-            inputs = _fresh_inputs(reference, seed, device, torch, progress, keep_zeros=kernelbench)
-            candidate_model(*inputs)
-            _synchronize(torch, device)
-            progress.finish("ran", "one candidate forward pass ran")
+            inputs = _fresh_inputs(reference, seed, device, torch, progress, keep_zeros=kernelbench, dtype=precision)
+            counts = counted_launches(torch, device, lambda: candidate_model(*inputs))
+            progress.finish("ran", "one candidate forward pass ran", launches=attributed_launches(counts),
+                            libraries=_extension_libraries(progress.state["extensions"]))
             return
 
         correctness = _correctness(request, progress, torch, device, reference, reference_model, candidate_model,
@@ -1183,9 +1209,95 @@ def run(request: dict, progress: Progress) -> None:
         progress.finish("correct", f"{correctness['trials']} trials passed")
 
 
+def counted_launches(torch, device, forward) -> dict | None:
+    """Run `forward` once (and synchronize) under torch's profiler: the GPU kernels it launched, by name, with
+    their counts; None where the profiler recorded nothing, not even a launch of its own made inside the same
+    region (under compute-sanitizer CUPTI may be unavailable): then no count is claimed."""
+    if device.type != "cuda":
+        forward()
+        return None
+    try:
+        from torch.profiler import ProfilerActivity, profile
+
+        profiler = profile(activities=[ProfilerActivity.CUDA])
+        profiler.__enter__()
+    except Exception:  # noqa: BLE001 - no profiler: the forward runs, uncounted
+        forward()
+        _synchronize(torch, device)
+        return None
+    try:
+        forward()
+        _synchronize(torch, device)
+        torch.full((1,), 7, device=device).mul_(3)  # a launch the profiler must see, or it saw nothing
+        _synchronize(torch, device)
+    finally:
+        profiler.__exit__(None, None, None)
+    counts: dict[str, int] = {}
+    try:
+        for event in profiler.events():
+            if str(getattr(event, "device_type", "")).endswith("CUDA") and event.name:
+                counts[event.name] = counts.get(event.name, 0) + 1
+    except Exception:  # noqa: BLE001 - a profiler that cannot report counted nothing
+        return None
+    if not any("mul" in name.lower() for name in counts):
+        return None
+    return counts
+
+
+def kernel_base_name(name: str) -> str:
+    """`relu_kernel` of a profiler's kernel name: `void ns::relu_kernel<float>(float const*, float*, int)`."""
+    head = name.split("(")[0].split("<")[0].strip()
+    return head.split()[-1].split("::")[-1] if head else name
+
+
+def attributed_launches(counts: dict | None) -> list[dict] | None:
+    """Each launched kernel (`counted_launches`) with the extension libraries loaded in this process whose
+    bytes hold its name (`defined_in`): libraries outside the Python installation and the system's, which
+    are torch's and CUDA's, so a same-named kernel of another extension shows as a second library."""
+    if counts is None:
+        return None
+    libraries = _loaded_extension_libraries()
+    contents = {}
+    for path in libraries:
+        try:
+            with open(path, "rb") as handle:
+                contents[path] = handle.read()
+        except OSError:
+            continue
+    launches = []
+    for name, count in sorted(counts.items()):
+        base = kernel_base_name(name)
+        defined_in = sorted(p for p, data in contents.items() if base and base.encode() in data)
+        launches.append({"name": name, "kernel": base, "count": count, "defined_in": defined_in})
+    return launches
+
+
+def _loaded_extension_libraries() -> list[str]:
+    """The shared libraries mapped into this process that are neither the Python installation's (torch's)
+    nor the system's (CUDA's)."""
+    system = tuple(os.path.realpath(p) + os.sep for p in {sys.prefix, sys.base_prefix, "/usr", "/lib", "/lib64",
+                                                          "/opt", "/usr/local/cuda"})
+    found = set()
+    try:
+        with open("/proc/self/maps", encoding="utf-8", errors="replace") as handle:
+            for line in handle:
+                path = line.split(maxsplit=5)[-1].strip() if line.count(" ") >= 5 else ""
+                if path.endswith(".so") and not os.path.realpath(path).startswith(system):
+                    found.add(path)
+    except OSError:
+        return []
+    return sorted(found)
+
+
+def _extension_libraries(extensions: list[dict]) -> list[str]:
+    """The shared libraries of the extensions this worker built or loaded for the candidate."""
+    return [os.path.join(e["directory"], f"{e['name']}.so") for e in extensions
+            if e.get("ok") and e.get("directory") and not e.get("superseded")]
+
+
 def _trial_seeds(request, torch, seed: int) -> list[int]:
     trials = int(request.get("trials", 5))
-    if request.get("parity") == "kernelbench":
+    if _kernelbench(request):
         return kernelbench_trial_seeds(torch, seed, trials)
     return [seed + t for t in range(trials)]
 
@@ -1237,10 +1349,11 @@ def _correctness(request, progress, torch, device, reference, reference_model, c
     poison = bool(request.get("poison", True)) and device.type == "cuda"
     poisoner = Poisoner(torch, device) if poison else None
     trials = Trials(len(seeds), poison)
-    kernelbench = request.get("parity") == "kernelbench"
+    kernelbench = _kernelbench(request)
     for trial, trial_seed in enumerate(seeds):
         progress.stage(f"correctness trial {trial + 1}/{len(seeds)}: inputs")
-        inputs = _fresh_inputs(reference, trial_seed, device, torch, progress, keep_zeros=kernelbench)
+        inputs = _fresh_inputs(reference, trial_seed, device, torch, progress, keep_zeros=kernelbench,
+                               dtype=_precision(request, torch))
         progress.stage(f"correctness trial {trial + 1}/{len(seeds)}: reference")
         pristine = _pristine_copies(inputs, torch)
         torch.manual_seed(trial_seed)
@@ -1330,7 +1443,8 @@ def judge(request: dict, progress: Progress) -> None:
     import torch
 
     device = torch.device(request.get("device", "cuda"))
-    kernelbench = request.get("parity") == "kernelbench"
+    kernelbench = _kernelbench(request)
+    precision = _precision(request, torch)
     _set_precision(torch, None if kernelbench else bool(request.get("allow_tf32", False)))
     seed = int(request.get("seed", 42))
     tolerances = {k: tuple(v) for k, v in (request.get("tolerances") or {}).items()}
@@ -1338,12 +1452,12 @@ def judge(request: dict, progress: Progress) -> None:
     progress.stage("judge: load reference")
     reference = load_module(request["reference"], "cudalint_reference")
     torch.manual_seed(seed)
-    init_inputs = _to_device(list(reference.get_init_inputs()), device, torch)
+    init_inputs = _to_device(list(reference.get_init_inputs()), device, torch, precision)
     seeds = _trial_seeds(request, torch, seed)
     trials = Trials(len(seeds), poison)
     with torch.no_grad(), os.fdopen(request["outputs"], "rb") as stream:
         torch.manual_seed(seed)
-        reference_model = reference.Model(*init_inputs).to(device)
+        reference_model = reference.Model(*init_inputs).to(device=device, dtype=precision)
         sent_trials = received_outputs(stream, torch)
         for trial, trial_seed in enumerate(seeds):
             progress.stage(f"judge: trial {trial + 1}/{len(seeds)}")
@@ -1353,7 +1467,7 @@ def judge(request: dict, progress: Progress) -> None:
                     "kind": "no_outputs", "message": "the run worker sent no outputs for this trial"}]},
                     trial, trial_seed)
                 break
-            inputs = _fresh_inputs(reference, trial_seed, device, torch, None, keep_zeros=kernelbench)
+            inputs = _fresh_inputs(reference, trial_seed, device, torch, None, keep_zeros=kernelbench, dtype=precision)
             torch.manual_seed(trial_seed)
             expected = _flatten(reference_model(*(inputs if kernelbench else _clones(inputs, torch))), torch)
             if expected is None:
@@ -1398,7 +1512,8 @@ def _judge_timing(request, progress, torch, device, reference, reference_model, 
         progress.stage("timing: torch.compile of the reference")
         try:
             compiled = torch.compile(reference_model)
-            compiled(*_fresh_inputs(reference, timer.seeds[0], device, torch, None, keep_zeros=kernelbench))
+            compiled(*_fresh_inputs(reference, timer.seeds[0], device, torch, None, keep_zeros=kernelbench,
+                                    dtype=timer.dtype))
             timer.run(compiled, progress, "reference (torch.compile)")
         except Exception as error:  # noqa: BLE001 - the baseline is optional; say why it is missing
             progress.state["compiled_error"] = f"{type(error).__name__}: {error}"[:400]
