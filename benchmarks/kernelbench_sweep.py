@@ -37,7 +37,9 @@ KernelBench's side, re-implemented faithfully from ScalingIntelligence/KernelBen
   when correct, `timing.time_execution_with_cuda_event` (3 warm-ups, `num_perf_trials` + 1 trials, the first
   dropped, L2 thrashed with a 256 MB fill before each, a device synchronize after each), the mean; then the
   reference timed the same way and `excessive_speedup` flagged above 10x.
-- Not reproduced: the results file and its locking, Modal, pass@k, printing.
+- Not reproduced: the results file and its locking, Modal, pass@k, printing; a build error mentioning a
+  lock file or a missing file, which KernelBench leaves without a result (to be retried), is a failed build
+  here, as every other exception while the solution module runs is in both.
 The re-implementation runs the generated Python unsandboxed, as KernelBench does: run it only on a machine you
 can throw away (the GPU machine of this benchmark, which has no network).
 """
