@@ -37,7 +37,9 @@ KernelBench's side, re-implemented faithfully from ScalingIntelligence/KernelBen
   when correct, `timing.time_execution_with_cuda_event` (3 warm-ups, `num_perf_trials` + 1 trials, the first
   dropped, L2 thrashed with a 256 MB fill before each, a device synchronize after each), the mean; then the
   reference timed the same way and `excessive_speedup` flagged above 10x.
-- Not reproduced: the results file and its locking, Modal, pass@k, printing.
+- Not reproduced: the results file and its locking, Modal, pass@k, printing; a build error mentioning a
+  lock file or a missing file, which KernelBench leaves without a result (to be retried), is a failed build
+  here, as every other exception while the solution module runs is in both.
 The re-implementation runs the generated Python unsandboxed, as KernelBench does: run it only on a machine you
 can throw away (the GPU machine of this benchmark, which has no network).
 """
@@ -280,7 +282,9 @@ def _arch_list() -> str:
 
 
 def run_kernelbench(chosen: list[dict], data: str, out: str, precision: str, build_cache: bool,
-                    cpu_workers: int) -> dict:
+                    cpu_workers: int, save=None) -> dict:
+    """KernelBench's loop over `chosen`; `save(partial)` is called after each sample (a call cut short by its
+    time limit keeps what it measured: `wall_s` and `results` so far, `complete` false)."""
     import multiprocessing as mp
 
     builds = os.path.join(out, "kernelbench-cache")
@@ -313,9 +317,13 @@ def run_kernelbench(chosen: list[dict], data: str, out: str, precision: str, bui
         if key in built:
             result["eval_build_s"], result["build_s"] = result.get("build_s"), built[key]["build_s"]
         results[key] = result
+        if save is not None:
+            save({"wall_s": time.monotonic() - started, "results": results, "build_cache": build_cache,
+                  "cpu_workers": cpu_workers, "complete": False})
     wall = time.monotonic() - started
     shutil.rmtree(builds, ignore_errors=True)
-    return {"wall_s": wall, "results": results, "build_cache": build_cache, "cpu_workers": cpu_workers}
+    return {"wall_s": wall, "results": results, "build_cache": build_cache, "cpu_workers": cpu_workers,
+            "complete": True}
 
 
 # ------------------------------------------------------------------------------------------------- report
@@ -353,11 +361,12 @@ def summarize(chosen: list[dict], cudalint: dict | None, kernelbench: dict | Non
                                   bool(theirs and theirs.get("excessive_speedup"))],
         })
     count = len(chosen)
-    ours_rate = _per_hour(count, (cudalint or {}).get("wall_s"))
-    theirs_rate = _per_hour(count, (kernelbench or {}).get("wall_s"))
+    ours_done, theirs_done = (len((side or {}).get("results") or {}) for side in (cudalint, kernelbench))
+    ours_rate = _per_hour(ours_done, (cudalint or {}).get("wall_s"))
+    theirs_rate = _per_hour(theirs_done, (kernelbench or {}).get("wall_s"))
     compared = [r for r in rows if r["agree"] is not None]
     return {
-        "solutions": count,
+        "solutions": count, "cudalint_done": ours_done, "kernelbench_done": theirs_done,
         "cudalint_wall_s": (cudalint or {}).get("wall_s"), "kernelbench_wall_s": (kernelbench or {}).get("wall_s"),
         "cudalint_per_hour": ours_rate, "kernelbench_per_hour": theirs_rate,
         "throughput_ratio": ours_rate / theirs_rate if ours_rate and theirs_rate else None,
@@ -383,8 +392,9 @@ def render(summary: dict, device: str = "") -> str:
              "",
              "| | cudalint (`--harness kernelbench`) | KernelBench eval loop |",
              "| --- | --- | --- |",
-             f"| wall time, {summary['solutions']} solutions (s) | {_cell(summary['cudalint_wall_s'])} | "
-             f"{_cell(summary['kernelbench_wall_s'])} |",
+             f"| solutions verified (of {summary['solutions']}) | {summary['cudalint_done']} | "
+             f"{summary['kernelbench_done']} |",
+             f"| wall time (s) | {_cell(summary['cudalint_wall_s'])} | {_cell(summary['kernelbench_wall_s'])} |",
              f"| solutions verified per hour | {_cell(summary['cudalint_per_hour'], 0)} | "
              f"{_cell(summary['kernelbench_per_hour'], 0)} |",
              f"| median build (s) | {_cell(summary['cudalint_median_build_s'])} | "
@@ -464,9 +474,10 @@ def main(argv: list[str] | None = None) -> int:
         _save(os.path.join(arguments.out, "cudalint.json"),
               run_cudalint(chosen, arguments.data, arguments.out, arguments.precision))
     if arguments.phase in ("both", "kernelbench"):
-        _save(os.path.join(arguments.out, "kernelbench.json"),
-              run_kernelbench(chosen, arguments.data, arguments.out, arguments.precision, arguments.kb_build_cache,
-                              arguments.kb_cpu_workers))
+        path = os.path.join(arguments.out, "kernelbench.json")
+        _save(path, run_kernelbench(chosen, arguments.data, arguments.out, arguments.precision,
+                                    arguments.kb_build_cache, arguments.kb_cpu_workers,
+                                    save=lambda partial: _save(path, partial)))
     summary = write_report(arguments.out, chosen)
     sys.stdout.write(render(summary))
     return 0

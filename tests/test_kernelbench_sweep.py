@@ -64,8 +64,14 @@ def test_table_and_json_from_fake_results(sweep, tmp_path: Path) -> None:
     assert (summary["cudalint_median_build_s"], summary["kernelbench_median_build_s"]) == (11.5, 50.0)
     table = (tmp_path / "sweep.md").read_text()
     assert "on NVIDIA H200" in table and "| solutions verified per hour | 240 | 48 |" in table
+    assert "| solutions verified (of 4) | 4 | 4 |" in table
     assert "Verdicts agree on 3 of 4 solutions" in table and "| correct | incorrect | no |" in table
     assert json.loads((tmp_path / "sweep.json").read_text())["rows"][2]["agree"] is False
+    # a KernelBench side cut short after 2 samples in 100 s: its rate counts what it did
+    theirs.update(wall_s=100.0, complete=False, results=dict(list(theirs["results"].items())[:2]))
+    (tmp_path / "kernelbench.json").write_text(json.dumps(theirs))
+    summary = sweep.write_report(str(tmp_path), chosen)
+    assert summary["kernelbench_per_hour"] == 72.0 and (summary["agree"], summary["compared"]) == (2, 2)
     # one side only: no ratio, no agreement, the table still written
     (tmp_path / "kernelbench.json").unlink()
     summary = sweep.write_report(str(tmp_path), chosen)

@@ -130,12 +130,47 @@ def test_racecheck_in_the_second_extension_maps_to_its_lines() -> None:
     assert lines and all(line and "partial[" in text[line - 1] for line in lines), (lines, racecheck["reports"])
 
 
-def test_kernelbench_harness_mode() -> None:
-    from cudalint.verify.runner import KERNELBENCH_TOLERANCES
+@pytest.mark.parametrize("parity, atol", [("kernelbench", 1e-4), ("kernelbench-v0.1", 1e-2)])
+def test_kernelbench_harness_modes(parity: str, atol: float) -> None:
+    from cudalint.verify.runner import harness_tolerances
 
-    [record] = verify_batch([_candidate(1, 19, 0)], _options(parity="kernelbench", tolerances=KERNELBENCH_TOLERANCES))
+    [record] = verify_batch([_candidate(1, 19, 0)], _options(parity=parity, tolerances=harness_tolerances(parity)))
     assert record["status"] == "correct", record["message"]
-    assert record["correctness"]["atol"] == 1e-2 and record["timing"]["status"] == "trusted"
+    assert record["correctness"]["atol"] == atol and record["timing"]["status"] == "trusted"
+
+
+def test_kernelbench_precision_casts_the_inputs() -> None:
+    """--precision fp16: the input reaches the kernel as float16, which the solution's check refuses, as
+    KernelBench's current eval would."""
+    from cudalint.verify.runner import harness_tolerances
+
+    [record] = verify_batch([_candidate(1, 19, 0)], _options(parity="kernelbench", precision="fp16", timing=False,
+                                                             tolerances=harness_tolerances("kernelbench", "fp16")))
+    assert record["status"] == "runtime_error" and "x must be float32" in record["message"], record["message"]
+
+
+def test_a_clean_memcheck_says_which_kernels_ran() -> None:
+    if shutil.which("compute-sanitizer") is None:
+        pytest.skip("compute-sanitizer is not installed")
+    [record] = verify_batch([_candidate(1, 19, 0)], _options(sanitize=("memcheck",), timing=False))
+    memcheck = record["sanitizer"]["memcheck"]
+    assert record["status"] == "correct" and memcheck["complete"], memcheck
+    # torch's profiler counts launches under compute-sanitizer (None here: it does not, and nothing is claimed)
+    assert [(k["kernel"], k["count"], k["attributed"]) for k in memcheck["launches"]] == [("relu_kernel", 1, True)]
+
+
+def test_a_kernel_that_never_launched_is_not_launched_never_clean() -> None:
+    if shutil.which("compute-sanitizer") is None:
+        pytest.skip("compute-sanitizer is not installed")
+    solution = FIXTURES / "multi" / "never_launched.py"
+    reference = PROBLEMS / "level1" / "19_ReLU.py"
+    [record] = verify_batch([Candidate(str(solution), str(reference))],
+                            _options(sanitize=("memcheck", "racecheck"), timing=False))
+    for tool in ("memcheck", "racecheck"):
+        result = record["sanitizer"][tool]
+        assert result["status"] == "not_launched" and not result["complete"], result
+        assert result["launches"] == [] and "idle_relu_kernel" in result["message"]
+    assert record["status"] == "unchecked" and not record["passed"]
 
 
 def test_a_single_node_ray_run_matches_the_local_run(batch: dict, tmp_path: Path) -> None:

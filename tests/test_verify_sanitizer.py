@@ -100,3 +100,58 @@ def test_errors_the_summary_counted_before_a_crash_are_kept(tmp_path: Path) -> N
     memcheck = record["sanitizer"]["memcheck"]
     assert memcheck["errors"] == 1 and memcheck["unattributed_errors"] == 1 and not memcheck["complete"]
     assert record["status"] == "sanitizer_error" and not record["passed"]
+
+
+_SIZED_REFERENCE = """\
+import torch
+batch_size = 4096
+dim = 1000
+features = 256
+class Model(torch.nn.Module):
+    def __init__(self, features):
+        super().__init__()
+        self.scale = torch.nn.Parameter(torch.ones(features))
+    def forward(self, x, y):
+        return x * self.scale + y.sum()
+def get_inputs():
+    return [torch.randn(batch_size, features), torch.randn(batch_size, dim)]
+def get_init_inputs():
+    return [features]
+"""
+
+
+def test_reduced_sizes_keep_the_weights_the_solutions_names_and_alignment(tmp_path: Path) -> None:
+    torch = __import__("pytest").importorskip("torch")
+    import types
+
+    from cudalint.verify.worker import reduced_sizes
+
+    module = types.ModuleType("ref")
+    exec(_SIZED_REFERENCE, module.__dict__)  # noqa: S102 - a test's own reference
+    # features is a weight's size (get_init_inputs reads it); dim (1000 = 8 x 125) keeps its factor 8
+    assert reduced_sizes(module, "", torch) == {"batch_size": [4096, 512]}
+    assert module.batch_size == 4096  # the module is left as it was
+    assert reduced_sizes(module, "int n = batch_size;", torch) == {}  # the solution names it: kept
+    assert reduced_sizes(module, "", torch, target=10 ** 9) == {}  # small enough already
+
+
+def test_sanitize_shapes_on_the_cpu_records_the_sizes_and_falls_back_when_refused(tmp_path: Path) -> None:
+    __import__("pytest").importorskip("torch")
+    reference = tmp_path / "ref.py"
+    reference.write_text(_SIZED_REFERENCE)
+    body = ("import torch\nclass ModelNew(torch.nn.Module):\n    def __init__(self, features):\n"
+            "        super().__init__()\n        self.scale = torch.nn.Parameter(torch.ones(features))\n"
+            "    def forward(self, x, y):\n{check}        return x * self.scale + y.sum()\n")
+    (tmp_path / "fits.py").write_text(body.format(check=""))
+    (tmp_path / "refuses.py").write_text(body.format(
+        check="        if x.shape[0] != 4096:\n            raise RuntimeError('expected 4096 rows')\n"))
+    fake = _fake_sanitizer(tmp_path, CLEAN)
+    options = _options(tmp_path, worker=None, device="cpu", gpus=None, sanitize=("memcheck",), sanitizer=str(fake),
+                       sanitize_shapes=True, timing=False, run_timeout=120.0, sanitize_timeout=120.0)
+    fits, refuses = verify_batch([Candidate(str(tmp_path / "fits.py"), str(reference)),
+                                  Candidate(str(tmp_path / "refuses.py"), str(reference))], options)
+    assert fits["sanitizer"]["memcheck"]["sizes"] == {"reduced": {"batch_size": [4096, 512]}}
+    assert fits["status"] == "correct"
+    sizes = refuses["sanitizer"]["memcheck"]["sizes"]
+    assert sizes["full"] and "the candidate refused the reduced sizes: RuntimeError: expected 4096 rows" in sizes["why"]
+    assert refuses["status"] == "correct" and refuses["sanitizer"]["memcheck"]["complete"]

@@ -106,6 +106,10 @@ def verify_command(
     sanitize: Annotated[Optional[str], typer.Option(
         "--sanitize", metavar="TOOLS", help="Run compute-sanitizer tools on each candidate: comma-separated "
                                             "memcheck,racecheck,synccheck,initcheck.")] = None,
+    sanitize_shapes: Annotated[bool, typer.Option(
+        "--sanitize-shapes", help="Run the sanitizers at reduced input sizes where the problem allows it (sizes "
+                                  "get_inputs reads and the solution never names, halved to about a million input "
+                                  "elements, keeping multiples of up to 32); the sizes are in each record.")] = False,
     timing: Annotated[bool, typer.Option("--timing/--no-timing", help="Time candidate and reference.")] = True,
     timing_trials: Annotated[int, typer.Option("--timing-trials", help="Timed runs of each.")] = 100,
     warmup: Annotated[int, typer.Option("--warmup", help="Untimed runs before timing.")] = 3,
@@ -215,6 +219,7 @@ def verify_command(
             gpus=[g.strip() for g in gpus.split(",") if g.strip()] if gpus else None, build_timeout=build_timeout,
             run_timeout=timeout, sanitize_timeout=sanitize_timeout, python=python, device=device, fast_p=fast_p,
             build_only=build_only, sanitize_kernels=sanitize_kernels, parity=harness, precision=precision,
+            sanitize_shapes=sanitize_shapes,
             isolate_network=not network,
             pass_env=tuple(pass_env or ()), light_build=not exact_build, precompiled_header=precompiled_header,
             ray=ray_address if ray_address else ("" if ray else None), results_file=results_file,

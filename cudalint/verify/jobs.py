@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from cudalint.verify import clock, diagnostics
 from cudalint.verify.gpus import Gpu, detect_gpus
-from cudalint.sandbox import APART, Isolation, isolation, private_directory, scrubbed_environment
+from cudalint.sandbox import Isolation, isolation, private_directory, scrubbed_environment
 from cudalint.verify.isolation import WorkerOutcome, judged, run_worker, worker_command
 
 
@@ -191,13 +191,12 @@ def _sanitize(job: WorkerJob, command: list[str], env: dict, directory: str, iso
     if shutil.which(executable) is None and not os.path.isfile(executable):
         return JobResult(WorkerOutcome("not_run", f"{executable} not found"), ran=False, network=network)
     request, writable = _confined(job)
-    # the log: a file no worker can name (unlinked), written by compute-sanitizer through its descriptor; the
-    # worker closes its copy at once, and with namespaces runs in PID and mount namespaces apart from
-    # compute-sanitizer's (`APART`), so the candidate can neither write the log nor reach the process that does
+    # the log: a file no worker can name (unlinked), written by compute-sanitizer through its descriptor, which
+    # the worker closes at once. (Putting the worker in namespaces apart from compute-sanitizer's would also
+    # hide /proc/<its pid>/fd; on the H200 compute-sanitizer then fails: "unshare failed: Invalid argument".)
     with tempfile.TemporaryFile(dir=job.workdir) as log_file:
         prefix = diagnostics.sanitizer_command(job.sanitizer["tool"], f"/dev/fd/{log_file.fileno()}", executable,
                                                job.sanitizer["kernels"])
-        prefix += APART if isolated is not None and isolated.namespaces else []
         outcome = run_worker(command, request, job.timeout, env=env, workdir=directory, prefix=prefix,
                              on_timeout=drop_locks, isolated=isolated, writable=writable,
                              unix_sockets=_uses_cuda(job), pass_fds=(log_file.fileno(),))

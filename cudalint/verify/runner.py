@@ -106,6 +106,7 @@ class VerifyOptions:
     pass_env: tuple[str, ...] = ()  # environment variables the scrubbed worker environment keeps as well
     parity: str = "cudalint"  # "kernelbench", "kernelbench-v0.1": mirror KernelBench's eval (docs/verify.md)
     precision: str = "fp32"  # KernelBench's `precision` (fp32, fp16, bf16): inputs and models cast to it (kernelbench)
+    sanitize_shapes: bool = False  # sanitizer runs at reduced input sizes where the problem allows (worker.reduced_sizes)
     light_build: bool = True  # host code split off, else only the ATen headers used; as written if that fails
     # the light build's binding unit loads <torch/extension.h> precompiled (about 750 MB per C++ flag set in
     # CACHE/pch with g++ 12 and torch 2.11); off: g++ parses it in every build
@@ -414,6 +415,7 @@ class _Batch:
                    "timing": options.timing, "warmup": options.warmup, "timing_trials": options.timing_trials,
                    "compile": options.compile, "poison": options.poison, "allow_tf32": options.allow_tf32,
                    "parity": options.parity, "precision": options.precision, "light_build": options.light_build,
+                   "sanitize_shapes": options.sanitize_shapes,
                    "precompiled_header": options.precompiled_header}
         files = None
         if not self.executor.local:  # a cluster's nodes need not share this file system
@@ -589,6 +591,7 @@ class _Batch:
         uncounted = max(int(summary.get("errors", 0)) - sum(r.count for r in errors) - elsewhere, 0) if kernels else 0
         return {"ran": True, "complete": complete, "tool": tool, "status": status,
                 "message": message, "kernels": kernels or "all", "launches": launched,
+                "sizes": outcome.result.get("sizes"),
                 "errors": sum(r.count for r in errors) + uncounted, "unattributed_errors": uncounted,
                 "warnings": sum(r.count for r in kept if r.severity != "error"),
                 "reports": [r.to_dict() for r in kept], "other_reports": other, "summary": summary.get("lines", []),

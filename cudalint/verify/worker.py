@@ -1156,6 +1156,11 @@ def run(request: dict, progress: Progress) -> None:
         progress.finish("reference_error", f"the reference failed to load: {type(error).__name__}: {error}",
                         traceback=traceback.format_exc(limit=8))
         return
+    sizes = {}
+    if sanitize and request.get("sanitize_shapes"):  # before the solution loads: it shares the reference's globals
+        with open(request["solution"], encoding="utf-8", errors="replace") as handle:
+            sizes = reduced_sizes(reference, handle.read(), torch)
+        _apply_sizes(reference, sizes, 1)
     progress.stage("load solution")
     try:
         solution = load_module(request["solution"], "cudalint_solution", shared_globals=reference)
@@ -1180,11 +1185,34 @@ def run(request: dict, progress: Progress) -> None:
         _synchronize(torch, device)
 
         if sanitize:
+            shapes = None
+            if sizes:
+                progress.stage("sanitize: the reference at reduced sizes")
+                shapes = {"reduced": sizes}
+                try:
+                    torch.manual_seed(seed)
+                    reference.Model(*init_inputs).to(device=device, dtype=precision)(
+                        *_fresh_inputs(reference, seed, device, torch, None, keep_zeros=kernelbench, dtype=precision))
+                    _synchronize(torch, device)
+                except Exception as error:  # noqa: BLE001 - the problem does not allow them: full sizes
+                    _apply_sizes(reference, sizes, 0)
+                    shapes = {"full": True, "why": f"the reference refused the reduced sizes: {type(error).__name__}: "
+                                                   f"{error}"[:300]}
             progress.stage("sanitize: candidate forward")
             inputs = _fresh_inputs(reference, seed, device, torch, progress, keep_zeros=kernelbench, dtype=precision)
-            counts = counted_launches(torch, device, lambda: candidate_model(*inputs))
+            try:
+                counts = counted_launches(torch, device, lambda: candidate_model(*inputs))
+            except Exception as error:  # noqa: BLE001 - a CUDA error is the sanitizer's finding; a refusal is not
+                text = f"{type(error).__name__}: {error}"
+                if not (shapes and "reduced" in shapes) or classify_error(text):
+                    raise
+                _apply_sizes(reference, sizes, 0)
+                shapes = {"full": True, "why": f"the candidate refused the reduced sizes: {text}"[:300]}
+                inputs = _fresh_inputs(reference, seed, device, torch, progress, keep_zeros=kernelbench,
+                                       dtype=precision)
+                counts = counted_launches(torch, device, lambda: candidate_model(*inputs))
             progress.finish("ran", "one candidate forward pass ran", launches=attributed_launches(counts),
-                            libraries=_extension_libraries(progress.state["extensions"]))
+                            libraries=_extension_libraries(progress.state["extensions"]), sizes=shapes)
             return
 
         correctness = _correctness(request, progress, torch, device, reference, reference_model, candidate_model,
@@ -1207,6 +1235,54 @@ def run(request: dict, progress: Progress) -> None:
             if events:
                 progress.state["timing_self_reported"] = {"cuda_events": summarize(events)}
         progress.finish("correct", f"{correctness['trials']} trials passed")
+
+
+SANITIZE_ELEMENTS = 1 << 20  # a reduced sanitizer run's inputs: about a million elements in all
+SIZE_ALIGNMENT = 32  # a reduced size keeps its original's power-of-two factor up to this (warps, tiles, vectors)
+
+
+def reduced_sizes(reference, solution_text: str, torch, target: int = SANITIZE_ELEMENTS) -> dict[str, list[int]]:
+    """Smaller values of the reference's module-level sizes, for sanitizer runs (`--sanitize-shapes`):
+    {name: [original, reduced]}. A size is reduced only when `get_inputs` reads it, `get_init_inputs` does
+    not (the weights keep their shapes) and the solution never names it (it may rely on its value); it is
+    halved, the largest first, while the inputs (made on the meta device) hold more than `target` elements,
+    keeping its original's power-of-two factor up to SIZE_ALIGNMENT, so that a kernel whose launch shape
+    assumes a multiple of a warp or a tile still gets one. {} where nothing can be reduced."""
+    get_inputs, get_init_inputs = getattr(reference, "get_inputs", None), getattr(reference, "get_init_inputs", None)
+    code = getattr(get_inputs, "__code__", None)
+    if code is None:
+        return {}
+    fixed = set(getattr(getattr(get_init_inputs, "__code__", None), "co_names", ()))
+    original = {name: getattr(reference, name) for name in code.co_names
+                if name not in fixed and type(getattr(reference, name, None)) is int and getattr(reference, name) > 1
+                and not re.search(rf"\b{re.escape(name)}\b", solution_text)}
+    floors = {name: value >> max((value & -value).bit_length() - 1 - (SIZE_ALIGNMENT.bit_length() - 1), 0)
+              for name, value in original.items()}
+    current = dict(original)
+
+    def elements() -> int:
+        _apply_sizes(reference, {name: [original[name], value] for name, value in current.items()}, 1)
+        with torch.device("meta"):
+            return sum(v.numel() for v in reference.get_inputs() if isinstance(v, torch.Tensor))
+
+    try:
+        while elements() > target:
+            shrinkable = [name for name in current if current[name] > floors[name]]
+            if not shrinkable:
+                break
+            largest = max(shrinkable, key=lambda name: current[name])
+            current[largest] //= 2
+    except Exception:  # noqa: BLE001 - inputs the meta device cannot make (a .cuda() call): no reduction
+        current = dict(original)
+    finally:
+        _apply_sizes(reference, {name: [value, value] for name, value in original.items()}, 0)
+    return {name: [original[name], current[name]] for name in original if current[name] != original[name]}
+
+
+def _apply_sizes(module, sizes: dict[str, list[int]], which: int) -> None:
+    """Set each size of `sizes` ({name: [original, reduced]}) in `module`: the original (0) or the reduced (1)."""
+    for name, values in sizes.items():
+        setattr(module, name, values[which])
 
 
 def counted_launches(torch, device, forward) -> dict | None:
