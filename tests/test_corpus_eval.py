@@ -13,6 +13,8 @@ from cudalint.evaluation.thresholds import load_thresholds, violations
 
 CORPUS = Path(__file__).resolve().parents[1] / "corpus"
 
+pytestmark = pytest.mark.slow  # the whole corpus and its mutants linted (`pytest -m slow`)
+
 
 @pytest.fixture(scope="module")
 def result():

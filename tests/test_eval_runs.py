@@ -137,6 +137,7 @@ def test_bad_review_verdict(tmp_path):
         load_reviews(str(reviews))
 
 
+@pytest.mark.slow  # 400-odd real kernels linted, about 3 minutes (`pytest -m slow`)
 @pytest.mark.skipif(not os.path.isfile(os.path.join(DEV_SET, "labels.jsonl")),
                     reason=f"the real-kernel development set is not at {DEV_SET} (set CUDALINT_REALKERNELS)")
 def test_development_set_gate():

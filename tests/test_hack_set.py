@@ -15,6 +15,8 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 
 import hack_detection  # noqa: E402
 
+pytestmark = pytest.mark.slow  # the whole set linted, the dry run included (`pytest -m slow`)
+
 
 @pytest.fixture(scope="module")
 def results():

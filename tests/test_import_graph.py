@@ -7,10 +7,12 @@ What counts as an edge:
 - `import a.b.c` and `from a.b.c import x`: an edge to `a.b.c` (a package means its `__init__.py`); with
   `from a.b import c` where `a.b.c` is a module, the edge goes to `a.b.c` only;
 - imports under `if TYPE_CHECKING:` are left out: they never run (annotations only);
+- `importlib.import_module(name)` is not read (`cudalint.verify`'s lazy attributes): a computed name is no
+  edge the source shows;
 - importing `a.b.c` also runs the `__init__.py` of `a` and `a.b` first; those implicit edges are left out.
   Counted, every package whose `__init__` re-exports a submodule would make a cycle with that submodule,
   though Python orders it well: the package runs first and finishes its imports before anyone uses it.
-  An explicit import of the package (`from cudalint.report import X` inside `cudalint/report/html.py`) is
+  An explicit import of the package (`from cudalint.report import all_findings` in `report/github.py`) is
   an edge to its `__init__` and is counted: the package that imports its submodule and the submodule that
   imports back from the package are a real cycle.
 """
@@ -18,6 +20,7 @@ What counts as an edge:
 from __future__ import annotations
 
 import ast
+from functools import cache
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "cudalint"
@@ -55,6 +58,7 @@ def _imports(tree: ast.AST):
         stack.extend(ast.iter_child_nodes(node))
 
 
+@cache
 def import_graph() -> dict[str, set[str]]:
     modules = _modules()
     graph: dict[str, set[str]] = {name: set() for name in modules}

@@ -13,7 +13,8 @@ import pytest
 from typer.testing import CliRunner
 
 pytest.importorskip("matplotlib", reason="the report extra (matplotlib) is not installed")
-sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e '.[test]')")
+sync_api = pytest.importorskip("playwright.sync_api",
+                               reason="playwright is not installed (pip install -e '.[test-full]')")
 
 from cudalint.cli import app  # noqa: E402
 
@@ -23,8 +24,9 @@ CHROMIUM = os.environ.get("CUDALINT_CHROMIUM") or shutil.which("chromium") or sh
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync"]
 
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no Chromium installed (Debian: apt-get install chromium; "
-                                                         "or set CUDALINT_CHROMIUM to its executable)")
+pytestmark = [pytest.mark.slow,  # a browser started (`pytest -m slow`, with the test-full extra)
+              pytest.mark.skipif(CHROMIUM is None, reason="no Chromium installed (Debian: apt-get install chromium; "
+                                                          "or set CUDALINT_CHROMIUM to its executable)")]
 
 
 @pytest.fixture(scope="module")

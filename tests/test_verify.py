@@ -853,6 +853,8 @@ def test_cli_results_file_resumes_a_sweep(tmp_path: Path, monkeypatch) -> None:
     assert len(results_file.read_text().splitlines()) == 36  # the 16 no_gpu ones again
 
 
+@pytest.mark.slow  # with the test-full extra (ray)
+@pytest.mark.xdist_group("ray")
 def test_cli_refuses_local_gpus_on_a_ray_cluster(tmp_path: Path) -> None:
     pytest.importorskip("ray")
     done = CliRunner().invoke(_app(), ["verify", str(RUN), "--problems", str(PROBLEMS), "--ray", "--gpus", "0"])

@@ -17,6 +17,7 @@ torch = pytest.importorskip("torch")
 
 pytestmark = [
     pytest.mark.gpu,
+    pytest.mark.xdist_group("gpu"),  # one xdist worker runs them all: the GPUs and their timings are not shared
     pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU"),
 ]
 

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+# a Ray cluster started (`pytest -m slow`, with the test-full extra); one xdist worker runs all that start one
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("ray")]
 pytest.importorskip("ray")
 
 from ray.cluster_utils import Cluster  # noqa: E402
