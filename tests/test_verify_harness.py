@@ -103,7 +103,7 @@ def test_excessive_speedup_is_flagged_as_kernelbench_flags_it(tmp_path: Path, mo
                                    Candidate(_standin_solution(tmp_path, "ok"), str(RELU_REF))], options)
     assert fast["status"] == "correct" and fast["passed"]  # the flag never changes the verdict
     assert bool(fast.get("excessive_speedup")) is flagged and not ordinary.get("excessive_speedup")
-    assert any("excessive speedup: 20.0x" in note for note in fast["notes"]) is flagged
+    assert any(note.startswith("excessive speedup: ") for note in fast["notes"]) is flagged
     runs = [json.loads(line) for line in log.read_text().splitlines() if '"run"' in line]
     assert {(r["parity"], r["precision"]) for r in runs} == {(parity, "fp32")}
 
