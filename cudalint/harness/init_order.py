@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from cudalint.findings import short_text
-from cudalint.harness.kernelbench import ImportMap, read_python
+from cudalint.harness.kernelbench import ImportMap, import_map, read_python
 
 _MAX_STEPS = 20000
 _MAX_DEPTH = 24
@@ -266,7 +266,7 @@ def _fans(shape: tuple[int, ...] | None) -> tuple[int, int]:
 class _Interpreter:
     def __init__(self, module: ast.Module, imports: ImportMap | None = None) -> None:
         self.module = module
-        self.imports = imports if imports is not None else ImportMap(module)
+        self.imports = imports if imports is not None else import_map(module)
         self.draws: list[Draw] = []
         self.steps = 0
         self.depth = 0
