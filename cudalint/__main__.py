@@ -1,6 +1,19 @@
-"""`python -m cudalint`: the same as the `cudalint` command."""
+"""`python -m cudalint`, and the `cudalint` command: `--version` is answered here, without loading the
+command line's framework (typer) or anything else; every other command goes to `cudalint.cli`."""
 
-from cudalint.cli import main
+import sys
+
+
+def main() -> None:
+    if sys.argv[1:] in (["--version"], ["-V"]):
+        from cudalint.version import version_line
+
+        sys.stdout.write(version_line())
+        return
+    from cudalint.cli import main as run
+
+    run()
+
 
 if __name__ == "__main__":
     main()

@@ -19,18 +19,14 @@ from typing import TYPE_CHECKING, Annotated, NoReturn, Optional
 
 import typer
 
-import cudalint
-from cudalint.checks.registry import all_rules, find_rule, matches
-from cudalint.config import ConfigError, LintOptions, find_config, load_config, options_by_nearest_config
-from cudalint.engine import (MAX_FILE_BYTES, FileResult, InputError, default_jobs, exceeds, expand_paths,
-                             iter_lint_each, read_source, selected_rules, tune_garbage_collector)
-from cudalint.file_selection import FileSelection, file_selection
-from cudalint.harness.kernelbench import missing_reference, reference_options_error
-from cudalint.prefilter import INCOMPLETE
-from cudalint.result_cache import ResultCache
+from cudalint.version import version_line
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the engine, the rules and the configuration load when a command needs them (start-up)
+    from cudalint.config import LintOptions
+    from cudalint.engine import FileResult
+    from cudalint.file_selection import FileSelection
     from cudalint.fixes import FixReport, Linter
+    from cudalint.result_cache import ResultCache
 
 _DUNDER = re.compile(r"(?<![`\w])(__\w+__)(?![`\w])")  # __launch_bounds__ would render as bold
 
@@ -115,7 +111,7 @@ def _split(values: list[str] | None) -> list[str]:
 
 def _version(value: bool) -> None:
     if value:
-        _write(f"cudalint {cudalint.__version__}\n")
+        _write(version_line())
         raise typer.Exit(EXIT_OK)
 
 
@@ -131,6 +127,8 @@ def build_options(paths: list[str], *, config: str | None = None, no_config: boo
     ignores; include directories and macros given are searched and defined before the configured ones, and
     `compile_commands` replaces the configured database; `ignore_noqa` turns the files' suppression comments
     off. Raises ConfigError."""
+    from cudalint.config import LintOptions, find_config, load_config
+
     if no_config:
         found = None
     else:
@@ -145,6 +143,8 @@ def options_per_file(files: list[str], *, config: str | None = None, no_config: 
                      **command_line) -> list[LintOptions]:
     """Each file's LintOptions: its nearest configuration file, or the one `config` names, with the
     command line on top. Raises ConfigError."""
+    from cudalint.config import options_by_nearest_config
+
     if config is not None or no_config:
         options = build_options(files, config=config, no_config=no_config, **command_line)
         return [options] * len(files)
@@ -163,6 +163,9 @@ def _with_command_line(options: LintOptions, *, select: list[str] | None, ignore
                        compile_commands: str | None = None, ignore_noqa: bool = False,
                        dry_run: bool | None = None) -> LintOptions:
     """`options` (changed in place) with the command line's choices on top of the configured ones."""
+    from cudalint.checks.registry import all_rules, find_rule, matches
+    from cudalint.config import LintOptions
+
     if dry_run is not None:
         options.dry_run = dry_run
     if select:
@@ -195,6 +198,8 @@ def _with_command_line(options: LintOptions, *, select: list[str] | None, ignore
 
 def _existing(paths: list[str]) -> tuple[list[str], list[FileResult]]:
     """Split the given paths into ones that exist and the results (errors) of ones that do not."""
+    from cudalint.engine import FileResult, InputError, expand_paths
+
     found, missing = [], []
     for path in paths:
         try:
@@ -215,6 +220,11 @@ def _main(
                                           help="Print the version and exit.")] = False,
 ) -> None:
     """Find the bugs in generated CUDA kernels before any compilation."""
+    # a command runs (not --version, not the group's --help): the engine it needs loads now, then the
+    # garbage collector is set up for linting with what is loaded frozen
+    from cudalint.engine import tune_garbage_collector
+
+    tune_garbage_collector()
 
 
 @app.command()
@@ -327,6 +337,13 @@ def check(
                              "rules then judge from the static reading alone).")] = False,
 ) -> None:
     """Check CUDA sources (.cu, .cuh) and Python files with embedded CUDA for bugs."""
+    from cudalint.config import ConfigError
+    from cudalint.engine import InputError, default_jobs, exceeds, expand_paths
+    from cudalint.file_selection import file_selection
+    from cudalint.harness.kernelbench import reference_options_error
+    from cudalint.prefilter import INCOMPLETE
+    from cudalint.result_cache import ResultCache
+
     output_format = output_format_alias or output_format  # ruff's spelling, accepted
     if show_statistics and output_format not in (OutputFormat.text, OutputFormat.json):  # tables, not findings
         _fail(f"--statistics prints text or JSON, not {output_format.value}")
@@ -449,6 +466,9 @@ def _check_stdin(name: str, config: str | None, no_config: bool, command_line: d
                  strict: bool) -> NoReturn:
     """Check the source on standard input as the file `name`. With --fix, the fixed source goes to stdout
     and the findings left to stderr (with --fix-only, none); with --diff, the diff goes to stdout."""
+    from cudalint.engine import exceeds
+    from cudalint.prefilter import INCOMPLETE
+
     result, text, options = _lint_stdin(name, config, no_config, command_line)
     if any(f.code == INCOMPLETE for f in result.findings):
         _fail(f"{result.path}: the analysis did not complete (CL900), so the file was not fully checked")
@@ -480,6 +500,9 @@ def _check_stdin(name: str, config: str | None, no_config: bool, command_line: d
 def _show_selection(paths: list[str], selection: FileSelection, config: str | None, no_config: bool,
                     command_line: dict, settings: bool) -> NoReturn:
     """--show-files: the files a run would check; --show-settings: what the first of them is checked with."""
+    from cudalint.config import ConfigError
+    from cudalint.engine import InputError, expand_paths, selected_rules
+
     try:
         files = list(expand_paths(paths, selection))
         options = options_per_file(files[:1], config=config, no_config=no_config, **command_line)[0] if files else None
@@ -509,6 +532,9 @@ def _lint_stdin(name: str, config: str | None, no_config: bool,
                 command_line: dict) -> tuple[FileResult, str, LintOptions]:
     """Lint the source on standard input as the file `name` (which need not exist): its result, its text
     and the options it was linted with."""
+    from cudalint.engine import MAX_FILE_BYTES, FileResult, lint_source
+    from cudalint.harness.kernelbench import missing_reference
+
     try:
         data = sys.stdin.buffer.read(MAX_FILE_BYTES + 1)
         text = data.decode("utf-8")
@@ -520,8 +546,8 @@ def _lint_stdin(name: str, config: str | None, no_config: bool,
     unjudged = missing_reference(name, options.reference, options.problems)
     if unjudged is not None:
         _fail(unjudged)
-    findings = cudalint.lint_source(text, filename=name, options=options,
-                                    directory=os.path.dirname(os.path.abspath(name)), isolate=True)
+    findings = lint_source(text, filename=name, options=options, directory=os.path.dirname(os.path.abspath(name)),
+                           isolate=True)
     return FileResult(name, findings), text, options
 
 
@@ -537,6 +563,8 @@ def _say_dry_run_skipped(per_file: list[LintOptions]) -> None:
 def _lint_with_progress(files: list[str], per_file: list[LintOptions], jobs: int, cache: ResultCache | None,
                         show: bool) -> list[FileResult]:
     """Lint `files`, with a progress bar on stderr when it is a terminal."""
+    from cudalint.engine import iter_lint_each
+
     results = iter_lint_each(files, per_file, jobs, cache, isolate=True)  # within each file's budget
     if not (show and sys.stderr.isatty()):
         return list(results)
@@ -560,6 +588,7 @@ def _fixability(results: list[FileResult], per_file: list[LintOptions],
                 texts: dict[str, str] | None = None) -> dict[int, str]:
     """Which findings `--fix` fixes (the `[*]` marks and the fixable count): the checked fixes are run, so a
     fix that would be dropped is not promised. `texts`: sources not on disk."""
+    from cudalint.engine import InputError, read_source
     from cudalint.fixes import fixability
 
     marks: dict[int, str] = {}
@@ -575,6 +604,7 @@ def _fixability(results: list[FileResult], per_file: list[LintOptions],
 def _fix_reports(results: list[FileResult], per_file: list[LintOptions],
                  unsafe: bool) -> Iterator[tuple[FileResult, FixReport]]:
     """Each file with fixes to try, with the report of its checked fixes."""
+    from cudalint.engine import read_source
     from cudalint.fixes import fix_source
 
     for result, lint in _with_fixes(results, per_file):
@@ -602,6 +632,7 @@ def _apply_fixes(results: list[FileResult], per_file: list[LintOptions], unsafe:
 
 def _add_ignores(results: list[FileResult], per_file: list[LintOptions], reason: str) -> None:
     """Write the checked suppressions of each file with findings; a file they fail on gets an error."""
+    from cudalint.engine import InputError, read_source
     from cudalint.fixes import default_linter
     from cudalint.repairing.loop import atomic_write
     from cudalint.sources import load_document
@@ -668,6 +699,8 @@ def _fixes_summary(verb: str, reports: list[tuple[str, FixReport]], show_fixes: 
 def _render(results: list[FileResult], fmt: str, options: LintOptions, show_statistics: bool,
             quiet: bool, color: Color = Color.auto, sources: dict[str, str] | None = None,
             fixable: dict[int, str] | None = None) -> str:
+    from cudalint.engine import selected_rules
+
     if show_statistics:
         if fmt == "json":
             from cudalint.report.json_format import render_json_statistics
@@ -693,6 +726,7 @@ def rule_command(
                                                                    "(shared-memory-oversize).")],
 ) -> None:
     """Print a rule's documentation page."""
+    from cudalint.checks.registry import find_rule
     from cudalint.rule_docs import fallback_page, page_text
 
     found = find_rule(code)
@@ -709,6 +743,8 @@ def rules_command(
     ] = TableFormat.text,
 ) -> None:
     """List all rules: code, name, severity, category and summary."""
+    from cudalint.checks.registry import all_rules
+
     rows = [(r.code, r.name, r.severity.value, r.category, r.summary) for r in all_rules()]
     if output_format is TableFormat.json:
         import json
@@ -787,7 +823,6 @@ _register_subsystem_commands()
 
 def main() -> None:
     """The console script `cudalint`."""
-    tune_garbage_collector()
     app(prog_name="cudalint")
 
 

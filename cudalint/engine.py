@@ -48,6 +48,11 @@ UNANALYSED = "CL904"  # code that no rule could check: a source known only at ru
 # thread: the lint thread below, whose stack is far larger.
 os.environ.setdefault("LIBCLANG_NOTHREADS", "1")
 
+# pebble's pools poll every 0.1 s: a one-file `cudalint check` waited that long for its worker pool to stop
+# (a quarter of its time), and a batch as long for a free worker after each file. 10 ms polls cost a few
+# microseconds each.
+pebble.common.CONSTS.sleep_unit = 0.01
+
 
 @dataclass(frozen=True)
 class Budget:

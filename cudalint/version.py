@@ -2,3 +2,8 @@
 API (the engine and everything above it)."""
 
 __version__ = "0.1.0"
+
+
+def version_line() -> str:
+    """What `cudalint --version` prints."""
+    return f"cudalint {__version__}\n"

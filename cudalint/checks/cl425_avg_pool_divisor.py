@@ -21,13 +21,14 @@ from __future__ import annotations
 import ast
 import os
 from collections.abc import Iterator
+from functools import lru_cache
 
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
 from cudalint.findings import Finding
 from cudalint.harness.forward import record_unit, reference_of
 from cudalint.harness.init_order import LayerCall, init_inputs, model_layers
-from cudalint.harness.kernelbench import ImportMap, read_python
+from cudalint.harness.kernelbench import import_map, read_python
 from cudalint.model import ir
 
 _POOL_LAYERS = {"AvgPool1d", "AvgPool2d", "AvgPool3d"}
@@ -75,8 +76,12 @@ def _reference_pooling(path: str, document) -> str | None:
         except OSError:
             return None
         module = parsed[0] if parsed is not None else None
-    model = next((s for s in module.body if isinstance(s, ast.ClassDef) and s.name == "Model"), None) \
-        if module is not None else None
+    return _pooling_of(module) if module is not None else None
+
+
+@lru_cache(maxsize=16)  # asked on each unit of a file, and a reference's module is read once per process
+def _pooling_of(module: ast.Module) -> str | None:
+    model = next((s for s in module.body if isinstance(s, ast.ClassDef) and s.name == "Model"), None)
     forward = next((s for s in model.body if isinstance(s, ast.FunctionDef) and s.name == "forward"), None) \
         if model is not None else None
     args = init_inputs(module) if forward is not None else None
@@ -84,7 +89,7 @@ def _reference_pooling(path: str, document) -> str | None:
     if constructed is None:
         return None
     layers, attributes = constructed
-    imports = ImportMap(module)
+    imports = import_map(module)
     described = []
     for call in (n for n in ast.walk(forward) if isinstance(n, ast.Call)):
         func = call.func

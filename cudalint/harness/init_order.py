@@ -39,7 +39,7 @@ from cudalint.harness.init_values import (
     UNKNOWN, _BUILTINS, Draw, InitDraws, _Container, _Dotted, _FileClass, _FileFunction, _Method, _Object, _Stop,
     _Super, _Tensor, _close, _device, _known, _number_like, _plain, _shape, _text,
 )
-from cudalint.harness.kernelbench import ImportMap, read_python
+from cudalint.harness.kernelbench import ImportMap, import_map, read_python
 from cudalint.harness.torch_calls import _TorchCalls
 from cudalint.harness.torch_draws import _NO_DRAW_METHODS, _RANDOM_METHODS, _RESHAPES, _SAME_VALUES
 
@@ -54,7 +54,7 @@ _MAX_DEPTH = 24
 class _Interpreter(_TorchCalls):
     def __init__(self, module: ast.Module, imports: ImportMap | None = None) -> None:
         self.module = module
-        self.imports = imports if imports is not None else ImportMap(module)
+        self.imports = imports if imports is not None else import_map(module)
         self.draws: list[Draw] = []
         self.steps = 0
         self.depth = 0

@@ -219,6 +219,12 @@ class ImportMap:
         return None
 
 
+@lru_cache(maxsize=64)  # the analyses and rules of a file each ask for its module's (and its reference's) imports
+def import_map(module: ast.Module) -> ImportMap:
+    """`ImportMap(module)`, made once per module (the map is not changed after it is made)."""
+    return ImportMap(module)
+
+
 def callee_name(call: ast.Call) -> str | None:
     """The last name of the callee: `load_inline` for `torch.utils.cpp_extension.load_inline(...)`."""
     func = call.func
@@ -374,7 +380,7 @@ def _module_level_statements(body: list[ast.stmt]):
 
 def parse_solution(module: ast.Module, text: str, path: str = "<solution>.py") -> Solution:
     """Read a (possible) solution module: its classes, functions, builds and KernelBench functions."""
-    imports = ImportMap(module)
+    imports = import_map(module)
     classes: dict[str, ast.ClassDef] = {}
     functions: dict[str, ast.FunctionDef] = {}
     assignments: dict[str, list[ast.expr]] = {}
@@ -469,7 +475,7 @@ def module_bound_names(path: str) -> frozenset[str] | None:
     module = python_module_at(path)
     if module is None or binds_dynamically(module):
         return None
-    return frozenset(_bound_names(module, ImportMap(module)))
+    return frozenset(_bound_names(module, import_map(module)))
 
 
 def _bound_names(module: ast.Module, imports: ImportMap) -> set[str]:
@@ -617,7 +623,7 @@ def reference_from_module(module: ast.Module, path: str) -> Reference | None:
     get_inputs = functions.get("get_inputs")
     if get_inputs is None:
         return None
-    imports = ImportMap(module)
+    imports = import_map(module)
     constants = _integer_constants(module)
     inputs = [_input_spec(call, constants, imports) for call in _returned_calls(get_inputs)]
     init_arguments: list[int | None] = []

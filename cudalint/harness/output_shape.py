@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import ast
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -475,13 +476,19 @@ class WrapperEvaluator:
 
     def __init__(self, units: list) -> None:
         self.functions: dict[str, list[tuple[ir.Function, object]]] = {}
-        for facts in units:
-            for function in facts.program.functions:
-                if function.body is not None and not function.is_device_code:
-                    self.functions.setdefault(function.name, []).append((function, facts))
+        for function, facts in self.wrappers(units):
+            self.functions.setdefault(function.name, []).append((function, facts))
         self.depth = 0
         self.calls: dict[str, list[list]] = {}  # the arguments of each call from Python, in order
         self.rejections: dict[tuple, Rejection] = {}  # ATen calls torch raises for, by where and why
+
+    @staticmethod
+    def wrappers(units: list) -> Iterator[tuple[ir.Function, object]]:
+        """The host functions with a body of the units (UnitFacts), each with its unit: all the evaluator reads."""
+        for facts in units:
+            for function in facts.program.functions:
+                if function.body is not None and not function.is_device_code:
+                    yield function, facts
 
     def call(self, name: str, args: list) -> _Shaped | None:
         if self.depth == 0:
@@ -749,12 +756,14 @@ def problem_of(ctx) -> Problem | None:
 
 
 def solution_reading(ctx) -> SolutionReading | None:
-    """`read_solution` of the document at its reference problem, with the units parsed so far (built once
-    per number of units: rules on an early unit see the calls, the last one the whole output)."""
+    """`read_solution` of the document at its reference problem, with the units parsed so far (rules on an
+    early unit see the calls, the last one the whole output). Built once per set of host functions those
+    units define, all that the reading takes from them: a unit of declarations only adds none."""
     from cudalint.harness.forward import state_of
 
     state = state_of(ctx.document)
-    key = ("solution_reading", len(state.units))
+    key = ("solution_reading", tuple((id(function), id(facts)) for function, facts in
+                                     WrapperEvaluator.wrappers(state.units)))
     if key not in state.cache:
         solution = state.solution
         problem = problem_of(ctx) if solution is not None and solution.model_new is not None else None

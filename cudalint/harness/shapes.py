@@ -76,8 +76,7 @@ def reached_launches_at_reference(ctx) -> list[ShapedLaunch]:
         return found
     for function, shapes, scalars, described in _bound_environments(ctx):
         outer = program.env(function).outer
-        run = HostRun(function, ShapeEnv(function, outer, shapes, scalars),
-                      [site.node for site in program.launches if site.caller is function])
+        run = _host_run(program, function, shapes, scalars)
         for site in program.launches:
             if site.caller is not function or id(site.node) not in run.states:
                 continue  # not reached at these arguments
@@ -108,18 +107,36 @@ def failed_checks_at_reference(ctx) -> list[FailedCheck]:
     program = ctx.program
     found: list[FailedCheck] = []
     for function, shapes, scalars, described in _bound_environments(ctx):
-        calls = {}  # id -> (the failure call, its check)
-        for statement in function.of_type(ir.If):
-            for node in statement.then.walk() if statement.then is not None else ():
-                if isinstance(node, ir.Call) and node.callee.endswith("torchCheckFailed"):
-                    calls[id(node)] = (node, statement)
+        calls = _check_failures(function)
         if not calls:
             continue
-        run = HostRun(function, ShapeEnv(function, program.env(function).outer, shapes, scalars),
-                      [call for call, _ in calls.values()])
-        if run.certain:  # the first check that fails throws: the later ones never run
-            found.append(FailedCheck(function, calls[run.certain[0]][1], ", ".join(described)))
+        certain = [point for point in _host_run(program, function, shapes, scalars).certain if point in calls]
+        if certain:  # the first check that fails throws: the later ones never run
+            found.append(FailedCheck(function, calls[certain[0]][1], ", ".join(described)))
     return found
+
+
+def _check_failures(function: ir.Function) -> dict[int, tuple[ir.Call, ir.If]]:
+    """id -> (the failure call, its check) for each `TORCH_CHECK` of `function`."""
+    calls = {}
+    for statement in function.of_type(ir.If):
+        for node in statement.then.walk() if statement.then is not None else ():
+            if isinstance(node, ir.Call) and node.callee.endswith("torchCheckFailed"):
+                calls[id(node)] = (node, statement)
+    return calls
+
+
+def _host_run(program, function: ir.Function, shapes: dict, scalars: dict) -> HostRun:
+    """`HostRun` of a bound function at these arguments to its launches and its checks' failures, run once
+    per unit for the launches' (`reached_launches_at_reference`) and the checks' (`failed_checks_at_reference`)
+    readers: where a point is reached, and the values there, do not depend on which other points are watched."""
+    runs = program.analyses.setdefault("host_runs", {})
+    key = (id(function), tuple(sorted(shapes.items())), tuple(sorted(scalars.items())))
+    if key not in runs:
+        points = [site.node for site in program.launches if site.caller is function]
+        points += [call for call, _ in _check_failures(function).values()]
+        runs[key] = HostRun(function, ShapeEnv(function, program.env(function).outer, shapes, scalars), points)
+    return runs[key]
 
 
 def _bound_environments(ctx):

@@ -27,12 +27,12 @@ from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
-from cudalint.config import ConfigError, LintOptions, find_config, load_config
-from cudalint.engine import InputError, expand_paths, read_source
 from cudalint.findings import Finding, Severity
-from cudalint.repairing.client import DEFAULT_API_KEY_ENV, ChatClient, ClientSettings, ModelError
+from cudalint.repairing import DEFAULT_API_KEY_ENV
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the engine and the HTTP client load when a command runs: the CLI imports this on every start
+    from cudalint.config import LintOptions
+    from cudalint.repairing.client import ChatClient
     from cudalint.repairing.loop import FixOutcome, OutputPlan, RepairOutcome
 
 # The repair loop and its prompt templates (jinja2) are imported by the commands that use them: the CLI
@@ -83,6 +83,8 @@ def _fail(message: str) -> typer.Exit:
 
 def _options(paths: list[str], config: str | None, no_config: bool, perf: bool = False) -> LintOptions:
     """The configured options; with `perf`, the performance advisories (opt-in rules) selected too."""
+    from cudalint.config import ConfigError, LintOptions, find_config, load_config
+
     if config is not None and no_config:
         raise _fail("--config and --no-config cannot be used together")
     try:
@@ -128,6 +130,8 @@ def prompt_command(
     A file without warning or error findings (with --perf: nor performance advisories) gets no prompt (with
     --json: no messages) and a note on stderr.
     """
+    from cudalint.engine import InputError, read_source
+
     options = _options([path], config, no_config, perf)
     try:
         text = read_source(path)
@@ -206,6 +210,9 @@ def repair_command(
     is asked for a faster kernel that stays correct, and a result is written when it has no more errors and
     fewer warnings (performance advisories included) than its input.
     """
+    from cudalint.engine import InputError, expand_paths
+    from cudalint.repairing.client import ChatClient, ClientSettings, ModelError
+
     model, ref = model or llm, reference or ref
     if (ref or problems or sanitize) and not verify:
         raise _fail("--reference, --problems and --sanitize go with --verify")
@@ -356,6 +363,8 @@ class _WaitingLine:
 
 
 def _read(path: str, errors: list[str]) -> str | None:
+    from cudalint.engine import InputError, read_source
+
     try:
         return read_source(path)
     except InputError as error:

@@ -45,7 +45,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from urllib.parse import quote, quote_plus, urlsplit, urlunsplit
 
-DEFAULT_API_KEY_ENV = "OPENAI_API_KEY"
+from cudalint.repairing import DEFAULT_API_KEY_ENV
+
 BASE_URL_ENV = "OPENAI_BASE_URL"
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 RETRYABLE_STATUS = frozenset({408, 409, 429})
