@@ -14,7 +14,7 @@ worker, one JSON line per message) and `timing` (worker to parent, framed: `enco
 1. the worker generates the inputs of the round's seed (untimed) and sends `{"kind": "ready", "round": k}`;
 2. the parent sends `{"round": k, "nonce": N, "iterations": n}`, N drawn here at that moment
    (`secrets`), and starts its clock (`time.perf_counter`, in this process);
-3. the worker runs n iterations, each on the inputs plus a small offset drawn from N (`perturbations`),
+3. the worker runs n iterations, each on the inputs scaled by a factor drawn from N (`perturbations`),
    followed by a device-wide synchronize (the original function, captured before the solution was
    imported), and reduces each iteration's outputs to a projection on a random +1/-1 vector drawn from N;
    it sends `{"kind": "done", "round": k, "projections": [n numbers]}`;
@@ -23,7 +23,7 @@ worker, one JSON line per message) and `timing` (worker to parent, framed: `enco
    outputs channel).
 
 The judge then compares, for every round, the candidate's n projections with the reference's, on the
-same inputs and offsets, within a bound a correct candidate's errors never exceed (`projection_bound`),
+same inputs and factors, within a bound a correct candidate's errors never exceed (`projection_bound`),
 and the last outputs in full (the correctness comparison). A frame that comes out of turn, that does
 not parse, or any byte after the last round is junk: the timing is rejected, never used. What the
 solution can do from its process: send `done` early, which needs every projection, so every iteration's
@@ -47,9 +47,12 @@ from dataclasses import dataclass, field
 
 MAGIC = b"CLK1"
 MAX_FRAME = 1 << 20  # a frame holds a few thousand numbers at most
-ROUNDS = 5  # rounds of timing, each with fresh offsets; the timed runs are shared among them
+ROUNDS = 5  # rounds of timing, each with fresh factors; the timed runs are shared among them
 # added to every floating-point input: outputs move far beyond any tolerance from one iteration to the next
-OFFSET_RANGE = (0.125, 1.0)
+# a factor, not an offset: scaling keeps what generated inputs are built to have (zeros of a triangular or
+# sparse matrix, signs, order, positive definiteness), which a correct solution may rely on; an offset
+# made an upper-triangular matmul solution "wrong" on the H200
+SCALE_RANGE = (0.5, 1.0)
 BOUND_SIGMAS = 8.0  # a correct candidate's projection exceeds the bound with probability below 2e-14
 
 
@@ -127,10 +130,10 @@ def round_seeds(count: int) -> list[int]:
 
 
 def perturbations(nonce: int, iterations: int) -> list[float]:
-    """The offset added to the floating-point inputs at each iteration of a round: drawn from the nonce, so
+    """The factor the floating-point inputs are scaled by at each iteration of a round: drawn from the nonce, so
     the same in the run worker and the judge, unknown to either before the parent sends it."""
     generator = random.Random(nonce)
-    return [generator.uniform(*OFFSET_RANGE) for _ in range(iterations)]
+    return [generator.uniform(*SCALE_RANGE) for _ in range(iterations)]
 
 
 def projection_bound(tolerance_square_sum: float, reference_projection: float) -> float:
@@ -273,7 +276,7 @@ def timing_record(candidate: Timekeeper, judge: Timekeeper | None, check: dict |
         why = f"the candidate's timed outputs were not the reference's: {(check or {}).get('message') or 'unchecked'}"
     iterations = candidate.iterations
     claimed = self_reported.get("cuda_events") if isinstance(self_reported, dict) else None
-    record = {"method": f"the parent's clock: {count} rounds of {iterations} runs on fresh offsets, the candidate in "
+    record = {"method": f"the parent's clock: {count} rounds of {iterations} runs on freshly scaled inputs, the candidate in "
                         f"its worker, the reference in the judge, every run's outputs checked",
               "rounds": count, "iterations": iterations, "status": "rejected" if why else "trusted",
               "message": why or (check or {}).get("message", ""), "speedup": None, "candidate": None,

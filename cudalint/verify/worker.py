@@ -961,7 +961,7 @@ summarize = clock.summarize  # the timing summary (median, quartiles, ...) of a 
 class TimedRounds:
     """The worker's side of the timing protocol (`clock`): the same code times the candidate in the run worker
     and the reference in the judge. For each round: the inputs of its seed, `ready`, the parent's nonce,
-    then `iterations` forwards, each on the inputs plus the nonce's offset for it and ended by a device-wide
+    then `iterations` forwards, each on the inputs scaled by the nonce's factor for it and ended by a device-wide
     synchronize (`synchronize`: torch's, captured before the solution was imported), each reduced to a
     projection of its outputs on random signs drawn from the nonce and to the sum of their squares (the
     judge's bound: `clock.projection_bound`); `done` with those; the last outputs are kept (`rounds`).
@@ -995,10 +995,10 @@ class TimedRounds:
             nonce, iterations = self._go()
             projections = torch.zeros((iterations, 2), dtype=torch.float64, device=self.device)
             signs, tensors, events = None, None, []
-            for index, offset in enumerate(clock.perturbations(nonce, iterations)):
+            for index, factor in enumerate(clock.perturbations(nonce, iterations)):
                 for now, before in zip(working, base):
                     if _perturbed(now, torch):
-                        torch.add(before, offset, out=now)
+                        torch.mul(before, factor, out=now)
                 marks = self._events()
                 output = forward(*working)
                 if marks:
@@ -1069,7 +1069,7 @@ class ProtocolBroken(Exception):
 
 
 def _perturbed(value, torch) -> bool:
-    """An input the timing rounds offset: a floating-point tensor."""
+    """An input the timing rounds scale: a floating-point tensor."""
     return isinstance(value, torch.Tensor) and value.is_floating_point()
 
 
