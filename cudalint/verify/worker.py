@@ -980,8 +980,10 @@ class TimedRounds:
             progress.stage(f"timing {label}: round {len(rounds) + 1}/{len(self.seeds)}")
             base = _fresh_inputs(self.reference, seed, self.device, torch, None, keep_zeros=self.keep_zeros)
             working = [v.clone() if _perturbed(v, torch) else v for v in base]
-            for _ in range(self.warmup if not rounds else 0):
-                forward(*working)
+            for _ in range(self.warmup if not rounds else 0):  # the projection's kernels warm up too
+                warm = _flatten(forward(*working), torch)
+                if warm:
+                    self._project(warm, self._signs(0, warm))
             self.synchronize()
             self._send({"kind": "ready", "round": self.number})
             nonce, iterations = self._go()
