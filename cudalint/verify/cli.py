@@ -107,7 +107,7 @@ def verify_command(
         "--sanitize", metavar="TOOLS", help="Run compute-sanitizer tools on each candidate: comma-separated "
                                             "memcheck,racecheck,synccheck,initcheck.")] = None,
     timing: Annotated[bool, typer.Option("--timing/--no-timing", help="Time candidate and reference.")] = True,
-    timing_trials: Annotated[int, typer.Option("--timing-trials", help="Timed runs of each.")] = 100,
+    timing_trials: Annotated[int, typer.Option("--timing-trials", help="Timed runs of each, in 5 rounds clocked by cudalint (docs/verify.md: Timing).")] = 100,
     warmup: Annotated[int, typer.Option("--warmup", help="Untimed runs before timing.")] = 3,
     compile_baseline: Annotated[bool, typer.Option(
         "--compile", help="Also time torch.compile of the reference (slow to compile).")] = False,
@@ -146,7 +146,7 @@ def verify_command(
     harness: Annotated[str, typer.Option(
         "--harness", metavar="cudalint|kernelbench",
         help="kernelbench: mirror KernelBench's eval (atol=rtol=1e-2, its trial seeds, PyTorch's TF32 defaults, "
-             "the same input tensors for both models, CUDA-event timing without L2 flush).")] = "cudalint",
+             "the same input tensors for both models; the timing is cudalint's either way).")] = "cudalint",
     network: Annotated[bool, typer.Option(
         "--network", help="Let workers reach the network (default: none, where user namespaces allow).")] = False,
     exact_build: Annotated[bool, typer.Option(
