@@ -1275,7 +1275,8 @@ def test_the_timekeeper_clocks_rounds_itself_and_rejects_junk() -> None:
     keeper.finish()
     assert keeper.complete() and keeper.why_not() == ""
     assert all(4.9 <= ms < 50 for ms in keeper.ms_per_iteration())  # 50 ms over 10 iterations, not 0.001
-    assert len({r.nonce for r in keeper.rounds}) == 3 and keeper.rounds[0].projections == [keeper.rounds[0].nonce % 7] * 10
+    first = keeper.rounds[0]
+    assert len({r.nonce for r in keeper.rounds}) == 3 and first.projections == [first.nonce % 7] * 10
 
     cases = {
         "junk": lambda n, go: [b"garbage\n"],
@@ -1388,7 +1389,8 @@ def _forge():
     for number in range(1, len(REQUEST["timing_seeds"]) + 1):
         os.write(REQUEST["timing_fd"], _frame({"kind": "ready", "round": number}))
         go = json.loads(control.readline())
-        os.write(REQUEST["timing_fd"], _frame({"kind": "done", "round": number, "projections": [0.0] * go["iterations"]}))
+        done = {"kind": "done", "round": number, "projections": [0.0] * go["iterations"]}
+        os.write(REQUEST["timing_fd"], _frame(done))
 threading.Thread(target=_forge, daemon=True).start()
 """
 

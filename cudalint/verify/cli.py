@@ -107,7 +107,8 @@ def verify_command(
         "--sanitize", metavar="TOOLS", help="Run compute-sanitizer tools on each candidate: comma-separated "
                                             "memcheck,racecheck,synccheck,initcheck.")] = None,
     timing: Annotated[bool, typer.Option("--timing/--no-timing", help="Time candidate and reference.")] = True,
-    timing_trials: Annotated[int, typer.Option("--timing-trials", help="Timed runs of each, in 5 rounds clocked by cudalint (docs/verify.md: Timing).")] = 100,
+    timing_trials: Annotated[int, typer.Option(
+        "--timing-trials", help="Timed runs of each, in 5 rounds clocked by cudalint (docs/verify.md).")] = 100,
     warmup: Annotated[int, typer.Option("--warmup", help="Untimed runs before timing.")] = 3,
     compile_baseline: Annotated[bool, typer.Option(
         "--compile", help="Also time torch.compile of the reference (slow to compile).")] = False,

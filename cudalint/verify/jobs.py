@@ -279,5 +279,5 @@ def spread(jobs: list, gpus: list[Gpu], work: Callable) -> None:
         thread.join()
 
 
-__all__ = ["JobDone", "JobResult", "LocalExecutor", "WorkerJob", "cache_namespace", "drop_locks", "execute", "isolation_record",
-           "network_state", "spread", "worker_isolation"]
+__all__ = ["JobDone", "JobResult", "LocalExecutor", "WorkerJob", "cache_namespace", "drop_locks", "execute",
+           "isolation_record", "network_state", "spread", "worker_isolation"]
