@@ -1518,3 +1518,24 @@ def test_the_judge_reads_a_garbled_outputs_stream_as_no_outputs(tmp_path: Path) 
     with open(path, "rb") as stream:
         sent = list(received_outputs(stream, torch))
     assert sent[0]["trial"] == 1 and torch.equal(sent[0]["outputs"][0], torch.ones(3)) and sent[1:] == [None]
+
+
+def test_a_judge_that_dies_timing_the_reference_keeps_its_verdict() -> None:
+    """The judge sends its correctness verdict before it times the reference: a crash in the timing leaves
+    the candidate correct with its timing rejected, never a worker error; a crash before the verdict is one."""
+    from cudalint.verify.clock import Timekeeper, timing_record
+    from cudalint.verify.isolation import WorkerOutcome, judged
+
+    def run() -> WorkerOutcome:
+        return WorkerOutcome("correct", "5 trials passed", {"correctness": {"ok": True}, "timing": {"speedup": 1e3}})
+
+    checked = {"ok": True, "trials": 5, "message": "5 trials passed: max abs error 0"}
+    died = WorkerOutcome("crash", "died", {"stage": "timing reference: round 2/5", "correctness": checked})
+    candidate = Timekeeper([1], 1)
+    candidate.finish()
+    timing = timing_record(candidate, None, None, False)
+    outcome = judged(run(), died, timing)
+    assert outcome.status == "correct" and outcome.result["timing"]["status"] == "rejected"
+    assert outcome.result["timing"]["speedup"] is None and "timing rejected" in outcome.message
+    early = WorkerOutcome("crash", "died", {"stage": "judge: trial 2/5", "correctness": checked})
+    assert judged(run(), early, timing).status == "worker_error"

@@ -1368,6 +1368,7 @@ def judge(request: dict, progress: Progress) -> None:
                 break
         summary = trials.finish()
         progress.state["correctness"] = summary
+        progress.write()  # the verdict, sent before the timing: it stands if the timing fails
         if summary["ok"] and request.get("timing", True) and request.get("control_fd") is not None:
             _judge_timing(request, progress, torch, device, reference, reference_model, tolerances, kernelbench,
                           sent_trials)
