@@ -508,7 +508,8 @@ def test_the_prefilter_rejects_a_file_past_its_budget(tmp_path):
 
     os.mkfifo(tmp_path / "pipe")
     path = tmp_path / "k.cu"
-    path.write_text(SLOW_INCLUDE.format(target=tmp_path / "pipe") + f"__global__ void k(float* x, int n) {{ {UNGUARDED} }}\n")
+    kernel = f"__global__ void k(float* x, int n) {{ {UNGUARDED} }}\n"
+    path.write_text(SLOW_INCLUDE.format(target=tmp_path / "pipe") + kernel)
     start = time.monotonic()
     result = prefilter([str(path)], jobs=1, budget=Budget(wall_seconds=5))
     assert time.monotonic() - start < 40

@@ -1280,7 +1280,8 @@ def test_the_timekeeper_clocks_rounds_itself_and_rejects_junk() -> None:
     keeper.finish()
     assert keeper.complete() and keeper.why_not() == ""
     assert all(4.9 <= ms < 50 for ms in keeper.ms_per_iteration())  # 50 ms over 10 iterations, not 0.001
-    assert len({r.nonce for r in keeper.rounds}) == 3 and keeper.rounds[0].projections == [keeper.rounds[0].nonce % 7] * 10
+    first = keeper.rounds[0]
+    assert len({r.nonce for r in keeper.rounds}) == 3 and first.projections == [first.nonce % 7] * 10
 
     cases = {
         "junk": lambda n, go: [b"garbage\n"],
@@ -1393,7 +1394,8 @@ def _forge():
     for number in range(1, len(REQUEST["timing_seeds"]) + 1):
         os.write(REQUEST["timing_fd"], _frame({"kind": "ready", "round": number}))
         go = json.loads(control.readline())
-        os.write(REQUEST["timing_fd"], _frame({"kind": "done", "round": number, "projections": [0.0] * go["iterations"]}))
+        done = {"kind": "done", "round": number, "projections": [0.0] * go["iterations"]}
+        os.write(REQUEST["timing_fd"], _frame(done))
 threading.Thread(target=_forge, daemon=True).start()
 """
 
@@ -1521,3 +1523,24 @@ def test_the_judge_reads_a_garbled_outputs_stream_as_no_outputs(tmp_path: Path) 
     with open(path, "rb") as stream:
         sent = list(received_outputs(stream, torch))
     assert sent[0]["trial"] == 1 and torch.equal(sent[0]["outputs"][0], torch.ones(3)) and sent[1:] == [None]
+
+
+def test_a_judge_that_dies_timing_the_reference_keeps_its_verdict() -> None:
+    """The judge sends its correctness verdict before it times the reference: a crash in the timing leaves
+    the candidate correct with its timing rejected, never a worker error; a crash before the verdict is one."""
+    from cudalint.verify.clock import Timekeeper, timing_record
+    from cudalint.verify.isolation import WorkerOutcome, judged
+
+    def run() -> WorkerOutcome:
+        return WorkerOutcome("correct", "5 trials passed", {"correctness": {"ok": True}, "timing": {"speedup": 1e3}})
+
+    checked = {"ok": True, "trials": 5, "message": "5 trials passed: max abs error 0"}
+    died = WorkerOutcome("crash", "died", {"stage": "timing reference: round 2/5", "correctness": checked})
+    candidate = Timekeeper([1], 1)
+    candidate.finish()
+    timing = timing_record(candidate, None, None, False)
+    outcome = judged(run(), died, timing)
+    assert outcome.status == "correct" and outcome.result["timing"]["status"] == "rejected"
+    assert outcome.result["timing"]["speedup"] is None and "timing rejected" in outcome.message
+    early = WorkerOutcome("crash", "died", {"stage": "judge: trial 2/5", "correctness": checked})
+    assert judged(run(), early, timing).status == "worker_error"

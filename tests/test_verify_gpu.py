@@ -218,7 +218,8 @@ def _forge():
     for number in range(1, len(REQUEST["timing_seeds"]) + 1):
         os.write(REQUEST["timing_fd"], _frame({"kind": "ready", "round": number}))
         go = json.loads(control.readline())
-        os.write(REQUEST["timing_fd"], _frame({"kind": "done", "round": number, "projections": [0.0] * go["iterations"]}))
+        done = {"kind": "done", "round": number, "projections": [0.0] * go["iterations"]}
+        os.write(REQUEST["timing_fd"], _frame(done))
 threading.Thread(target=_forge, daemon=True).start()
 """
 

@@ -111,7 +111,8 @@ def verify_command(
                                   "get_inputs reads and the solution never names, halved to about a million input "
                                   "elements, keeping multiples of up to 32); the sizes are in each record.")] = False,
     timing: Annotated[bool, typer.Option("--timing/--no-timing", help="Time candidate and reference.")] = True,
-    timing_trials: Annotated[int, typer.Option("--timing-trials", help="Timed runs of each.")] = 100,
+    timing_trials: Annotated[int, typer.Option(
+        "--timing-trials", help="Timed runs of each, in 5 rounds clocked by cudalint (docs/verify.md).")] = 100,
     warmup: Annotated[int, typer.Option("--warmup", help="Untimed runs before timing.")] = 3,
     compile_baseline: Annotated[bool, typer.Option(
         "--compile", help="Also time torch.compile of the reference (slow to compile).")] = False,
@@ -151,8 +152,8 @@ def verify_command(
         "--harness", metavar="cudalint|kernelbench|kernelbench-v0.1",
         help="kernelbench: mirror KernelBench's current eval (the tolerance of --precision for every output, inputs "
              "and models cast to it, its trial seeds, PyTorch's TF32 defaults, the same input tensors for both "
-             "models, excessive speedups flagged); kernelbench-v0.1: its v0.1 eval (atol=rtol=1e-2, no cast, "
-             "CUDA-event timing without L2 flush).")] = "cudalint",
+             "models, excessive speedups flagged); kernelbench-v0.1: its v0.1 eval (atol=rtol=1e-2, no cast); "
+             "the timing is cudalint's in every mode.")] = "cudalint",
     precision: Annotated[str, typer.Option(
         "--precision", metavar="fp32|fp16|bf16",
         help="KernelBench's precision (with --harness kernelbench): inputs and both models cast to it, and its "

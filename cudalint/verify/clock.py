@@ -5,11 +5,11 @@ The solution's code runs in the run worker, so nothing measured there is trusted
 (the reference ran in its process) and write anything to any pipe it holds, from any thread. Here the
 clock is the parent's, and it is stopped only by work the judge checks afterwards.
 
-Both models are timed by the same protocol and the same code (`worker.timed_rounds`): the candidate in
+Both models are timed by the same protocol and the same code (`worker.TimedRounds`): the candidate in
 the run worker, the reference (and its `torch.compile`) in the judge, which never loads the solution.
 A `Timekeeper` (this process, a thread) talks to the worker through two pipes: `control` (parent to
-worker, one JSON line per message) and `timing` (worker to parent, framed: `encode`; the request's `control_fd` and `timing_fd`). For each round k
-(its inputs' seed was in the request):
+worker, one JSON line per message) and `timing` (worker to parent, framed: `encode`), the request's
+`control_fd` and `timing_fd`. For each round k (its inputs' seed was in the request):
 
 1. the worker generates the inputs of the round's seed (untimed) and sends `{"kind": "ready", "round": k}`;
 2. the parent sends `{"round": k, "nonce": N, "iterations": n}`, N drawn here at that moment

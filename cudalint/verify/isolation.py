@@ -81,7 +81,8 @@ def run_worker(command: list[str], request: dict, timeout: float, env: dict | No
     of a pipe drained into the open file `outputs_into` (a run worker's candidate outputs), or the file
     descriptor of `outputs_from` (the judge reads them). `prefix` wraps the command (compute-sanitizer).
     `on_timeout(partial_result)` runs after a kill (to clean up a lock). `clock` (a `clock.Timekeeper`) times
-    the worker's timed rounds from here: its pipes are passed and named in the request."""
+    the worker's timed rounds from here: its pipes are passed and named in the request. `pass_fds` are passed
+    to the prefix (compute-sanitizer's log); the worker closes them before anything else runs."""
     own_dir = workdir is None
     directory = workdir or private_directory(prefix="cudalint-verify-")
     stdout_path = os.path.join(directory, f"{request.get('mode', 'job')}.stdout")
@@ -162,6 +163,11 @@ def judged(run: WorkerOutcome, judge: WorkerOutcome | None, timing: dict | None 
     run.result.pop("timing", None)
     if run.status != "correct":
         return run
+    if judge is not None and judge.status not in ("correct", "incorrect"):
+        checked = judge.result.get("correctness")
+        if str(judge.result.get("stage", "")).startswith("timing") and isinstance(checked, dict) and "ok" in checked:
+            # it died timing the reference, after its verdict (sent before the timing): the verdict stands
+            judge.status, judge.message = ("correct" if checked["ok"] else "incorrect"), checked.get("message", "")
     if judge is None or judge.status not in ("correct", "incorrect") or run.result.get("outputs_overflowed"):
         why = "the outputs were larger than the limit" if run.result.get("outputs_overflowed") else \
             (judge.message if judge is not None else "it did not run")

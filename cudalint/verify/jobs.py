@@ -166,10 +166,11 @@ def _confined(job: WorkerJob) -> tuple[dict, tuple[str, ...]]:
     if job.mode == "pch":
         os.makedirs(pch, exist_ok=True)
         return dict(job.request, pch_dir=pch), (pch,)
-    if not job.request.get("solution"):
+    try:
+        with open(job.request.get("solution") or "", "rb") as handle:
+            namespace = cache_namespace(cache_dir, handle.read())
+    except OSError:  # no solution (a probe), or none to read: nothing of the cache is writable
         return job.request, ()
-    with open(job.request["solution"], "rb") as handle:
-        namespace = cache_namespace(cache_dir, handle.read())
     os.makedirs(namespace, exist_ok=True)
     return dict(job.request, cache_dir=namespace, pch_dir=pch), (namespace,)
 
@@ -278,5 +279,5 @@ def spread(jobs: list, gpus: list[Gpu], work: Callable) -> None:
         thread.join()
 
 
-__all__ = ["JobDone", "JobResult", "LocalExecutor", "WorkerJob", "cache_namespace", "drop_locks", "execute", "isolation_record",
-           "network_state", "spread", "worker_isolation"]
+__all__ = ["JobDone", "JobResult", "LocalExecutor", "WorkerJob", "cache_namespace", "drop_locks", "execute",
+           "isolation_record", "network_state", "spread", "worker_isolation"]

@@ -18,7 +18,7 @@ import threading
 
 from cudalint.verify.results import NOT_THE_CANDIDATES
 
-KEY_VERSION = "1"
+KEY_VERSION = "2"  # 2: the speedup is the parent's clock's; records timed in the candidate's process are redone
 # the VerifyOptions fields that can change a candidate's record (not where it runs, nor how fast)
 VERDICT_SETTINGS = ("trials", "seed", "tolerances", "timing", "warmup", "timing_trials", "compile", "lint", "poison",
                     "allow_tf32", "build_timeout", "run_timeout", "sanitize_timeout", "device", "build_only",

@@ -988,8 +988,10 @@ class TimedRounds:
             base = _fresh_inputs(self.reference, seed, self.device, torch, None, keep_zeros=self.keep_zeros,
                                  dtype=self.dtype)
             working = [v.clone() if _perturbed(v, torch) else v for v in base]
-            for _ in range(self.warmup if not rounds else 0):
-                forward(*working)
+            for _ in range(self.warmup if not rounds else 0):  # the projection's kernels warm up too
+                warm = _flatten(forward(*working), torch)
+                if warm:
+                    self._project(warm, self._signs(0, warm))
             self.synchronize()
             self._send({"kind": "ready", "round": self.number})
             nonce, iterations = self._go()
@@ -1556,6 +1558,7 @@ def judge(request: dict, progress: Progress) -> None:
                 break
         summary = trials.finish()
         progress.state["correctness"] = summary
+        progress.write()  # the verdict, sent before the timing: it stands if the timing fails
         if summary["ok"] and request.get("timing", True) and request.get("control_fd") is not None:
             _judge_timing(request, progress, torch, device, reference, reference_model, tolerances, kernelbench,
                           sent_trials)
