@@ -350,9 +350,11 @@ class RangeAnalysis:
         return self._loops[key]
 
     def array_witness(self, kernel: ir.Function, function: ir.Function, access: Access, dimension: int,
-                      size: int) -> Witness | None:
+                      size: int, launch: tuple[Dim3, ConstantEnv] | None = None) -> Witness | None:
         """A thread where subscript `dimension` of `access` (in `function`, run by `kernel`) is outside
-        [0, size), or None when there is none or it cannot be decided."""
+        [0, size), or None when there is none or it cannot be decided. `launch`: (the block, the kernel's
+        values) of one launch evaluated at the reference's shapes, else the blocks of the unit's launches
+        with the function's own constants."""
         root = access.root
         if root.retyped:
             return None
@@ -365,6 +367,8 @@ class RangeAnalysis:
             parts = list(root.offsets) + parts
         elif root.offsets:
             return None
+        if launch is not None:
+            return self._search(function, access, parts, 0, size, [launch[0]], False, launch[1])
         return self._search(function, access, parts, 0, size, self.links.block_sizes(kernel), False)
 
     def buffer_witness(self, function: ir.Function, access: Access, size: int, block: Dim3,
