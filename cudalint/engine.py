@@ -56,8 +56,9 @@ class Budget:
 
     # CPU time, the same on a busy machine as on an idle one (the heaviest real kernel takes 8 s)
     seconds: int = 60
-    # time on the clock, for a file that waits instead of computing, or a machine too busy to give it the CPU
-    wall_seconds: float = 120.0
+    # time on the clock, for a file that waits instead of computing, or a machine too busy to give it the CPU:
+    # never more than a minute per file (issue 38), so an input cannot hold a batch longer than that
+    wall_seconds: float = 60.0
     # address space a worker may add to what it shares with the process that forked it (its 512 MiB
     # lint-thread stack included; a real kernel takes under 100 MB more): the memory linting can take
     memory_bytes: int = 2 * 1024 ** 3

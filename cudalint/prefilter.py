@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from cudalint.config import LintOptions, options_by_nearest_config
-from cudalint.engine import FileResult, expand_paths, iter_lint_each
+from cudalint.engine import Budget, FileResult, expand_paths, iter_lint_each
 from cudalint.findings import Finding, Location, RelatedLocation, Severity
 
 NEVER_REJECTS = frozenset({"CL902", "CL903"})  # about the file's comments and headers, not about the kernel
@@ -101,7 +101,7 @@ def rejecting_findings(findings: Iterable[Finding], fail_on: str = "error", stri
 def prefilter(paths_or_sources: Iterable, *, options: LintOptions | None = None, fail_on: str | None = None,
               jobs: int | None = None, problems: str | None = None, reference: str | None = None,
               use_config: bool = True, honour_suppressions: bool = False, strict: bool = False,
-              dry_run: bool = True) -> PrefilterResult:
+              dry_run: bool = True, budget: Budget | None = None) -> PrefilterResult:
     """Lint every input (in parallel over `jobs` processes; default: every core) and split them into
     (accepted, rejected). `options` default to each file's nearest configuration (with `use_config`) or
     the defaults; `fail_on` defaults to the options' `fail-on`. `problems` (a
@@ -110,7 +110,8 @@ def prefilter(paths_or_sources: Iterable, *, options: LintOptions | None = None,
     solution's Python (never its CUDA) on the CPU in a sandboxed process to observe what the harness would
     (see cudalint/dryrun/). The inputs' own `cudalint: ignore` comments are not honoured (their authors are
     the ones judged) unless `honour_suppressions` says so. With `strict`, latent findings (defects proven not
-    to occur at the reference's shapes) reject too."""
+    to occur at the reference's shapes) reject too. `budget` is what linting one input may take (default:
+    `Budget()`, 60 s of CPU and of wall time and 2 GiB); past it the input gets an incomplete-analysis finding."""
     if isinstance(paths_or_sources, (str, os.PathLike)) or _is_named_source(paths_or_sources):
         paths_or_sources = [paths_or_sources]
     inputs = list(paths_or_sources)
@@ -147,7 +148,8 @@ def prefilter(paths_or_sources: Iterable, *, options: LintOptions | None = None,
                                              honour_suppressions=honour_suppressions, dry_run=dry_run and o.dry_run)
                   for o in per_file}
         per_file = [judged[id(o)] for o in per_file]
-        results = list(iter_lint_each(files, per_file, jobs, isolate=True))  # untrusted: never in this process
+        # untrusted: never in this process
+        results = list(iter_lint_each(files, per_file, jobs, isolate=True, budget=budget or Budget()))
     finally:
         if temp_dir is not None:
             shutil.rmtree(temp_dir, ignore_errors=True)

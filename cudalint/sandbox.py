@@ -65,6 +65,9 @@ _CREDENTIAL = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH|COOKIE|SESSION
 
 NAMESPACES = ["unshare", "--user", "--map-root-user", "--pid", "--fork", "--kill-child", "--mount", "--mount-proc"]
 NETWORK_NAMESPACE = ["--net"]
+# inside the sandbox, a command started by another (compute-sanitizer) put in PID and mount namespaces of its
+# own: it cannot see, signal or open the files of the process that started it; the network stays shared
+APART = ["unshare", "--user", "--map-root-user", "--pid", "--fork", "--kill-child", "--mount", "--mount-proc", "--"]
 
 
 @dataclass(frozen=True)
@@ -513,7 +516,7 @@ def _children(parent: int) -> list[int]:
     return found
 
 
-__all__ = ["Channel", "Finished", "Isolation", "LAUNCHER", "Limits", "isolation", "launch", "private_directory",
+__all__ = ["APART", "Channel", "Finished", "Isolation", "LAUNCHER", "Limits", "isolation", "launch", "private_directory",
            "run_sandboxed", "scrubbed_environment", "signal_name"]
 
 

@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 
 from cudalint.checks.registry import all_rules, find_rule, matches
 from cudalint.findings import Finding, Location
-from cudalint.sources import SourceDocument, split_lines
+from cudalint.positions import split_lines
+from cudalint.sources import SourceDocument
 
 _COMMENT = re.compile(
     r"(?://|#|/\*)\s*cudalint:\s*(?P<kind>ignore-next-line|ignore-file|ignore-begin|ignore-end|ignore)\b"
@@ -258,7 +259,7 @@ def _escape_length(line: str, column: int) -> int:
     """The length in the file of the string character at `column`: 1, or its escape sequence's."""
     if line[column:column + 1] != "\\":
         return 1
-    from cudalint.sources import _ESCAPE
+    from cudalint.string_resolver import _ESCAPE
 
     escaped = _ESCAPE.match(line, column + 1)
     return 1 + (len(escaped.group(0)) if escaped else 1)

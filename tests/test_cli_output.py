@@ -88,7 +88,7 @@ def test_short_help_version_and_shell_completion() -> None:
 def test_one_spelling_of_each_option_and_variable(tmp_path: Path, monkeypatch) -> None:
     """--reference, --model and --format are the names shown; the older --ref, --llm and --output-format
     still work; every cache lives under $CUDALINT_CACHE_DIR, and $CUDALINT_CACHE says it is deprecated."""
-    from cudalint.verify.runner import default_cache_dir
+    from cudalint.verify.build_cache import default_cache_dir
 
     runner = CliRunner()
     for command, shown, hidden in ((["verify"], "--reference", "--ref "), (["repair"], "--reference", "--ref "),

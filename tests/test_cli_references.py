@@ -69,7 +69,7 @@ def test_repair_verify_lints_with_the_reference_before_the_gpu(tmp_path: Path, m
     whose only bug is CL430 goes to the model with it, not to the GPU as clean."""
     import sys
 
-    import cudalint.verify.results as verify_results
+    import cudalint.verify.gpu_check as verify_gpu_check
     from cudalint.verify.runner import VerifyOptions
 
     sys.path.insert(0, str(Path(__file__).parent))
@@ -79,7 +79,7 @@ def test_repair_verify_lints_with_the_reference_before_the_gpu(tmp_path: Path, m
     shutil.copy(SOLUTION, tmp_path / SOLUTION.name)
     monkeypatch.setattr(VerifyOptions, "missing_gpu", lambda self: None)  # a GPU, as far as the check goes
     built: list[str] = []
-    monkeypatch.setattr(verify_results, "make_gpu_check", lambda *args: lambda path, text: built.append(path) or [])
+    monkeypatch.setattr(verify_gpu_check, "make_gpu_check", lambda *args: lambda path, text: built.append(path) or [])
     with StubServer([Reply(content="```python\n" + SOLUTION.read_text() + "```\n")]) as server:
         result = CliRunner().invoke(app, ["repair", SOLUTION.name, "--llm", "m", "--rounds", "1", "--verify",
                                           "--problems", str(PROBLEMS), "--no-config"],

@@ -14,7 +14,7 @@ from cudalint.analysis.launch_link import CAPPED, CEIL, EXACT, FLOOR, UNKNOWN, L
 from cudalint.analysis.ranges import Evaluator, RangeAnalysis
 from cudalint.analysis.symbolic import Atom, Poly
 from cudalint.frontend import lower_unit
-from cudalint.harness.shapes import ShapeEnv
+from cudalint.harness.host_run import ShapeEnv
 from cudalint.model import ir
 from cudalint.model.constants import type_size
 from cudalint.model.program import Program, build_program

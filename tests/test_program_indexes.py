@@ -11,7 +11,8 @@ import pytest
 from cudalint.frontend import lower_unit
 from cudalint.model import ir
 from cudalint.model.program import build_program
-from cudalint.sources import CudaUnit, with_lines
+from cudalint.positions import with_lines
+from cudalint.sources import CudaUnit
 
 CORPUS = sorted((Path(__file__).resolve().parents[1] / "corpus" / "cu").rglob("*.cu"))
 

@@ -13,7 +13,8 @@ from cudalint.checks.registry import all_rules, find_rule
 from cudalint.config import LintOptions
 from cudalint.engine import FileResult, lint_paths
 from cudalint.findings import Finding, Location, RelatedLocation
-from cudalint.report import FORMATS, load_sources, render, statistics
+from cudalint.report import FORMATS, render
+from cudalint.report.common import load_sources, statistics
 from cudalint.report.github import annotation, escape_data, escape_property, render_github
 from cudalint.report.json_format import render_json
 from cudalint.report.sarif import FINGERPRINT_KEY, render_sarif

@@ -491,3 +491,26 @@ def test_an_isolated_source_is_linted_on_the_workers_lint_thread():
     findings = cudalint.lint_source(source, filename="casts.cu", isolate=True)
     assert [(f.code, f.message) for f in findings] == [
         ("CL900", "code nested more than 120 levels deep (from column 605) was not analysed")]
+
+
+def test_the_default_budget_is_a_minute_and_two_gib_per_file():
+    """Issue 38: never more than 60 s or 2 GB per file, on the clock as in CPU time."""
+    budget = Budget()
+    assert budget.seconds <= 60 and budget.wall_seconds <= 60 and budget.memory_bytes <= 2 * 1024 ** 3
+
+
+@pytest.mark.skipif(multiprocessing.get_start_method() != "fork" or not hasattr(os, "mkfifo"),
+                    reason="FIFOs and forked workers")
+def test_the_prefilter_rejects_a_file_past_its_budget(tmp_path):
+    """A file that hangs libclang (an include of a FIFO spelled through macros) is rejected with an
+    incomplete-analysis finding once the pre-filter's budget has passed, never accepted."""
+    from cudalint.prefilter import prefilter
+
+    os.mkfifo(tmp_path / "pipe")
+    path = tmp_path / "k.cu"
+    path.write_text(SLOW_INCLUDE.format(target=tmp_path / "pipe") + f"__global__ void k(float* x, int n) {{ {UNGUARDED} }}\n")
+    start = time.monotonic()
+    result = prefilter([str(path)], jobs=1, budget=Budget(wall_seconds=5))
+    assert time.monotonic() - start < 40
+    [item] = result.rejected
+    assert [f.code for f in item.findings] == ["CL900"] and "longer than 5 s" in item.findings[0].message

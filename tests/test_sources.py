@@ -105,7 +105,7 @@ def test_every_character_of_a_literal_maps_to_what_wrote_it(body: str, prefix: s
     import ast
     import warnings
 
-    from cudalint.sources import StringResolver
+    from cudalint.string_resolver import StringResolver
 
     source = f'X = "x{{y"\nN = 7\n{before}s = {prefix}{quote}{body}{quote}' + (' "tail"' if concatenated else "") + "\n"
     try:
@@ -153,7 +153,7 @@ def test_memoized_walk_visits_what_ast_walk_visits_in_its_order() -> None:
 def test_character_positions_kept_as_runs_read_as_one_place_per_character(pieces) -> None:
     """A unit's map to file positions is kept as runs; read back, it is the place of every character,
     across concatenation too (a run continuing over the seam is merged, as a fresh build would have it)."""
-    from cudalint.sources import CharPositions
+    from cudalint.positions import CharPositions
 
     combined, expected = CharPositions([], [], 0), []
     for text, line, column0 in pieces:
@@ -294,7 +294,7 @@ def test_what_is_followed_is_what_python_computes(expression: str) -> None:
     joins it), with a place for each character; anything else is Unresolved, never an exception."""
     import ast
 
-    from cudalint.sources import StringResolver, Unresolved
+    from cudalint.string_resolver import StringResolver, Unresolved
 
     source = ("import textwrap, inspect\nS = 'sss'\nS += '{x}'\nN = 7\nL = ['l1', 'l2']\n"
               f"R = {expression}\n")

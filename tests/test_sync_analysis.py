@@ -6,7 +6,8 @@ import time
 
 import pytest
 
-from cudalint.analysis.barriers import KernelSync, SyncAnalysis, sync_analysis
+from cudalint.analysis.barriers import SyncAnalysis, sync_analysis
+from cudalint.analysis.intervals import KernelSync
 from cudalint.analysis.cfg import BLOCK, GRID, WARP
 from cudalint.analysis.conflicts import CONFLICT, NONE, UNKNOWN, Lin, eq, feasible, ge, less
 from cudalint.frontend import lower_unit

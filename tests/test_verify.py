@@ -15,6 +15,7 @@ import stat
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from pathlib import Path
 
@@ -22,7 +23,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from cudalint.verify import diagnostics, results
+from cudalint.verify import diagnostics, gpu_check, results
 from cudalint.verify.cli import parse_tolerances, register
 from cudalint.verify.gpus import Gpu, arch_list, detect_gpus, parse_nvidia_smi, parse_visible_devices
 from cudalint.verify.isolation import run_worker
@@ -412,7 +413,8 @@ def test_isolation_statuses_and_the_batch_goes_on(tmp_path: Path, monkeypatch) -
     assert "SIGSEGV" in by_name["crash"]["message"] and "correctness trial 1/5: candidate" in by_name["crash"]["message"]
     assert by_name["crash"]["worker"]["run"]["signal"] == "SIGSEGV"
     assert "no result after 10 s" in by_name["hang"]["message"] and "correctness trial 1/5" in by_name["hang"]["message"]
-    assert by_name["ok"]["timing"]["speedup"] == 2.0 and by_name["ok"]["passed"]
+    assert by_name["ok"]["timing"]["speedup"] == pytest.approx(2.0, rel=0.25) and by_name["ok"]["passed"]
+    assert by_name["ok"]["timing"]["status"] == "trusted"
     compile_record = by_name["compile"]
     assert compile_record["compile_errors"][0]["py_line"] == 7  # `y[0] = BROKEN;` in the generated file
     assert compile_record["message"] == 'build failed: line 7: error: identifier "BROKEN" is undefined'
@@ -758,7 +760,7 @@ def test_gpu_reports_feed_the_repair_loop() -> None:
 
 
 def test_make_gpu_check_matches_the_repair_loops_signature(tmp_path: Path) -> None:
-    check = results.make_gpu_check(str(RELU_REF), _options(tmp_path))
+    check = gpu_check.make_gpu_check(str(RELU_REF), _options(tmp_path))
     text = (RUN / "level_1_problem_19_sample_0_kernel.py").read_text()
     assert check("level_1_problem_19_sample_0_kernel.py", "# standin: ok\n" + text) == []
     [report] = check("x.py", "# standin: incorrect\n" + text)
@@ -1207,3 +1209,310 @@ def test_a_superseded_lighter_build_is_not_the_solutions_failure(tmp_path: Path)
                             _options(tmp_path, build_only=True))
     assert record["status"] == "built" and record["compile_errors"] == []
     assert [e["name"] for e in record["build"]["extensions"]] == ["standin"]
+
+
+# ------------------------------------------------------------------------------- the timing protocol
+
+
+def _fake_worker(keeper, frames) -> threading.Thread:
+    """A worker speaking the protocol from a thread: the ready of each round, then the frames `frames(round,
+    go)` gives (None: it stops there)."""
+    from cudalint.verify import clock
+
+    control, timing = os.fdopen(os.dup(keeper.control_fd), "rb"), os.dup(keeper.timing_fd)
+    keeper.started()
+
+    def work() -> None:
+        try:
+            for number in range(1, len(keeper.rounds) + 1):
+                os.write(timing, clock.encode({"kind": "ready", "round": number}))
+                go = json.loads(control.readline() or b"{}")
+                if not go:
+                    return
+                sent = frames(number, go)
+                if sent is None:  # the worker stops here
+                    return
+                for frame in sent:
+                    os.write(timing, frame)
+        except OSError:
+            pass
+        finally:
+            control.close()
+            os.close(timing)
+
+    thread = threading.Thread(target=work)
+    thread.start()
+    return thread
+
+
+def test_timing_frames_round_trip_and_junk_is_an_error() -> None:
+    import io as io_module
+
+    from cudalint.verify.clock import MAGIC, FrameError, encode, read_frame
+
+    stream = io_module.BytesIO(encode({"kind": "done", "round": 1, "projections": [1.5, float("nan")]}))
+    frame = read_frame(stream.read)
+    assert frame["round"] == 1 and frame["projections"][0] == 1.5 and read_frame(stream.read) is None
+    for junk in (b"{\"kind\": \"done\"}\n", MAGIC + (10 ** 9).to_bytes(4, "big"), encode({"kind": "x"})[:-3],
+                 MAGIC + (2).to_bytes(4, "big") + b"[]", MAGIC + (3).to_bytes(4, "big") + b"{no"):
+        with pytest.raises(FrameError):
+            read_frame(io_module.BytesIO(junk).read)
+
+
+def test_the_timekeeper_clocks_rounds_itself_and_rejects_junk() -> None:
+    """The round's time is this process's clock from the nonce sent to the done frame received, whatever the
+    worker says it measured; a frame out of turn, junk, or anything after the last round rejects the timing;
+    a worker that stops early leaves the rounds incomplete."""
+    from cudalint.verify.clock import Timekeeper, encode
+
+    def honest(number, go):
+        time.sleep(0.05)  # the "work"; the worker claims a microsecond
+        yield encode({"kind": "done", "round": number, "projections": [go["nonce"] % 7] * go["iterations"],
+                      "events_ms": [0.001] * go["iterations"]})
+
+    keeper = Timekeeper([1, 2, 3], 10)
+    _fake_worker(keeper, honest).join()
+    keeper.finish()
+    assert keeper.complete() and keeper.why_not() == ""
+    assert all(4.9 <= ms < 50 for ms in keeper.ms_per_iteration())  # 50 ms over 10 iterations, not 0.001
+    assert len({r.nonce for r in keeper.rounds}) == 3 and keeper.rounds[0].projections == [keeper.rounds[0].nonce % 7] * 10
+
+    cases = {
+        "junk": lambda n, go: [b"garbage\n"],
+        "out of turn": lambda n, go: [encode({"kind": "done", "round": n + 1, "projections": []})],
+        "after the last": lambda n, go: [encode({"kind": "done", "round": n, "projections": []})]
+        + ([encode({"kind": "done", "round": n, "projections": []})] if n == 2 else []),
+    }
+    for name, frames in cases.items():
+        keeper = Timekeeper([1, 2], 3)
+        _fake_worker(keeper, frames).join()
+        keeper.finish()
+        assert keeper.rejected and "junk on the timing channel" in keeper.rejected, name
+        assert not keeper.complete()
+
+    keeper = Timekeeper([1, 2], 3)
+    _fake_worker(keeper, lambda n, go: None).join()  # stops in its first round
+    keeper.finish()
+    assert not keeper.complete() and "ended during timed round 1" in keeper.why_not()
+
+
+def _timed(keeper, reference, model, tolerances=None):
+    """TimedRounds (the worker's side) in a thread of this process against `keeper`: (rounds, error)."""
+    import torch
+
+    from cudalint.verify.worker import Progress, TimedRounds
+
+    request = {"control_fd": os.dup(keeper.control_fd), "timing_fd": os.dup(keeper.timing_fd),
+               "timing_seeds": keeper.seeds, "warmup": 1}
+    keeper.started()
+    done: dict = {}
+
+    def work() -> None:
+        progress = Progress(os.open(os.devnull, os.O_WRONLY), "run")
+        timer = TimedRounds(request, torch, torch.device("cpu"), reference, lambda: None,
+                            tolerances or {"float32": (1e-4, 1e-4)}, False)
+        try:
+            with torch.no_grad():
+                done["rounds"] = timer.run(model, progress, "test")
+        finally:
+            timer.control.close()
+            os.close(request["timing_fd"])
+
+    thread = threading.Thread(target=work)
+    thread.start()
+    thread.join()
+    keeper.finish()
+    return done.get("rounds")
+
+
+def test_timed_rounds_prove_every_iteration() -> None:
+    """The judge's check of the timed rounds, on the CPU: an honest candidate's projections and last outputs
+    agree with the reference's; one that returns cached outputs (no work after the first call on the
+    same tensor) or slightly wrong ones is found out."""
+    torch = pytest.importorskip("torch")
+    import types
+
+    from cudalint.verify.clock import Timekeeper
+    from cudalint.verify.worker import check_rounds
+
+    reference = types.SimpleNamespace(get_inputs=lambda: [torch.randn(64, 32)])
+    weight = torch.randn(32, 16)
+
+    def model(x):
+        return torch.tanh(x @ weight)
+
+    cache: dict = {}
+
+    def caching(x):
+        if id(x) not in cache:
+            cache[id(x)] = model(x)
+        return cache[id(x)]
+
+    tolerances = {"float32": (1e-4, 1e-4)}
+    keeper = Timekeeper([5, 6], 4)
+    expected = _timed(keeper, reference, model)
+    assert keeper.complete() and len(expected) == 2
+
+    def candidate_rounds(fn):
+        judge_keeper = Timekeeper(keeper.seeds, 4, [r.nonce for r in keeper.rounds])
+        rounds = _timed(judge_keeper, reference, fn)
+        return [{"projections": r["projections"], "outputs": r["outputs"]} for r in rounds]
+
+    assert check_rounds(candidate_rounds(lambda x: torch.tanh(x @ weight) + 1e-6), expected, tolerances, torch)["ok"]
+    cached = check_rounds(candidate_rounds(caching), expected, tolerances, torch)
+    assert not cached["ok"] and "projection" in cached["message"]
+    wrong = check_rounds(candidate_rounds(lambda x: torch.tanh(x @ weight) * 1.001), expected, tolerances, torch)
+    assert not wrong["ok"]
+
+
+# a solution that slows the reference down in its process (x * 2 sleeps there) and stops the clocks it can
+# reach; and one whose thread forges the timing protocol's frames (ready, then done at once with made-up
+# projections) on the pipes named in the worker's request
+_SLOW_REFERENCE = """\
+import time, torch
+_multiply = torch.Tensor.__mul__
+def _slow(self, other):
+    time.sleep(0.02)
+    return _multiply(self, other)
+torch.Tensor.__mul__ = _slow
+time.perf_counter = time.monotonic = lambda: 0.0
+"""
+_FORGED_FRAMES = """\
+import gc, json, os, threading, torch
+REQUEST = next(o for o in gc.get_objects() if isinstance(o, dict) and "timing_fd" in o and "control_fd" in o)
+def _frame(message):
+    body = json.dumps(message).encode()
+    return b"CLK1" + len(body).to_bytes(4, "big") + body
+def _forge():
+    control = os.fdopen(os.dup(REQUEST["control_fd"]), "rb")
+    for number in range(1, len(REQUEST["timing_seeds"]) + 1):
+        os.write(REQUEST["timing_fd"], _frame({"kind": "ready", "round": number}))
+        go = json.loads(control.readline())
+        os.write(REQUEST["timing_fd"], _frame({"kind": "done", "round": number, "projections": [0.0] * go["iterations"]}))
+threading.Thread(target=_forge, daemon=True).start()
+"""
+
+
+def test_a_solution_cannot_forge_its_speedup(tmp_path: Path) -> None:
+    """The reference is timed in the judge, the candidate by the parent's clock, and only work the judge
+    checked counts: slowing the reference in the solution's process, stopping its clocks or forging the
+    protocol's frames gives no speedup."""
+    records = _forgery_batch(tmp_path, {
+        "slower": _SLOW_REFERENCE + "import torch\n" + _MODEL.format("torch.add(x, x)"),
+        "frames": _FORGED_FRAMES + _MODEL.format("torch.add(x, x)"),
+        "honest": "import torch\n" + _MODEL.format("torch.add(x, x)")})
+    assert {k: r["status"] for k, r in records.items()} == dict.fromkeys(records, "correct")
+    slower = records["slower"]["timing"]
+    assert slower["status"] == "trusted" and slower["speedup"] < 5, slower  # 20 ms of reference would be 1000x
+    frames = records["frames"]["timing"]
+    assert frames["status"] == "rejected" and frames["speedup"] is None, frames
+    assert "timing rejected" in records["frames"]["message"]
+    assert records["honest"]["timing"]["status"] == "trusted" and records["honest"]["timing"]["speedup"] > 0
+
+
+_PLANT = """\
+import gc, os
+REQUEST = next(o for o in gc.get_objects() if isinstance(o, dict) and "cache_dir" in o and "mode" in o)
+root = os.path.dirname(os.path.dirname(REQUEST["cache_dir"]))  # CACHE/candidates/<digest> -> CACHE
+for folder, _, files in os.walk(root):
+    for name in files + ["planted.so"]:
+        try:
+            with open(os.path.join(folder, name), "w") as handle:
+                handle.write("planted")
+        except OSError:
+            pass
+"""
+
+
+def test_a_candidate_cannot_write_another_candidates_build_cache(tmp_path: Path) -> None:
+    """Each candidate's workers write only its own part of the build cache (keyed by its solution's digest):
+    one that overwrites every file it finds in the cache, and plants a library in every folder, leaves
+    another candidate's cached library and the shared precompiled header as they were."""
+    from cudalint.sandbox import isolation
+    from cudalint.verify.jobs import cache_namespace
+
+    if isolation().files != "read-only":
+        pytest.skip("no mount namespace here: every file the user can write is writable (docs/verify.md)")
+    victim = "import torch\n" + _MODEL.format("x * 2")
+    library = Path(cache_namespace(str(tmp_path / "cache"), victim.encode())) / "ext" / "victim-0123" / "victim.so"
+    header = tmp_path / "cache" / "pch" / "0123" / "torch_extension.h.gch"
+    for path in (library, header):
+        path.parent.mkdir(parents=True)
+        path.write_text("built by cudalint")
+    records = _forgery_batch(tmp_path, {"planter": _PLANT + "import torch\n" + _MODEL.format("x * 2"),
+                                        "victim": victim})
+    assert records["victim"]["status"] == "correct" and records["planter"]["status"] == "correct"
+    assert library.read_text() == "built by cudalint" and header.read_text() == "built by cudalint"
+    planter = Path(cache_namespace(str(tmp_path / "cache"), (tmp_path / "planter.py").read_bytes()))
+    planted = [p for p in (tmp_path / "cache").rglob("planted.so") if planter not in p.parents]
+    assert planted == [] and (planter / "planted.so").exists()  # it could write its own part, nothing else
+
+
+_SANITIZER_REPORTING = """#!{python}
+import subprocess, sys
+args = sys.argv[1:]
+options = {{}}
+while args and args[0].startswith("--"):
+    options.setdefault(args[0], args[1])
+    args = args[2:]
+with open(options["--log-file"], "w") as log:  # the report first, kept open while the application runs
+    log.write("========= COMPUTE-SANITIZER\\n========= ERROR SUMMARY: 7 errors\\n")
+    log.flush()
+    sys.exit(subprocess.call(args))
+"""
+# a candidate that overwrites with a clean summary every file it can open for writing: its own descriptors,
+# every descriptor of every process it can see (its parent's included), every *.log near it
+_SCRUB_LOG = """\
+import glob, os
+CLEAN = "========= COMPUTE-SANITIZER\\n========= ERROR SUMMARY: 0 errors\\n"
+targets = glob.glob("/proc/*/fd/*") + glob.glob(os.path.join(os.getcwd(), "*.log"))
+targets += glob.glob(os.path.join(os.path.dirname(os.getcwd()), "*", "*.log"))
+for path in targets:
+    try:
+        target = os.readlink(path) if path.startswith("/proc/") else path
+        if target.startswith(("/dev/", "pipe:", "socket:", "anon_inode:")):  # not its own outputs' pipe
+            continue
+        with open(path, "w") as handle:
+            handle.write(CLEAN)
+    except OSError:
+        pass
+"""
+
+
+def test_the_sanitizer_log_is_out_of_the_candidates_reach(tmp_path: Path) -> None:
+    """compute-sanitizer's log is an unlinked file written through a descriptor the worker closes at once,
+    and the worker runs apart from compute-sanitizer's process: a candidate rewriting every file it can
+    open leaves the sanitizer's report as it was written."""
+    from cudalint.sandbox import isolation
+
+    if not isolation().namespaces:
+        pytest.skip("no namespaces here: the candidate could reach its sanitizer's process (docs/verify.md)")
+    pytest.importorskip("torch")
+    fake = tmp_path / "fake-sanitizer"
+    fake.write_text(_SANITIZER_REPORTING.format(python=sys.executable))
+    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
+    reference = tmp_path / "ref.py"
+    reference.write_text(_DOUBLE)
+    solution = tmp_path / "scrubber.py"
+    solution.write_text(_SCRUB_LOG + "import torch\n" + _MODEL.format("x * 2"))
+    options = VerifyOptions(device="cpu", lint=False, cache_dir=str(tmp_path / "cache"), timing=False,
+                            sanitize=("memcheck",), sanitizer=str(fake), run_timeout=120, build_timeout=120,
+                            sanitize_timeout=120)
+    [record] = verify_batch([Candidate(str(solution), str(reference))], options)
+    assert record["sanitizer"], (record["status"], record["message"])
+    summary = record["sanitizer"]["memcheck"]["summary"]
+    assert any("7 errors" in line for line in summary) and not any("0 errors" in line for line in summary), summary
+
+
+def test_the_judge_reads_a_garbled_outputs_stream_as_no_outputs(tmp_path: Path) -> None:
+    """Text written into the outputs pipe (a length of petabytes) is no trial, never a MemoryError."""
+    torch = pytest.importorskip("torch")
+    from cudalint.verify.worker import received_outputs, send_outputs
+
+    path = tmp_path / "outputs"
+    with open(path, "wb") as handle:
+        send_outputs(handle.fileno(), torch, 1, 42, [torch.ones(3)], [])
+        handle.write(b"========= ERROR SUMMARY: 0 errors\n")
+    with open(path, "rb") as stream:
+        sent = list(received_outputs(stream, torch))
+    assert sent[0]["trial"] == 1 and torch.equal(sent[0]["outputs"][0], torch.ones(3)) and sent[1:] == [None]

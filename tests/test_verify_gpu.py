@@ -54,7 +54,8 @@ def test_correct_kernel_is_checked_and_timed(batch: dict) -> None:
     correctness = record["correctness"]
     assert correctness["passed"] == 5 and correctness["poisoned"] and correctness["max_abs_error"] == 0.0
     timing = record["timing"]
-    assert timing["method"] == "cuda-events" and not timing["side_streams"]
+    assert timing["status"] == "trusted", timing["message"]
+    assert timing["cuda_events"]["reference"]["median_ms"] > 0  # the judge's events, beside the parent's clock
     assert timing["candidate"]["trials"] == 20 and timing["candidate"]["median_ms"] > 0
     assert timing["reference"]["median_ms"] > 0 and timing["speedup"] > 0
     assert record["build"]["extensions"][0]["ok"]
@@ -134,7 +135,7 @@ def test_kernelbench_harness_mode() -> None:
 
     [record] = verify_batch([_candidate(1, 19, 0)], _options(parity="kernelbench", tolerances=KERNELBENCH_TOLERANCES))
     assert record["status"] == "correct", record["message"]
-    assert record["correctness"]["atol"] == 1e-2 and record["timing"]["method"].startswith("kernelbench")
+    assert record["correctness"]["atol"] == 1e-2 and record["timing"]["status"] == "trusted"
 
 
 def test_a_single_node_ray_run_matches_the_local_run(batch: dict, tmp_path: Path) -> None:
@@ -154,3 +155,56 @@ def test_a_single_node_ray_run_matches_the_local_run(batch: dict, tmp_path: Path
             assert on_ray["gpu"]["node"] and on_ray["gpu"]["name"] == here["gpu"]["name"]
     assert records[0]["timing"]["speedup"] > 0
     assert len((tmp_path / "sweep.jsonl").read_text().splitlines()) == 5
+
+
+# what a solution can do to its speed from its own process: CUDA events that say a microsecond, no
+# synchronize, the clocks stopped, the reference's op (torch.relu) slowed by 50 ms; and a thread forging
+# the timing protocol's frames (ready, then done at once with made-up projections)
+_HOSTILE_TIMERS = """\
+import time, torch
+torch.cuda.Event.elapsed_time = lambda self, end: 1e-6
+torch.cuda.synchronize = lambda *args, **kwargs: None
+time.perf_counter = time.monotonic = lambda: 0.0
+_relu = torch.relu
+def _slow_relu(x):
+    time.sleep(0.05)
+    return _relu(x)
+torch.relu = _slow_relu
+"""
+_FORGED_FRAMES = """\
+import gc, json, os, threading
+REQUEST = next(o for o in gc.get_objects() if isinstance(o, dict) and "timing_fd" in o and "control_fd" in o)
+def _frame(message):
+    body = json.dumps(message).encode()
+    return b"CLK1" + len(body).to_bytes(4, "big") + body
+def _forge():
+    control = os.fdopen(os.dup(REQUEST["control_fd"]), "rb")
+    for number in range(1, len(REQUEST["timing_seeds"]) + 1):
+        os.write(REQUEST["timing_fd"], _frame({"kind": "ready", "round": number}))
+        go = json.loads(control.readline())
+        os.write(REQUEST["timing_fd"], _frame({"kind": "done", "round": number, "projections": [0.0] * go["iterations"]}))
+threading.Thread(target=_forge, daemon=True).start()
+"""
+
+
+def test_a_hostile_solution_cannot_forge_its_speedup(tmp_path: Path) -> None:
+    """The correct ReLU kernel, with a header that patches every timer of its process and slows the
+    reference there, and with one that forges the protocol's frames: the first is timed as the honest one
+    is (the reference in the judge, the candidate by the parent's clock), the second's timing is rejected."""
+    honest = RUN / "level_1_problem_19_sample_0_kernel.py"
+    reference = next((PROBLEMS / "level1").glob("19_*.py"))
+    candidates = [Candidate(str(honest), str(reference))]
+    for name, header in (("timers", _HOSTILE_TIMERS), ("frames", _FORGED_FRAMES)):
+        path = tmp_path / f"{name}.py"
+        path.write_text(header + honest.read_text())
+        candidates.append(Candidate(str(path), str(reference)))
+    records = {Path(r["solution"]).stem: r for r in verify_batch(candidates, _options())}
+    assert {k: r["status"] for k, r in records.items()} == dict.fromkeys(records, "correct"), records
+    fair = records["level_1_problem_19_sample_0_kernel"]["timing"]
+    timers = records["timers"]["timing"]
+    assert fair["status"] == "trusted" and timers["status"] == "trusted", (fair, timers)
+    # 50 ms of reference per run would be a speedup in the thousands
+    assert timers["speedup"] < 3 * fair["speedup"] + 1, (timers, fair)
+    assert timers["reference"]["median_ms"] < 10
+    frames = records["frames"]["timing"]
+    assert frames["status"] == "rejected" and frames["speedup"] is None, frames

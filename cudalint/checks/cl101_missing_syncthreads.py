@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from cudalint.analysis.barriers import ATOMIC, READ, UPDATE, Race, sync_analysis
+from cudalint.analysis.accesses import ATOMIC, READ, UPDATE, Race
+from cudalint.analysis.barriers import sync_analysis
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
 from cudalint.findings import Edit, Finding, Fix, short_text

@@ -9,7 +9,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator
 
-from cudalint.analysis.barriers import DivergentBarrier, sync_analysis
+from cudalint.analysis.barriers import sync_analysis
+from cudalint.analysis.divergence import DivergentBarrier
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
 from cudalint.findings import Finding

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from cudalint.analysis.barriers import LEGACY_WARP_INTRINSICS, sync_analysis
+from cudalint.analysis.barriers import sync_analysis
+from cudalint.analysis.divergence import LEGACY_WARP_INTRINSICS
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
 from cudalint.findings import Edit, Finding, Fix, short_text

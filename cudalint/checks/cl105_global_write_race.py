@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from cudalint.analysis.barriers import WRITE, sync_analysis, value_dependent_expr
+from cudalint.analysis.accesses import WRITE
+from cudalint.analysis.barriers import sync_analysis
+from cudalint.analysis.intervals import value_dependent_expr
 from cudalint.analysis.global_rmw import rmw_races
 from cudalint.checks.cl106_global_rmw_race import shared_generator_message
 from cudalint.checks.context import RuleContext

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from cudalint.analysis.barriers import Race, sync_analysis
+from cudalint.analysis.accesses import Race
+from cudalint.analysis.barriers import sync_analysis
 from cudalint.analysis.global_rmw import rmw_races
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule

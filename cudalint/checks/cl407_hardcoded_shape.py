@@ -23,7 +23,7 @@ from cudalint.harness.forward import node_location, record_unit, reference_of
 from cudalint.model import ir
 from cudalint.model.ir import Span
 from cudalint.model.program import Program
-from cudalint.sources import with_lines
+from cudalint.positions import with_lines
 
 _INTEGER_LITERAL = re.compile(r"^\(?\s*(\d+)\s*[uUlL]*\s*\)?$")
 _IDENTIFIER = re.compile(r"^[A-Za-z_]\w*$")

@@ -25,7 +25,8 @@ from cudalint.caching import cache_root, make_cache_folder, mark_used_and_prune
 from cudalint.compile_flags import CompileFlags
 from cudalint.frontend import limits
 from cudalint.frontend.clang_api import diagnostics, inclusions, reparse
-from cudalint.sources import CudaUnit, with_lines
+from cudalint.positions import with_lines
+from cudalint.sources import CudaUnit
 
 VIRTUAL_INCLUDE_DIR = "/__cudalint__/include"
 _VIRTUAL_UNKNOWN_DIR = "/__cudalint__/unknown"

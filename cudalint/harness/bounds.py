@@ -18,7 +18,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from math import prod
 
-from cudalint.analysis.barriers import GlobalBuffer, KernelSync, MemoryAccess, PastTheEnd, sync_analysis
+from cudalint.analysis.accesses import GlobalBuffer, MemoryAccess
+from cudalint.analysis.barriers import sync_analysis
+from cudalint.analysis.intervals import KernelSync, PastTheEnd
 from cudalint.analysis.guards import strip
 from cudalint.analysis.launch_link import LaunchLinks
 from cudalint.harness.shapes import ShapedLaunch, kernel_env_at_reference, reached_launches_at_reference

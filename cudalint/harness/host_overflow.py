@@ -18,7 +18,8 @@ from dataclasses import dataclass
 
 from cudalint.analysis.guards import strip
 from cudalint.analysis.launch_link import LaunchLinks
-from cudalint.harness.shapes import ShapedLaunch, is_signed_int32, reached_launches_at_reference, written_refs
+from cudalint.harness.host_run import written_refs
+from cudalint.harness.shapes import ShapedLaunch, is_signed_int32, reached_launches_at_reference
 from cudalint.model import ir
 
 _ARITHMETIC = {"+", "-", "*", "<<"}

@@ -21,8 +21,10 @@ from dataclasses import dataclass
 from math import prod
 
 from cudalint.analysis.guards import AXES, GuardAnalysis, definitions, strip
-from cudalint.harness.shapes import HostRun, ShapedLaunch, ShapeEnv, TensorArgument, is_signed_int32, \
-    kernel_env_at_reference, reached_launches_at_reference
+from cudalint.harness.host_run import HostRun, ShapeEnv, TensorArgument
+from cudalint.harness.shapes import (
+    ShapedLaunch, is_signed_int32, kernel_env_at_reference, reached_launches_at_reference,
+)
 from cudalint.model import ir
 
 INT32_MAX = 2**31 - 1

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from cudalint import pyast
-from cudalint.sources import StringResolver
+from cudalint.string_resolver import StringResolver
 
 RUN_NAME = re.compile(r"level_(\d+)_problem_(\d+)_sample_(\d+)_kernel\.py$")
 # a directory naming the level: level_2, level2, L2, qwen-level2

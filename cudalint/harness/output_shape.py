@@ -27,9 +27,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from cudalint.harness import init_order
-from cudalint.harness.init_order import UNKNOWN, _Container, _Dotted, _FileClass, _Interpreter, _Object, _Stop, _Tensor
+from cudalint.harness.init_order import _Interpreter
+from cudalint.harness.init_values import (
+    UNKNOWN, _Container, _Dotted, _FileClass, _Object, _plain, _size_args, _Stop, _Tensor,
+)
 from cudalint.harness.kernelbench import ImportMap, read_python
-from cudalint.harness.shapes import HostRun, ShapeEnv, TensorArgument, written_refs
+from cudalint.harness.host_run import HostRun, ShapeEnv, TensorArgument, written_refs
 from cudalint.harness.torch_shapes import DType, TensorType, ValuesIndices, apply_op, known_op
 from cudalint.model import ir
 
@@ -452,7 +455,7 @@ class ShapeInterpreter(_Interpreter):
                 return tensor
             return result
         if name in ("new_empty", "new_zeros", "new_ones", "new_full", "new_tensor"):
-            shape = init_order._size_args(args[:1] if name == "new_full" else args) if name != "new_tensor" else None
+            shape = _size_args(args[:1] if name == "new_full" else args) if name != "new_tensor" else None
             dtype = _dtype_value(kwargs.get("dtype"))
             dtype = dtype.name if isinstance(dtype, DType) else tensor.dtype
             return _Shaped(shape, dtype, Origin(node))
@@ -698,9 +701,9 @@ def problem_of_module(module: ast.Module) -> Problem | None:
     except (_Stop, RecursionError, ArithmeticError, LookupError, TypeError, ValueError, AttributeError):
         return None
     init_args, inputs = (list(v) if isinstance(v, tuple) else v for v in (init_args, inputs))
-    if not isinstance(init_args, list) or not all(init_order._plain(a) for a in init_args):
+    if not isinstance(init_args, list) or not all(_plain(a) for a in init_args):
         return None
-    if not isinstance(inputs, list) or not all(isinstance(i, _Tensor) and i.shape is not None or init_order._plain(i)
+    if not isinstance(inputs, list) or not all(isinstance(i, _Tensor) and i.shape is not None or _plain(i)
                                                for i in inputs):
         return None
     inputs = [_Shaped(i.shape, i.dtype) if isinstance(i, _Tensor) else i for i in inputs]

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 
 from cudalint.analysis.guards import AXES, Access, GuardAnalysis, strip
 from cudalint.analysis.symbolic import Atom, Poly
-from cudalint.harness.shapes import ShapedLaunch, ShapeEnv, kernel_env_at_reference, reached_launches_at_reference
+from cudalint.harness.host_run import ShapeEnv
+from cudalint.harness.shapes import ShapedLaunch, kernel_env_at_reference, reached_launches_at_reference
 from cudalint.model import ir
 
 

@@ -194,7 +194,7 @@ def repair_command(
         "--min-speedup", min=0.0, help="With --verify: a correct answer slower than this over the eager PyTorch "
                                        "reference is sent back to be made faster (0: no performance guard).")] = 1.0,
     harness: Annotated[str, typer.Option(
-        "--harness", metavar="cudalint|kernelbench",
+        "--harness", metavar="cudalint|kernelbench|kernelbench-v0.1",
         help="With --verify: the verify settings (see `verify`).")] = "cudalint",
     llm: Annotated[Optional[str], typer.Option("--llm", hidden=True)] = None,  # the old spelling of --model
     ref: Annotated[Optional[str], typer.Option("--ref", hidden=True)] = None,  # the old spelling of --reference
@@ -266,13 +266,13 @@ class _GpuSetup:
     def __init__(self, ref: str | None, problems: str | None, sanitize: str | None, min_speedup: float,
                  harness: str) -> None:
         from cudalint.harness.kernelbench import reference_options_error
-        from cudalint.verify.runner import KERNELBENCH_TOLERANCES, VerifyOptions
+        from cudalint.verify.runner import VerifyOptions, harness_tolerances
 
         unusable = reference_options_error(ref, problems)
         if unusable is not None:
             raise ValueError(unusable)
         self.ref, self.problems, self.min_speedup = ref, problems, min_speedup or None
-        tolerances = dict(KERNELBENCH_TOLERANCES) if harness == "kernelbench" else None
+        tolerances = harness_tolerances(harness)
         self.options = VerifyOptions(sanitize=tuple(t.strip() for t in (sanitize or "").split(",") if t.strip()),
                                      parity=harness, **({"tolerances": tolerances} if tolerances else {})).validate()
         no_gpu = self.options.missing_gpu()
@@ -284,7 +284,7 @@ class _GpuSetup:
         """The gpu_check of `path` and its reference, or (None, None, the reason) when the reference is not
         known."""
         from cudalint.harness.kernelbench import missing_reference, reference_for
-        from cudalint.verify.results import make_gpu_check
+        from cudalint.verify.gpu_check import make_gpu_check
 
         reference = reference_for(path, self.ref, self.problems)
         problem = missing_reference(path, self.ref, self.problems)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from cudalint.engine import FileResult
 from cudalint.findings import Finding, Severity
-from cudalint.report import all_findings
+from cudalint.report.common import all_findings
 
 _COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 

@@ -19,7 +19,8 @@ import jinja2
 
 from cudalint.checks.registry import find_rule
 from cudalint.engine import FileResult, InputError, read_source
-from cudalint.sources import SUFFIXES, split_lines
+from cudalint.positions import split_lines
+from cudalint.sources import SUFFIXES
 from cudalint.evaluation.runs import CAUSES, ENVIRONMENT_CAUSES
 from cudalint.findings import Finding
 from cudalint.prefilter import rejecting_findings, summarize

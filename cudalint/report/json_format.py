@@ -10,7 +10,7 @@ import json
 from cudalint.engine import FileResult
 from cudalint.findings import Finding
 from cudalint.prefilter import rejecting_findings
-from cudalint.report import all_findings, statistics
+from cudalint.report.common import all_findings, statistics
 
 FILES_SCHEMA = "cudalint.check.files/1"
 

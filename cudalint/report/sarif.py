@@ -14,7 +14,7 @@ from urllib.parse import quote
 from cudalint.checks.registry import Rule, all_rules, find_rule
 from cudalint.engine import FileResult
 from cudalint.findings import Finding, Location, Severity
-from cudalint.report import all_findings, source_line
+from cudalint.report.common import all_findings, source_line
 
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 SARIF_VERSION = "2.1.0"

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 
 from cudalint.engine import FileResult
 from cudalint.findings import Finding, Severity
-from cudalint.report import all_findings, source_line, statistics
+from cudalint.report.common import all_findings, source_line, statistics
 
 _RESET = "\033[0m"
 _BOLD = "\033[1m"

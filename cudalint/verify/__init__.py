@@ -9,9 +9,9 @@ import importlib
 
 # loaded on first use (PEP 562), so that the CLI, which registers `verify` on every start, does not pay
 # for the GPU stage's modules when it only lints
-_HOMES = {"gpu_reports": "results", "make_gpu_check": "results", "render_table": "results", "summary": "results",
+_HOMES = {"gpu_reports": "results", "make_gpu_check": "gpu_check", "render_table": "results", "summary": "results",
           "write_json": "results", "write_per_kernel": "results", "Candidate": "runner", "VerifyOptions": "runner",
-          "collect_candidates": "runner", "default_cache_dir": "runner", "verify_batch": "runner",
+          "collect_candidates": "runner", "default_cache_dir": "build_cache", "verify_batch": "runner",
           "verify_file": "runner"}
 
 

@@ -144,9 +144,15 @@ def verify_command(
         help="Kernels compute-sanitizer instruments: the solution's own (default), those holding a line cudalint "
              "flagged, all (PyTorch's too: slow), or the named ones.")] = "own",
     harness: Annotated[str, typer.Option(
-        "--harness", metavar="cudalint|kernelbench",
-        help="kernelbench: mirror KernelBench's eval (atol=rtol=1e-2, its trial seeds, PyTorch's TF32 defaults, "
-             "the same input tensors for both models, CUDA-event timing without L2 flush).")] = "cudalint",
+        "--harness", metavar="cudalint|kernelbench|kernelbench-v0.1",
+        help="kernelbench: mirror KernelBench's current eval (the tolerance of --precision for every output, inputs "
+             "and models cast to it, its trial seeds, PyTorch's TF32 defaults, the same input tensors for both "
+             "models, excessive speedups flagged); kernelbench-v0.1: its v0.1 eval (atol=rtol=1e-2, no cast, "
+             "CUDA-event timing without L2 flush).")] = "cudalint",
+    precision: Annotated[str, typer.Option(
+        "--precision", metavar="fp32|fp16|bf16",
+        help="KernelBench's precision (with --harness kernelbench): inputs and both models cast to it, and its "
+             "tolerance (fp32 1e-4, fp16/bf16 1e-2) for every output.")] = "fp32",
     network: Annotated[bool, typer.Option(
         "--network", help="Let workers reach the network (default: none, where user namespaces allow).")] = False,
     exact_build: Annotated[bool, typer.Option(
@@ -182,8 +188,8 @@ def verify_command(
     from cudalint.harness.kernelbench import reference_options_error
     from cudalint.verify import results
     from cudalint.verify.ray_cluster import ClusterUnavailable
-    from cudalint.verify.runner import (KERNELBENCH_TOLERANCES, VerifyOptions, collect_candidates, deprecated_settings,
-                                        verify_batch)
+    from cudalint.verify.runner import (PRECISIONS, VerifyOptions, collect_candidates, deprecated_settings,
+                                        harness_tolerances, verify_batch)
 
     ref = reference or ref
     for line in deprecated_settings():
@@ -197,7 +203,9 @@ def verify_command(
     if os.path.isfile(path) and ref is None and problems is None:
         raise _fail("give the reference: --reference REFERENCE.py (or --problems DIR for a run file)")
     try:
-        base_tolerances = KERNELBENCH_TOLERANCES if harness == "kernelbench" else None
+        if precision not in PRECISIONS:
+            raise ValueError(f"unknown precision {precision!r} (choose from {', '.join(PRECISIONS)})")
+        base_tolerances = harness_tolerances(harness, precision)
         options = VerifyOptions(
             trials=trials, seed=seed, tolerances=parse_tolerances(tolerance, base_tolerances), timing=timing,
             warmup=warmup,
@@ -206,7 +214,8 @@ def verify_command(
             poison=not no_poison, allow_tf32=allow_tf32, cache_dir=cache, build_jobs=jobs,
             gpus=[g.strip() for g in gpus.split(",") if g.strip()] if gpus else None, build_timeout=build_timeout,
             run_timeout=timeout, sanitize_timeout=sanitize_timeout, python=python, device=device, fast_p=fast_p,
-            build_only=build_only, sanitize_kernels=sanitize_kernels, parity=harness, isolate_network=not network,
+            build_only=build_only, sanitize_kernels=sanitize_kernels, parity=harness, precision=precision,
+            isolate_network=not network,
             pass_env=tuple(pass_env or ()), light_build=not exact_build, precompiled_header=precompiled_header,
             ray=ray_address if ray_address else ("" if ray else None), results_file=results_file,
         ).validate()

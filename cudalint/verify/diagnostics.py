@@ -177,6 +177,49 @@ def _first_line(text: str) -> str:
     return text[:400]
 
 
+# ------------------------------------------------------------------------------------------- messages
+
+MESSAGE_LIMIT = 600  # characters of a record's message: the whole error stays in the worker's record
+_TENSOR_REPR = re.compile(r"\btensor\(")
+
+
+def short_message(text: str, limit: int = MESSAGE_LIMIT) -> str:
+    """`text` with every printed tensor (`tensor([[...]], device='cuda:0', dtype=torch.float16)`, as pybind's
+    "incompatible function arguments ... Invoked with:" prints its arguments) summarised by its rank, shape
+    where printed, dtype and device, then cut to `limit` characters."""
+    parts, position = [], 0
+    for match in _TENSOR_REPR.finditer(text):
+        if match.start() < position:
+            continue
+        end = _closing(text, match.end() - 1)
+        if end is None:
+            break
+        body = text[match.end():end]
+        rank = len(body) - len(body.lstrip("["))
+        details = [f"{rank}-d" if rank else "scalar"]
+        for name in ("size", "dtype", "device"):
+            found = re.search(rf"\b{name}=((?:\([^)]*\))|[^,)\s]+)", body[body.rfind("]") + 1:] if rank else body)
+            if found:
+                details.append(f"{name}={found.group(1)}")
+        parts += [text[position:match.start()], f"tensor<{', '.join(details)}>"]
+        position = end + 1
+    parts.append(text[position:])
+    short = "".join(parts)
+    return short if len(short) <= limit else short[:limit - 3].rstrip() + "..."
+
+
+def _closing(text: str, opening: int) -> int | None:
+    depth = 0
+    for index in range(opening, len(text)):
+        if text[index] == "(":
+            depth += 1
+        elif text[index] == ")":
+            depth -= 1
+            if depth == 0:
+                return index
+    return None
+
+
 # ----------------------------------------------------------------------------------- compute-sanitizer
 
 SANITIZER_TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")
@@ -193,6 +236,10 @@ _THREAD = re.compile(r"by thread \((?P<thread>[\d, ]+)\) in block \((?P<block>[\
 _INVALID = re.compile(r"^Invalid (?P<space>__\w+__|\w+) (?P<op>read|write|atomic)\w* of size (?P<size>\d+) bytes?")
 _UNINIT = re.compile(r"^Uninitialized (?P<space>__\w+__|\w+) memory read of size (?P<size>\d+) bytes?")
 _SUMMARY = re.compile(r"(?:ERROR SUMMARY|RACECHECK SUMMARY|SYNCCHECK SUMMARY|INITCHECK SUMMARY)")
+# racecheck's summary: "1 hazard displayed (1 error, 0 warnings)": the errors are the number in parentheses
+_SUMMARY_SPLIT = re.compile(r"\((\d+) errors?, (\d+) warnings?\)")
+# the tool's own failure (not the program's): its words are the record's message
+_INTERNAL = re.compile(r"^(?:Internal Sanitizer Error|Sanitizer Internal Error|Internal error)\b", re.IGNORECASE)
 _HEADER_KINDS = (
     ("Barrier error", "barrier_error"),
     ("Invalid __syncthreads", "barrier_error"),
@@ -275,9 +322,16 @@ def parse_sanitizer_output(text: str, tool: str) -> tuple[list[SanitizerReport],
             continue
         if _SUMMARY.search(body):
             summary.setdefault("lines", []).append(body)
-            number = re.search(r"(\d+) (?:errors?|hazards?)", body)
+            split = _SUMMARY_SPLIT.search(body)
+            number = split or re.search(r"(\d+) errors?", body)
             if number:
                 summary["errors"] = summary.get("errors", 0) + int(number.group(1))
+            if split:
+                summary["warnings"] = summary.get("warnings", 0) + int(split.group(2))
+            current = None
+            continue
+        if not indent and _INTERNAL.match(body):
+            summary.setdefault("internal", []).append(body)
             current = None
             continue
         if body.startswith("COMPUTE-SANITIZER") or body.startswith("Target application returned"):
@@ -506,7 +560,7 @@ def sanitizer_command(tool: str, log_file: str, executable: str = "compute-sanit
     return command
 
 
-__all__ = ["CompileMessage", "SANITIZER_TOOLS", "SanitizerReport", "SourceMap", "candidate_reports",
+__all__ = ["CompileMessage", "MESSAGE_LIMIT", "SANITIZER_TOOLS", "SanitizerReport", "SourceMap", "candidate_reports",
            "compile_messages", "kernel_definitions", "kernel_names", "kernels_at_lines", "parse_compiler_output",
            "parse_kernel_selection", "parse_sanitizer_output",
-           "sanitizer_command"]
+           "sanitizer_command", "short_message"]

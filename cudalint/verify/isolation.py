@@ -69,7 +69,8 @@ def worker_command(python: str | None = None) -> list[str]:
 def run_worker(command: list[str], request: dict, timeout: float, env: dict | None = None,
                workdir: str | None = None, prefix: list[str] | None = None, on_timeout=None,
                isolated: Isolation | None = None, outputs_into=None, outputs_from=None,
-               writable: tuple[str, ...] = (), unix_sockets: bool = False) -> WorkerOutcome:
+               writable: tuple[str, ...] = (), unix_sockets: bool = False, clock=None,
+               pass_fds: tuple[int, ...] = ()) -> WorkerOutcome:
     """Run `prefix + command + [/dev/fd/N]` (N: a pipe holding the request) in the sandbox with `env` for at
     most `timeout` seconds.
 
@@ -79,7 +80,8 @@ def run_worker(command: list[str], request: dict, timeout: float, env: dict | No
     sent as JSON with `channel` (the progress pipe) and `timeout` added, and `outputs`: the write end
     of a pipe drained into the open file `outputs_into` (a run worker's candidate outputs), or the file
     descriptor of `outputs_from` (the judge reads them). `prefix` wraps the command (compute-sanitizer).
-    `on_timeout(partial_result)` runs after a kill (to clean up a lock)."""
+    `on_timeout(partial_result)` runs after a kill (to clean up a lock). `clock` (a `clock.Timekeeper`) times
+    the worker's timed rounds from here: its pipes are passed and named in the request."""
     own_dir = workdir is None
     directory = workdir or private_directory(prefix="cudalint-verify-")
     stdout_path = os.path.join(directory, f"{request.get('mode', 'job')}.stdout")
@@ -91,11 +93,15 @@ def run_worker(command: list[str], request: dict, timeout: float, env: dict | No
     elif outputs_from is not None:
         outputs_from.seek(0)
         request = dict(request, outputs=outputs_from.fileno())
-    request = dict(request, channel=progress.fd, timeout=timeout)
+    if clock is not None:
+        request = dict(request, **clock.request())
+    request = dict(request, channel=progress.fd, timeout=timeout, close_fds=list(pass_fds))
     # the request is read from a pipe (/dev/fd/N), not from a file another worker could rewrite first
     request_fd = _pipe_holding(json.dumps(request).encode("utf-8"))
     argv = list(prefix or []) + list(command) + [f"/dev/fd/{request_fd}"]
     passed = (request_fd, progress.fd) + ((request["outputs"],) if "outputs" in request else ())
+    passed += clock.pass_fds() if clock is not None else ()
+    passed += tuple(pass_fds)
     try:
         with open(stdout_path, "wb") as stdout, open(stderr_path, "wb") as stderr:
             finished = run_sandboxed(argv, directory, env if env is not None else dict(os.environ), timeout,
@@ -115,6 +121,8 @@ def run_worker(command: list[str], request: dict, timeout: float, env: dict | No
         for channel in (progress, outputs):
             if channel is not None:
                 channel.started()
+        if clock is not None:
+            clock.finish()
         if own_dir:
             _remove_tree(directory)
     if outcome.timed_out and on_timeout is not None:
@@ -147,9 +155,11 @@ def last_state(sent: bytes) -> dict:
     return {}
 
 
-def judged(run: WorkerOutcome, judge: WorkerOutcome | None) -> WorkerOutcome:
+def judged(run: WorkerOutcome, judge: WorkerOutcome | None, timing: dict | None = None) -> WorkerOutcome:
     """A run's outcome with the judge's verdict: the run worker's own word can fail the candidate, never
-    pass it; "correct" is the judge's, from outputs it compared itself."""
+    pass it; "correct" is the judge's, from outputs it compared itself. `timing` (`clock.timing_record`,
+    from the parent's clocks) replaces whatever the run worker said of its speed."""
+    run.result.pop("timing", None)
     if run.status != "correct":
         return run
     if judge is None or judge.status not in ("correct", "incorrect") or run.result.get("outputs_overflowed"):
@@ -160,8 +170,10 @@ def judged(run: WorkerOutcome, judge: WorkerOutcome | None) -> WorkerOutcome:
     run.result["self_check"] = run.result.get("correctness")
     run.result["correctness"] = judge.result.get("correctness")
     run.status, run.message = judge.status, judge.message
-    if judge.status != "correct":
-        run.result["timing"] = None
+    if judge.status == "correct" and timing is not None:
+        run.result["timing"] = timing
+        if timing["status"] == "rejected":
+            run.message += f"; timing rejected: {timing['message']}"
     return run
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import hashlib
 import os
 import queue
 import shutil
@@ -20,10 +21,13 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from cudalint.verify import diagnostics
+from cudalint.verify import clock, diagnostics
 from cudalint.verify.gpus import Gpu, detect_gpus
-from cudalint.sandbox import Isolation, isolation, private_directory, scrubbed_environment
+from cudalint.sandbox import APART, Isolation, isolation, private_directory, scrubbed_environment
 from cudalint.verify.isolation import WorkerOutcome, judged, run_worker, worker_command
+
+
+SANITIZER_LOG_LIMIT = 64 << 20  # what is read of compute-sanitizer's log (--print-limit keeps it far smaller)
 
 
 @dataclass
@@ -31,7 +35,7 @@ class WorkerJob:
     """One worker process to run: a build (on a CPU slot), or a run or sanitizer run (on a GPU slot)."""
 
     group: int  # the candidate's index in the batch: a candidate's run finds the files of its build
-    mode: str  # build, run, sanitize or probe (`cudalint/verify/worker.py`)
+    mode: str  # build, pch, run, sanitize or probe (`cudalint/verify/worker.py`)
     request: dict
     timeout: float
     gpu: bool  # needs a GPU of its own (run, sanitize); a build sees none
@@ -103,19 +107,37 @@ def execute(job: WorkerJob) -> JobResult:
             return _sanitize(job, command, _environment(job, directory), directory, isolated, network)
         outcome_of = functools.partial(run_worker, command, timeout=job.timeout, on_timeout=drop_locks,
                                        isolated=isolated, unix_sockets=_uses_cuda(job))
+        request, writable = _confined(job)
         if job.mode != "run":
-            return JobResult(outcome_of(job.request, env=_environment(job, directory), workdir=directory,
-                                        writable=_cache(job)), network=network)
-        # the candidate outputs go to a file no worker can name (unlinked), read by the judge through its fd
+            return JobResult(outcome_of(request, env=_environment(job, directory), workdir=directory,
+                                        writable=writable), network=network)
+        # the candidate outputs go to a file no worker can name (unlinked), read by the judge through its fd;
+        # the speed is the parent's clock's (`clock`), for the candidate here and for the reference in the judge
+        timed = bool(job.request.get("timing", True))
+        rounds, iterations = clock.schedule(int(job.request.get("timing_trials", 100)))
+        candidate_clock = clock.Timekeeper(clock.round_seeds(rounds), iterations) if timed else None
         with tempfile.TemporaryFile(dir=job.workdir) as outputs:
-            outcome = outcome_of(job.request, env=_environment(job, directory), workdir=directory,
-                                 outputs_into=outputs, writable=_cache(job))
-            verdict = None
+            outcome = outcome_of(request, env=_environment(job, directory), workdir=directory,
+                                 outputs_into=outputs, writable=writable, clock=candidate_clock)
+            verdict, judge_clock, timing = None, None, None
             if outcome.status == "correct":  # the judge writes nothing but its own directory
                 judge_directory = private()
-                verdict = outcome_of(dict(job.request, mode="judge"), env=_environment(job, judge_directory),
-                                     workdir=judge_directory, outputs_from=outputs)
-        return JobResult(judged(outcome, verdict), network=network)
+                request = dict(job.request, mode="judge", cache_dir=None)
+                if candidate_clock is not None and candidate_clock.complete():
+                    repeat = 2 if job.request.get("compile") else 1  # then the reference's torch.compile
+                    judge_clock = clock.Timekeeper(candidate_clock.seeds * repeat, iterations,
+                                                   [r.nonce for r in candidate_clock.rounds] * repeat)
+                    request["timing_rounds"] = [{"projections": r.projections} for r in candidate_clock.rounds]
+                verdict = outcome_of(request, env=_environment(job, judge_directory), workdir=judge_directory,
+                                     outputs_from=outputs, clock=judge_clock)
+                if candidate_clock is not None:
+                    timing = clock.timing_record(candidate_clock, judge_clock, verdict.result.get("timing_check"),
+                                                 bool(job.request.get("compile")),
+                                                 outcome.result.get("timing_self_reported"),
+                                                 verdict.result.get("timing_reference_events"))
+                    if verdict.result.get("compiled_error"):
+                        timing["compiled_error"] = verdict.result["compiled_error"]
+        return JobResult(judged(outcome, verdict, timing), network=network)
     finally:
         if job.workdir is None:
             for directory in directories:
@@ -127,13 +149,29 @@ def _uses_cuda(job: WorkerJob) -> bool:
     return job.gpu and job.device == "cuda"
 
 
-def _cache(job: WorkerJob) -> tuple[str, ...]:
-    """The build cache, the one place outside its own directory a build or run worker writes."""
+def cache_namespace(cache_dir: str, solution: bytes) -> str:
+    """The part of the build cache one candidate's workers write: `cache_dir/candidates/<its solution's
+    digest>`, so that no candidate can plant a library or a compile error under another's key."""
+    return os.path.join(cache_dir, "candidates", hashlib.sha256(solution).hexdigest()[:32])
+
+
+def _confined(job: WorkerJob) -> tuple[dict, tuple[str, ...]]:
+    """The job's request, with the build cache narrowed to the candidate's namespace (`cache_namespace`)
+    and the shared precompiled headers (`pch_dir`, only read there), and the one place outside its own
+    directory the worker writes: that namespace; for the `pch` worker (no solution), the headers."""
     cache_dir = job.request.get("cache_dir")
     if not cache_dir:
-        return ()
-    os.makedirs(cache_dir, exist_ok=True)
-    return (cache_dir,)
+        return job.request, ()
+    pch = os.path.join(cache_dir, "pch")
+    if job.mode == "pch":
+        os.makedirs(pch, exist_ok=True)
+        return dict(job.request, pch_dir=pch), (pch,)
+    if not job.request.get("solution"):
+        return job.request, ()
+    with open(job.request["solution"], "rb") as handle:
+        namespace = cache_namespace(cache_dir, handle.read())
+    os.makedirs(namespace, exist_ok=True)
+    return dict(job.request, cache_dir=namespace, pch_dir=pch), (namespace,)
 
 
 def _environment(job: WorkerJob, directory: str) -> dict:
@@ -152,15 +190,19 @@ def _sanitize(job: WorkerJob, command: list[str], env: dict, directory: str, iso
     executable = job.sanitizer["executable"]
     if shutil.which(executable) is None and not os.path.isfile(executable):
         return JobResult(WorkerOutcome("not_run", f"{executable} not found"), ran=False, network=network)
-    log_file = os.path.join(directory, f"{job.sanitizer['tool']}.log")
-    prefix = diagnostics.sanitizer_command(job.sanitizer["tool"], log_file, executable, job.sanitizer["kernels"])
-    outcome = run_worker(command, job.request, job.timeout, env=env, workdir=directory, prefix=prefix,
-                         on_timeout=drop_locks, isolated=isolated, writable=_cache(job), unix_sockets=_uses_cuda(job))
-    try:
-        with open(log_file, encoding="utf-8", errors="replace") as handle:
-            log = handle.read()
-    except OSError:
-        log = ""
+    request, writable = _confined(job)
+    # the log: a file no worker can name (unlinked), written by compute-sanitizer through its descriptor; the
+    # worker closes its copy at once, and with namespaces runs in PID and mount namespaces apart from
+    # compute-sanitizer's (`APART`), so the candidate can neither write the log nor reach the process that does
+    with tempfile.TemporaryFile(dir=job.workdir) as log_file:
+        prefix = diagnostics.sanitizer_command(job.sanitizer["tool"], f"/dev/fd/{log_file.fileno()}", executable,
+                                               job.sanitizer["kernels"])
+        prefix += APART if isolated is not None and isolated.namespaces else []
+        outcome = run_worker(command, request, job.timeout, env=env, workdir=directory, prefix=prefix,
+                             on_timeout=drop_locks, isolated=isolated, writable=writable,
+                             unix_sockets=_uses_cuda(job), pass_fds=(log_file.fileno(),))
+        log_file.seek(0)
+        log = log_file.read(SANITIZER_LOG_LIMIT).decode("utf-8", errors="replace")
     return JobResult(outcome, log=log, network=network)
 
 
@@ -237,5 +279,5 @@ def spread(jobs: list, gpus: list[Gpu], work: Callable) -> None:
         thread.join()
 
 
-__all__ = ["JobDone", "JobResult", "LocalExecutor", "WorkerJob", "drop_locks", "execute", "isolation_record",
+__all__ = ["JobDone", "JobResult", "LocalExecutor", "WorkerJob", "cache_namespace", "drop_locks", "execute", "isolation_record",
            "network_state", "spread", "worker_isolation"]

@@ -27,7 +27,7 @@ import tempfile
 
 from cudalint.verify.gpus import Gpu, detect_gpus
 from cudalint.verify.isolation import WorkerOutcome
-from cudalint.verify.jobs import JobDone, JobResult, WorkerJob, execute
+from cudalint.verify.jobs import JobDone, JobResult, WorkerJob, cache_namespace, execute
 
 BUILD_CPUS = 2  # a load_inline build compiles two units (main.cpp, cuda.cu) at most at once
 PROBE_TIMEOUT = 120.0
@@ -42,12 +42,15 @@ def run_on_node(job: WorkerJob, archive: bytes | None) -> tuple[JobResult, bytes
     cache); a build also returns its extension directories as an archive."""
     import ray
 
-    from cudalint.verify.runner import default_cache_dir
+    from cudalint.verify.build_cache import default_cache_dir
 
     cache_dir = job.request.get("cache_dir") or default_cache_dir()
     os.makedirs(cache_dir, exist_ok=True)
+    # the candidate's own part of the cache (`jobs.cache_namespace`), where its build wrote
+    solution = (job.files or {}).get("solution")
+    space = cache_namespace(cache_dir, solution[1]) if solution else cache_dir
     if archive:
-        unpack_extensions(archive, cache_dir)
+        unpack_extensions(archive, space)
     # Ray names the GPU it gave this task in CUDA_VISIBLE_DEVICES
     visible = os.environ.get("CUDA_VISIBLE_DEVICES", "") if job.gpu and job.device == "cuda" else None
     with tempfile.TemporaryDirectory(prefix="cudalint-ray-") as staging:
@@ -62,7 +65,7 @@ def run_on_node(job: WorkerJob, archive: bytes | None) -> tuple[JobResult, bytes
         context = ray.get_runtime_context()
         result.gpu = {"id": visible, "name": "", "node": context.get_node_id(),
                       "host": ray.util.get_node_ip_address()}
-    return result, pack_extensions(result.outcome.result, cache_dir) if job.mode == "build" else None
+    return result, pack_extensions(result.outcome.result, space) if job.mode == "build" else None
 
 
 def node_gpus() -> list[Gpu]:

@@ -22,7 +22,8 @@ KEY_VERSION = "1"
 # the VerifyOptions fields that can change a candidate's record (not where it runs, nor how fast)
 VERDICT_SETTINGS = ("trials", "seed", "tolerances", "timing", "warmup", "timing_trials", "compile", "lint", "poison",
                     "allow_tf32", "build_timeout", "run_timeout", "sanitize_timeout", "device", "build_only",
-                    "sanitize_kernels", "isolate_network", "pass_env", "parity", "light_build")
+                    "sanitize_kernels", "isolate_network", "pass_env", "parity", "precision",
+                    "light_build")
 
 
 def _digest(path: str | None) -> str | None:

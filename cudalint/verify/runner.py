@@ -6,11 +6,14 @@ disturbs a timing:
 1. References: each solution's reference (given, or found by level and problem in a problems directory).
 2. Lint gate (in this process): a file the pre-filter rejects, judged with the candidate's reference as
    `check --reference`/`prefilter` judge it, is `rejected` and never built.
-3. Build: `build` workers in parallel (no GPU visible to them), each executing its solution module with
-   `load_inline` routed into the build cache (`$CUDALINT_CACHE_DIR/verify`, else ~/.cache/cudalint/verify); a
+3. Build: the shared precompiled headers first (a `pch` worker, which loads no solution), then `build`
+   workers in parallel (no GPU visible to them), each executing its solution module with `load_inline`
+   routed into its own part of the build cache (`$CUDALINT_CACHE_DIR/verify`, else ~/.cache/cudalint/verify:
+   `candidates/<digest of the solution>`, the only part of it the candidate's workers can write); a
    compile error is final, mapped back to the .py lines.
 4. Run: one worker process per candidate, at most one at a time on each GPU (`CUDA_VISIBLE_DEVICES`):
-   correctness trials, then timing of candidate and reference in the same process.
+   correctness trials, then the candidate's timed rounds, clocked by this process; a judge worker that never
+   loads the solution checks the outputs and times the reference the same way (`cudalint.verify.clock`).
 5. Sanitize (when asked): the candidate's forward under compute-sanitizer, one run per tool.
 
 Every worker has a time limit; however it ends (crash, illegal address, hang, out of memory) becomes the
@@ -32,6 +35,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from cudalint.verify import diagnostics
+from cudalint.verify.build_cache import OLD_CACHE_ENV, default_cache_dir
 from cudalint.verify.gpus import Gpu, arch_list
 from cudalint.verify.isolation import WorkerOutcome
 from cudalint.verify.jobs import JobResult, LocalExecutor, WorkerJob, execute, isolation_record
@@ -39,22 +43,28 @@ from cudalint.verify.resume import ResultsFile, candidate_key
 
 DEFAULT_TOLERANCES = {"float32": (1e-4, 1e-4), "float16": (1e-2, 1e-2), "bfloat16": (1e-2, 1e-2),
                       "float64": (1e-7, 1e-7)}
-PARITIES = ("cudalint", "kernelbench")
-# KernelBench's eval: atol = rtol = 1e-2 for every float dtype (run_and_check_correctness)
+# "kernelbench": KernelBench's current eval (src/kernelbench/eval.py, main 2026); "kernelbench-v0.1": its v0/v0.1
+PARITIES = ("cudalint", "kernelbench", "kernelbench-v0.1")
+KERNELBENCH_PARITIES = ("kernelbench", "kernelbench-v0.1")
+PRECISIONS = ("fp32", "fp16", "bf16")  # KernelBench's `precision` (get_torch_dtype_from_string)
+# KernelBench v0/v0.1: atol = rtol = 1e-2 for every float dtype (run_and_check_correctness)
 KERNELBENCH_TOLERANCES = {name: (1e-2, 1e-2) for name in DEFAULT_TOLERANCES}
+# KernelBench now: one tolerance for the eval's `precision`, whatever an output's dtype (get_tolerance_for_precision)
+KERNELBENCH_PRECISION_TOLERANCE = {"fp32": 1e-4, "fp16": 1e-2, "bf16": 1e-2}
+EXCESSIVE_SPEEDUP = 10.0  # KernelBench's excessive_speedup_threshold: flagged in its metadata, the verdict unchanged
+
+
+def harness_tolerances(parity: str, precision: str = "fp32") -> dict | None:
+    """The tolerances a harness compares with (None: cudalint's own, `DEFAULT_TOLERANCES`): KernelBench's current
+    eval takes the tolerance of its `precision` argument for every float output, v0.1 1e-2 for all."""
+    if parity == "kernelbench-v0.1":
+        return dict(KERNELBENCH_TOLERANCES)
+    if parity == "kernelbench":
+        tolerance = KERNELBENCH_PRECISION_TOLERANCE[precision]
+        return {name: (tolerance, tolerance) for name in DEFAULT_TOLERANCES}
+    return None
 FINAL_BEFORE_RUN = ("rejected", "no_reference", "no_gpu", "compile_error", "build_timeout", "worker_error", "built")
 SCHEMA = "cudalint.verify/1"
-
-
-OLD_CACHE_ENV = "CUDALINT_CACHE"  # the build cache's own variable before $CUDALINT_CACHE_DIR named them all
-
-
-def default_cache_dir() -> str:
-    """The build cache: `verify/` in cudalint's cache folder (`$CUDALINT_CACHE_DIR`, see
-    `cudalint.caching.user_cache_dir`); `$CUDALINT_CACHE`, deprecated, still names it when set."""
-    from cudalint.caching import user_cache_dir
-
-    return os.environ.get(OLD_CACHE_ENV) or os.path.join(user_cache_dir(), "verify")
 
 
 def deprecated_settings() -> list[str]:
@@ -94,7 +104,8 @@ class VerifyOptions:
     sanitize_kernels: str = "own"  # which kernels compute-sanitizer instruments: all, own, flagged or NAME,...
     isolate_network: bool = True  # workers without network where user and network namespaces allow it
     pass_env: tuple[str, ...] = ()  # environment variables the scrubbed worker environment keeps as well
-    parity: str = "cudalint"  # "kernelbench": mirror KernelBench's eval (README: GPU verification)
+    parity: str = "cudalint"  # "kernelbench", "kernelbench-v0.1": mirror KernelBench's eval (docs/verify.md)
+    precision: str = "fp32"  # KernelBench's `precision` (fp32, fp16, bf16): inputs and models cast to it (kernelbench)
     light_build: bool = True  # host code split off, else only the ATen headers used; as written if that fails
     # the light build's binding unit loads <torch/extension.h> precompiled (about 750 MB per C++ flag set in
     # CACHE/pch with g++ 12 and torch 2.11); off: g++ parses it in every build
@@ -113,6 +124,10 @@ class VerifyOptions:
             raise ValueError("timing trials must be at least 1")
         if self.parity not in PARITIES:
             raise ValueError(f"unknown parity {self.parity!r} (choose from {', '.join(PARITIES)})")
+        if self.precision not in PRECISIONS:
+            raise ValueError(f"unknown precision {self.precision!r} (choose from {', '.join(PRECISIONS)})")
+        if self.precision != "fp32" and self.parity != "kernelbench":
+            raise ValueError("--precision is KernelBench's argument: it needs --harness kernelbench")
         diagnostics.parse_kernel_selection(self.sanitize_kernels)
         if self.ray is not None:
             if importlib.util.find_spec("ray") is None:
@@ -192,7 +207,7 @@ def new_record(candidate: Candidate) -> dict:
 
 def _final(record: dict, status: str, message: str) -> None:
     record["status"] = status
-    record["message"] = message
+    record["message"] = diagnostics.short_message(message or "")  # printed tensors summarised, capped
     record["passed"] = status == "correct"
 
 
@@ -398,7 +413,7 @@ class _Batch:
                    "trials": options.trials, "tolerances": {k: list(v) for k, v in options.tolerances.items()},
                    "timing": options.timing, "warmup": options.warmup, "timing_trials": options.timing_trials,
                    "compile": options.compile, "poison": options.poison, "allow_tf32": options.allow_tf32,
-                   "parity": options.parity, "light_build": options.light_build,
+                   "parity": options.parity, "precision": options.precision, "light_build": options.light_build,
                    "precompiled_header": options.precompiled_header}
         files = None
         if not self.executor.local:  # a cluster's nodes need not share this file system
@@ -417,6 +432,8 @@ class _Batch:
         self.progress("build", {"start": True, "total": len(pending)})
         if self.cache_dir:
             os.makedirs(self.cache_dir, exist_ok=True)
+        if self.cache_dir and self.options.light_build and self.options.precompiled_header and self.executor.local:
+            self._precompile_headers()
 
         def built(job: WorkerJob, result: JobResult) -> None:
             candidate = self.candidates[job.group]
@@ -425,6 +442,19 @@ class _Batch:
 
         self.executor.run_builds([self._job(self.index[id(c)], c, "build", self.options.build_timeout) for c in pending],
                                  built)
+
+    def _precompile_headers(self) -> None:
+        """The shared precompiled headers, made by a worker that loads no solution before any build (candidates
+        only read them: one candidate's header cannot reach another's build)."""
+        options = self.options
+        job = WorkerJob(-1, "pch", {"mode": "pch", "cache_dir": self.cache_dir}, options.build_timeout, gpu=False,
+                        device=options.device, command=options.worker, python=options.python,
+                        isolate_network=options.isolate_network, pass_env=options.pass_env, arch=self.arch,
+                        workdir=self.workdir)
+        outcome = execute(job).outcome
+        if outcome.status != "built":
+            for record in self.records.values():
+                record["notes"].append(f"no precompiled header: {outcome.status}: {outcome.message}"[:300])
 
     def _absorb_build(self, candidate: Candidate, record: dict, outcome: WorkerOutcome) -> None:
         extensions = _extensions(outcome.result)
@@ -474,12 +504,23 @@ class _Batch:
         record["correctness"] = result.get("correctness")
         record["timing"] = result.get("timing")
         record["notes"] += result.get("notes") or []
+        speedup = (record["timing"] or {}).get("speedup")
+        if self.options.parity == "kernelbench" and isinstance(speedup, (int, float)) and speedup > EXCESSIVE_SPEEDUP:
+            record["excessive_speedup"] = True  # KernelBench's metadata flag; its verdict stands
+            record["notes"].append(f"excessive speedup: {speedup:.1f}x over KernelBench's {EXCESSIVE_SPEEDUP:g}x "
+                                   f"threshold (check the kernel for reward hacking)")
         extensions = _extensions(result)
+        # an extension built in the run (in __init__, at the first forward, or at import where the build worker
+        # did not run) is build time, not run time
+        built_here = round(sum(e.get("seconds") or 0.0 for e in extensions if not e.get("cache_hit")), 3)
+        record["seconds"]["build"] = round(record["seconds"]["build"] + built_here, 3)
+        record["seconds"]["run"] = round(max(record["seconds"]["run"] - built_here, 0.0), 3)
         if record["build"] is None:
-            record["build"] = {"status": "built-in-run", "seconds": 0.0, "cache_hit": None,
+            record["build"] = {"status": "built-in-run", "seconds": built_here, "cache_hit": None,
                                "extensions": [_extension_summary(e) for e in extensions], "message": ""}
         else:
             record["build"]["run_load"] = [_extension_summary(e) for e in extensions]
+            record["build"]["seconds_in_run"] = built_here
         if outcome.status == "compile_error" or any(e.get("error") for e in extensions):
             record["compile_errors"] = [m.to_dict() for m in self._compile_messages(candidate, extensions)]
         message = outcome.message
@@ -531,9 +572,25 @@ class _Batch:
         # "ran" is the candidate's word: its code runs there) and the tool wrote its summary; anything else
         # (a crash at start, a timeout, out of memory) checked nothing, unless it reported errors first
         complete = outcome.status == "ran" and outcome.returncode == 0 and bool(summary.get("lines"))
-        return {"ran": True, "complete": complete, "tool": tool, "status": outcome.status,
-                "message": outcome.message, "kernels": kernels or "all",
-                "errors": sum(r.count for r in errors), "warnings": sum(r.count for r in kept if r.severity != "error"),
+        status, message = outcome.status, outcome.message
+        launched = _selected_launches(outcome.result, kernels or sorted(names))
+        if summary.get("internal"):  # the tool failed: its own words, not the worker's (a Python fatal-error dump)
+            complete, status, message = False, "sanitizer_internal_error", "; ".join(summary["internal"])[:400]
+        elif complete and launched is not None and not any(k["attributed"] for k in launched):
+            complete, status = False, "not_launched"
+            others = sorted({lib for k in launched for lib in k["other_libraries"]})
+            message = (f"none of the instrumented kernels ({', '.join(kernels or sorted(names)) or 'none'}) was "
+                       f"launched from the candidate's extensions: nothing was checked"
+                       + (f" (a same-named kernel of {', '.join(os.path.basename(o) for o in others)} ran)"
+                          if others else ""))
+        # errors the summary counted that no report placed in other code holds (a report cut short by a crash):
+        # with the candidate's kernels alone instrumented they are its own, kept, never lost
+        elsewhere = sum(r.count for r in reports if r not in kept and (r.file or r.kernel_name))
+        uncounted = max(int(summary.get("errors", 0)) - sum(r.count for r in errors) - elsewhere, 0) if kernels else 0
+        return {"ran": True, "complete": complete, "tool": tool, "status": status,
+                "message": message, "kernels": kernels or "all", "launches": launched,
+                "errors": sum(r.count for r in errors) + uncounted, "unattributed_errors": uncounted,
+                "warnings": sum(r.count for r in kept if r.severity != "error"),
                 "reports": [r.to_dict() for r in kept], "other_reports": other, "summary": summary.get("lines", []),
                 "seconds": round(outcome.seconds, 3), "log_tail": log[-3000:] if not kept and outcome.status != "ran"
                 else ""}
@@ -568,11 +625,31 @@ class _Batch:
         if unfinished:
             why = "; ".join(f"{t}: {r.get('message') or r.get('status') or 'no summary'}"[:200]
                             for t, r in unfinished.items())
-            _final(record, "unchecked", f"correct output, but the sanitizer did not finish, so nothing was checked "
-                   f"({why})")
+            what = "checked nothing" if all(r.get("status") == "not_launched" for r in unfinished.values()) \
+                else "did not finish, so nothing was checked"
+            _final(record, "unchecked", f"correct output, but the sanitizer {what} ({why})")
         elif warnings:
             tools = [t for t, r in results.items() if r.get("warnings")]
             record["message"] = f"correct; {', '.join(tools)} reported {warnings} warning(s)"
+
+
+def _selected_launches(result: dict, selected: list[str]) -> list[dict] | None:
+    """What the sanitized forward launched of the instrumented kernels (those whose names hold a selected
+    name, as compute-sanitizer's `kns=` matches): name, launches, and whether every extension library that
+    defines a kernel of that name is the candidate's (`attributed`); None when the worker could not count
+    (no profiler under the sanitizer), when nothing is claimed either way."""
+    launches = result.get("launches")
+    if not isinstance(launches, list):
+        return None
+    own = {os.path.realpath(p) for p in result.get("libraries") or [] if isinstance(p, str)}
+    found = []
+    for entry in launches:
+        if not isinstance(entry, dict) or not any(name in str(entry.get("kernel", "")) for name in selected):
+            continue
+        others = [p for p in entry.get("defined_in") or [] if os.path.realpath(str(p)) not in own]
+        found.append({"kernel": str(entry.get("kernel")), "name": str(entry.get("name"))[:200],
+                      "count": int(entry.get("count") or 0), "attributed": not others, "other_libraries": others})
+    return found
 
 
 def _read_bytes(path: str) -> bytes:
@@ -609,5 +686,5 @@ def verify_file(solution: str, reference: str, options: VerifyOptions | None = N
     return verify_batch([candidate], options)[0]
 
 
-__all__ = ["Candidate", "DEFAULT_TOLERANCES", "VerifyOptions", "collect_candidates", "default_cache_dir",
-           "deprecated_settings", "new_record", "verify_batch", "verify_file"]
+__all__ = ["Candidate", "DEFAULT_TOLERANCES", "VerifyOptions", "collect_candidates", "deprecated_settings",
+           "new_record", "verify_batch", "verify_file"]

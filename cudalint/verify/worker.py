@@ -15,11 +15,13 @@ the parent's `judge` decides.
 - `build`: executes the solution module with `load_inline` routed into the build cache, on no GPU
   (the parent hides them), so that the slow compilations of a batch run in parallel before any timing.
 - `run`: builds (a cache hit after `build`) and runs the correctness trials, sending each trial's
-  candidate outputs to the `outputs` channel; when its own comparison passes, times reference and
-  candidate in this same process.
+  candidate outputs to the `outputs` channel; when its own comparison passes, runs the candidate's timed
+  rounds, clocked by the parent (`TimedRounds`, `clock`), and sends each round's last outputs.
 - `judge`: never loads the solution. Computes the reference's outputs for the same trial seeds and
   compares the candidate's, as the `run` worker sent them (file descriptor `outputs`), with them: the
-  correctness verdict.
+  correctness verdict; then runs the reference's timed rounds (the same seeds and nonces, the same
+  parent's clock) and checks the candidate's rounds against them (`check_rounds`).
+- `pch`: never loads a solution. Precompiles the binding header the builds share (`BindingHeader`).
 - `sanitize`: one candidate forward pass and nothing else; the parent runs this mode under
   compute-sanitizer with the caching allocator off (`PYTORCH_NO_CUDA_MEMORY_CACHING=1`), so every
   tensor is its own allocation and an access past its end is out of bounds for memcheck.
@@ -49,7 +51,6 @@ called directly by the candidate.
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import hashlib
 import importlib.util
@@ -63,15 +64,15 @@ import time
 import traceback
 
 if __package__:
-    from . import host_split
-else:  # run as a script: the module beside it
+    from . import clock, host_split
+else:  # run as a script: the modules beside it
+    import clock
     import host_split
 
 STARTED = time.time()  # the worker's start, for its deadline
 CACHE_VERSION = "1"
 LINEINFO = "-lineinfo"  # added to every CUDA build: sanitizer reports then carry source lines
 POISON_BYTE = 0xFF
-L2_FLUSH_BYTES = 256 * 1024 * 1024
 SMALL_POOL_BLOCK = 512 * 1024  # allocations up to 1 MiB come from the allocator's 2 MiB small segments
 FAILURE_FILE = "cudalint-build-failure.txt"  # a cached compile error: same key, same diagnostics
 COMPILER_DIAGNOSTIC = re.compile(r"(\(\d+\): (?:catastrophic )?error|:\d+:(?:\d+:)? (?:fatal )?error:|ptxas error)")
@@ -210,7 +211,7 @@ def toolchain_id(torch) -> dict:
 
 
 def install_build_cache(progress: Progress, cache_dir: str, light: bool = False, precompiled: bool = False,
-                        precompile: bool = False, deadline: float | None = None) -> None:
+                        pch_dir: str | None = None) -> None:
     """Route every `torch.utils.cpp_extension.load_inline` call into `cache_dir/ext/<key>`: a call whose
     sources and flags were built before reuses the library (ninja finds nothing to do).
 
@@ -220,8 +221,8 @@ def install_build_cache(progress: Progress, cache_dir: str, light: bool = False,
     `<torch/extension.h>` (`<torch/torch.h>`, `<torch/all.h>`) and uses nothing beyond ATen,
     `<torch/types.h>` in its place (`lighter_cuda_sources`). When those builds fail, the call is built
     exactly as written, and only that build's outcome counts. With `precompiled`, the minimal build's C++
-    unit includes `<torch/extension.h>` through a header precompiled in the cache (`BindingHeader`); with
-    `precompile` too (build workers), a missing header is made, waited for until `deadline` at most."""
+    unit includes `<torch/extension.h>` through a header precompiled in `pch_dir` (`BindingHeader`) where the
+    `pch` worker made one for its flags (candidates only read that directory)."""
     import inspect
 
     import torch
@@ -235,8 +236,7 @@ def install_build_cache(progress: Progress, cache_dir: str, light: bool = False,
     common_nvcc_flags = list(getattr(cpp_extension, "COMMON_NVCC_FLAGS", []))  # nvcc gets them before the call's
     binding = None
     if precompiled and light:
-        binding = BindingHeader(os.path.join(cache_dir, "pch"), cpp_extension, toolchain, precompile, deadline)
-        atexit.register(binding.finish)  # a header being precompiled is published before the worker ends
+        binding = BindingHeader(pch_dir or os.path.join(cache_dir, "pch"), cpp_extension, toolchain, precompile=False)
 
     def build(arguments: dict, cuda_sources: list[str], variant: str, written_as: list[str], preamble: str = "",
               host: str = ""):
@@ -505,9 +505,10 @@ class BindingHeader:
     header beside it, or one it cannot use (other flags), it parses the header, and the unit is the same
     either way. The flags are the ones load_inline gives `main.cpp` (written by torch's own ninja-file
     writer into a scratch directory) less the extension's name, which the header does not use. The first
-    build that finds no header for its flags precompiles it in the background while it builds as usual
-    (one at a time, under a lock), and waits for it before it exits, until its own deadline at most; later
-    builds use it. Workers that only run candidates (`precompile` off) never start one."""
+    `pch` worker (a worker that loads no solution: the directory is shared by every candidate, which only
+    reads it) precompiles it for the usual flags (`PCH_FLAG_SETS`), one at a time under a lock, waiting for
+    each until its deadline at most; a build whose flags have no header parses `<torch/extension.h>`.
+    Candidates' workers (`precompile` off) never start one."""
 
     WRAPPER = "torch_extension.h"
     FAILED = ".failed"  # beside the wrapper: g++ could not precompile it with these flags; not tried again
@@ -747,13 +748,19 @@ def _flatten(value, torch) -> list | None:
     return None
 
 
-def _to_device(values, device, torch):
+def _to_device(values, device, torch, dtype=None):
+    """Tensors moved to `device`; with a `dtype` (KernelBench's `precision`) cast to it too, integer tensors
+    included, as KernelBench's `_process_input_tensor` does."""
+    if dtype is not None:
+        return [v.to(device=device, dtype=dtype) if isinstance(v, torch.Tensor) else v for v in values]
     return [v.to(device) if isinstance(v, torch.Tensor) else v for v in values]
 
 
-def _fresh_inputs(reference, seed: int, device, torch, progress: Progress | None, keep_zeros: bool = False) -> list:
+def _fresh_inputs(reference, seed: int, device, torch, progress: Progress | None, keep_zeros: bool = False,
+                  dtype=None) -> list:
     """get_inputs() under `seed`; a floating-point input that comes back all zeros is replaced by random
-    values of the same shape (zeros hide unwritten outputs and wrong indexing) unless `keep_zeros`."""
+    values of the same shape (zeros hide unwritten outputs and wrong indexing) unless `keep_zeros`; cast to
+    `dtype` when given (`_precision`)."""
     torch.manual_seed(seed)
     inputs = list(reference.get_inputs())
     for index, value in enumerate(inputs if not keep_zeros else ()):
@@ -762,7 +769,7 @@ def _fresh_inputs(reference, seed: int, device, torch, progress: Progress | None
             inputs[index] = torch.randn(value.shape, generator=generator, dtype=value.dtype).to(value.device)
             if progress is not None and f"input {index} was all zeros" not in " ".join(progress.state["notes"]):
                 progress.note(f"input {index} was all zeros; replaced by seeded random values")
-    return _to_device(inputs, device, torch)
+    return _to_device(inputs, device, torch, dtype)
 
 
 def tolerance_for(dtype, tolerances: dict) -> tuple[float, float] | None:
@@ -936,90 +943,151 @@ def _synchronize(torch, device) -> None:
         torch.cuda.synchronize(device)
 
 
+def _synchronizer(torch, device):
+    """A device-wide synchronize through the function torch has now (the solution, imported later, may
+    replace torch.cuda.synchronize in its process)."""
+    if device.type != "cuda":
+        return lambda: None
+    synchronize = torch.cuda.synchronize
+    return lambda: synchronize(device)
+
+
 # ----------------------------------------------------------------------------------------------- timing
 
 
-def summarize(times: list[float]) -> dict:
-    ordered = sorted(times)
-    count = len(ordered)
-
-    def quantile(q: float) -> float:
-        if count == 1:
-            return ordered[0]
-        position = q * (count - 1)
-        low = int(math.floor(position))
-        high = min(low + 1, count - 1)
-        return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
-
-    mean = sum(ordered) / count
-    variance = sum((t - mean) ** 2 for t in ordered) / (count - 1) if count > 1 else 0.0
-    return {"median_ms": quantile(0.5), "mean_ms": mean, "std_ms": math.sqrt(variance), "min_ms": ordered[0],
-            "max_ms": ordered[-1], "p25_ms": quantile(0.25), "p75_ms": quantile(0.75), "trials": count}
+summarize = clock.summarize  # the timing summary (median, quartiles, ...) of a list of milliseconds
 
 
-class Timer:
-    """KernelBench's method: CUDA events around one forward, after warm-up, with the L2 cache flushed
-    (a 256 MB buffer written) before every trial. When the candidate leaves work on other streams
-    (detected: the device is still busy after the end event completed), each trial instead ends after
-    a device-wide synchronize, for the reference too, so that both are timed the same way."""
+class TimedRounds:
+    """The worker's side of the timing protocol (`clock`): the same code times the candidate in the run worker
+    and the reference in the judge. For each round: the inputs of its seed, `ready`, the parent's nonce,
+    then `iterations` forwards, each on the inputs plus the nonce's offset for it and ended by a device-wide
+    synchronize (`synchronize`: torch's, captured before the solution was imported), each reduced to a
+    projection of its outputs on random signs drawn from the nonce and to the sum of their squares (the
+    judge's bound: `clock.projection_bound`); `done` with those; the last outputs are kept (`rounds`).
+    CUDA events around each forward are reported too: the judge's are honest, the run worker's are the
+    candidate's word."""
 
-    def __init__(self, torch, device, warmup: int, trials: int, flush_l2: bool = True) -> None:
-        self.torch = torch
-        self.device = device
-        self.warmup = warmup
-        self.trials = trials
-        self.flush = None
-        if device.type == "cuda" and flush_l2:
-            self.flush = torch.empty(L2_FLUSH_BYTES // 4, dtype=torch.int32, device=device)
+    def __init__(self, request: dict, torch, device, reference, synchronize, tolerances: dict,
+                 keep_zeros: bool) -> None:
+        self.torch, self.device, self.reference = torch, device, reference
+        self.synchronize, self.tolerances, self.keep_zeros = synchronize, tolerances, keep_zeros
+        self.control = os.fdopen(request["control_fd"], "rb")
+        self.timing = int(request["timing_fd"])
+        self.seeds = [int(s) for s in request["timing_seeds"]]
+        self.warmup = int(request.get("warmup", 3))
+        self.dtype = _precision(request, torch)
+        self.number = 0  # the rounds sent so far (the judge times the reference, then its torch.compile)
 
-    def side_streams(self, fn) -> bool:
-        """Whether `fn` leaves device work running after an event recorded on the current stream."""
+    def run(self, forward, progress: Progress, label: str) -> list[dict]:
         torch = self.torch
-        if self.device.type != "cuda":
-            return False
-        idle, after = [], []
-        for _ in range(5):
-            torch.cuda.synchronize(self.device)
-            started = time.perf_counter()
-            torch.cuda.synchronize(self.device)
-            idle.append(time.perf_counter() - started)
-            end = torch.cuda.Event(enable_timing=True)
-            fn()
-            end.record()
-            end.synchronize()
-            started = time.perf_counter()
-            torch.cuda.synchronize(self.device)
-            after.append(time.perf_counter() - started)
-        return min(after) - min(idle) > 20e-6
+        rounds = []
+        for seed in self.seeds:
+            self.number += 1
+            progress.stage(f"timing {label}: round {len(rounds) + 1}/{len(self.seeds)}")
+            base = _fresh_inputs(self.reference, seed, self.device, torch, None, keep_zeros=self.keep_zeros,
+                                 dtype=self.dtype)
+            working = [v.clone() if _perturbed(v, torch) else v for v in base]
+            for _ in range(self.warmup if not rounds else 0):
+                forward(*working)
+            self.synchronize()
+            self._send({"kind": "ready", "round": self.number})
+            nonce, iterations = self._go()
+            projections = torch.zeros((iterations, 2), dtype=torch.float64, device=self.device)
+            signs, tensors, events = None, None, []
+            for index, offset in enumerate(clock.perturbations(nonce, iterations)):
+                for now, before in zip(working, base):
+                    if _perturbed(now, torch):
+                        torch.add(before, offset, out=now)
+                marks = self._events()
+                output = forward(*working)
+                if marks:
+                    marks[1].record()
+                    events.append(marks)
+                self.synchronize()
+                tensors = _flatten(output, torch)
+                if not tensors:
+                    raise RuntimeError("the forward returned no tensor")
+                if signs is None:
+                    signs = self._signs(nonce, tensors)
+                projections[index] = self._project(tensors, signs)
+            values = projections.tolist()
+            done = {"kind": "done", "round": self.number, "projections": [v[0] for v in values],
+                    "squares": [v[1] for v in values]}
+            if events:
+                done["events_ms"] = [start.elapsed_time(end) for start, end in events]
+            self._send(done)
+            rounds.append(dict(done, seed=seed, nonce=nonce, outputs=[t.detach().cpu() for t in tensors]))
+        return rounds
 
-    def time(self, fn, device_sync: bool) -> dict:
-        torch = self.torch
-        for _ in range(self.warmup):
-            fn()
-        _synchronize(torch, self.device)
-        times = []
+    def _send(self, message: dict) -> None:
+        try:
+            _write_all(self.timing, clock.encode(message))
+        except OSError as error:  # the parent rejected the timing (junk on the channel) and closed it
+            raise ProtocolBroken(f"the timing channel is closed ({error})") from None
+
+    def _go(self) -> tuple[int, int]:
+        """The parent's nonce and iterations for this round."""
+        try:
+            go = json.loads(self.control.readline() or b"{}")
+            if go.get("round") == self.number:
+                return int(go["nonce"]), int(go["iterations"])
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            pass
+        raise ProtocolBroken(f"no start for timed round {self.number}")
+
+    def _events(self):
         if self.device.type != "cuda":
-            for _ in range(self.trials):
-                started = time.perf_counter()
-                fn()
-                times.append((time.perf_counter() - started) * 1000.0)
-            return summarize(times)
-        for _ in range(self.trials):
-            if self.flush is not None:
-                self.flush.zero_()
-            start = torch.cuda.Event(enable_timing=True)
-            end = torch.cuda.Event(enable_timing=True)
-            start.record()
-            fn()
-            if device_sync:
-                torch.cuda.synchronize(self.device)
-            end.record()
-            if self.flush is None:  # KernelBench's way: a device-wide synchronize after the end event
-                torch.cuda.synchronize(self.device)
-            end.synchronize()
-            times.append(start.elapsed_time(end))
-        torch.cuda.synchronize(self.device)
-        return summarize(times)
+            return None
+        marks = (self.torch.cuda.Event(enable_timing=True), self.torch.cuda.Event(enable_timing=True))
+        marks[0].record()
+        return marks
+
+    def _signs(self, nonce: int, tensors: list) -> list:
+        torch = self.torch
+        generator = torch.Generator(device=self.device).manual_seed(nonce)
+        return [torch.randint(0, 2, (t.numel(),), generator=generator, device=self.device,
+                              dtype=torch.float64).mul_(2).sub_(1) for t in tensors]
+
+    def _project(self, tensors: list, signs: list):
+        """(the projection on the signs, the bound's sum of squared tolerances) of one iteration's outputs."""
+        torch = self.torch
+        total = torch.zeros(2, dtype=torch.float64, device=self.device)
+        for tensor, sign in zip(tensors, signs):
+            flat = tensor.detach().reshape(-1).to(torch.float64)
+            if flat.numel() != sign.numel():
+                raise RuntimeError("the outputs changed shape between iterations")
+            atol, rtol = tolerance_for(tensor.dtype, self.tolerances) or (0.0, 0.0)
+            total[0] += torch.dot(flat, sign)
+            # sum_j (atol + rtol |o_j|)^2 <= 2 n atol^2 + 2 rtol^2 sum_j o_j^2
+            total[1] += 2 * flat.numel() * atol * atol + 2 * rtol * rtol * torch.dot(flat, flat)
+        return total
+
+
+class ProtocolBroken(Exception):
+    """The timing protocol stopped (the parent rejected the timing): the run goes on untimed."""
+
+
+def _perturbed(value, torch) -> bool:
+    """An input the timing rounds offset: a floating-point tensor."""
+    return isinstance(value, torch.Tensor) and value.is_floating_point()
+
+
+def check_rounds(candidate: list[dict], reference: list[dict], tolerances: dict, torch) -> dict:
+    """The judge's check of the candidate's timed rounds against the reference's (same seeds and nonces):
+    every iteration's projection within `clock.projection_bound` of the reference's, the last outputs
+    as the correctness trials compare them. `candidate`: {"projections", "outputs"} per round."""
+    if len(candidate) != len(reference):
+        return {"ok": False, "message": f"{len(candidate)} timed rounds checked, {len(reference)} expected"}
+    for number, (got, expected) in enumerate(zip(candidate, reference), 1):
+        bounds = [clock.projection_bound(q, p) for q, p in zip(expected["squares"], expected["projections"])]
+        why = clock.projections_agree(got.get("projections"), expected["projections"], bounds)
+        if why is None:
+            result = compare(got.get("outputs"), expected["outputs"], tolerances, False, torch)
+            why = None if result["ok"] else "; ".join(f["message"] for f in result["failures"])[:400]
+        if why is not None:
+            return {"ok": False, "message": f"timed round {number}: {why}"}
+    return {"ok": True, "message": f"{len(reference)} timed rounds: every iteration's outputs checked"}
 
 
 # ------------------------------------------------------------------------------------------------ modes
@@ -1029,6 +1097,23 @@ def kernelbench_trial_seeds(torch, seed: int, trials: int) -> list[int]:
     """The per-trial seeds KernelBench's `run_and_check_correctness` draws from `seed`."""
     torch.manual_seed(seed)
     return [int(torch.randint(0, 2 ** 32 - 1, (1,)).item()) for _ in range(trials)]
+
+
+KERNELBENCH_PARITIES = ("kernelbench", "kernelbench-v0.1")  # runner.KERNELBENCH_PARITIES
+
+
+def _kernelbench(request: dict) -> bool:
+    """Whether the request mirrors a KernelBench eval (its trial seeds, the same tensors for both models, its
+    TF32 defaults, all-zero inputs kept)."""
+    return request.get("parity") in KERNELBENCH_PARITIES
+
+
+def _precision(request: dict, torch):
+    """The dtype KernelBench's current eval casts every input tensor and both models to (its `precision`
+    argument: fp32, fp16, bf16); None for the other harnesses, which cast nothing."""
+    if request.get("parity") != "kernelbench":
+        return None
+    return {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}[request.get("precision") or "fp32"]
 
 
 def _set_precision(torch, allow_tf32: bool | None) -> None:
@@ -1053,15 +1138,16 @@ def run(request: dict, progress: Progress) -> None:
     if device.type == "cuda" and not torch.cuda.is_available():
         progress.finish("no_gpu", "torch sees no CUDA device in the worker")
         return
-    kernelbench = request.get("parity") == "kernelbench"
+    kernelbench = _kernelbench(request)
+    precision = _precision(request, torch)
     _set_precision(torch, None if kernelbench else bool(request.get("allow_tf32", False)))
     if device.type == "cuda":
         progress.state["device_name"] = torch.cuda.get_device_name(device)
     install_build_cache(progress, request["cache_dir"], light=bool(request.get("light_build", False)),
-                        precompiled=bool(request.get("precompiled_header", False)),
-                        precompile=request["mode"] == "build", deadline=_deadline(request))
+                        precompiled=bool(request.get("precompiled_header", False)), pch_dir=request.get("pch_dir"))
     seed = int(request.get("seed", 42))
     tolerances = {k: tuple(v) for k, v in (request.get("tolerances") or {}).items()}
+    synchronize = _synchronizer(torch, device)  # captured before the solution can patch it
 
     progress.stage("load reference")
     try:
@@ -1083,22 +1169,22 @@ def run(request: dict, progress: Progress) -> None:
 
     progress.stage("construct models")
     torch.manual_seed(seed)
-    init_inputs = _to_device(list(reference.get_init_inputs()), device, torch)
+    init_inputs = _to_device(list(reference.get_init_inputs()), device, torch, precision)
     with torch.no_grad():
         reference_model = None
         if not sanitize:
             torch.manual_seed(seed)
-            reference_model = reference.Model(*init_inputs).to(device)
+            reference_model = reference.Model(*init_inputs).to(device=device, dtype=precision)
         torch.manual_seed(seed)
-        candidate_model = model_new(*init_inputs).to(device)
+        candidate_model = model_new(*init_inputs).to(device=device, dtype=precision)
         _synchronize(torch, device)
 
         if sanitize:
             progress.stage("sanitize: candidate forward")
-            inputs = _fresh_inputs(reference, seed, device, torch, progress, keep_zeros=kernelbench)
-            candidate_model(*inputs)
-            _synchronize(torch, device)
-            progress.finish("ran", "one candidate forward pass ran")
+            inputs = _fresh_inputs(reference, seed, device, torch, progress, keep_zeros=kernelbench, dtype=precision)
+            counts = counted_launches(torch, device, lambda: candidate_model(*inputs))
+            progress.finish("ran", "one candidate forward pass ran", launches=attributed_launches(counts),
+                            libraries=_extension_libraries(progress.state["extensions"]))
             return
 
         correctness = _correctness(request, progress, torch, device, reference, reference_model, candidate_model,
@@ -1107,15 +1193,111 @@ def run(request: dict, progress: Progress) -> None:
         if not correctness["ok"]:
             progress.finish("incorrect", correctness["message"])
             return
-        if request.get("timing", True):
-            progress.state["timing"] = _timing(request, progress, torch, device, reference, reference_model,
-                                               candidate_model, seed)
+        if request.get("timing", True) and request.get("control_fd") is not None:
+            timer = TimedRounds(request, torch, device, reference, synchronize, tolerances, kernelbench)
+            try:
+                rounds = timer.run(candidate_model, progress, "candidate")
+            except ProtocolBroken as error:  # the parent says why; the verdict is the judge's still
+                progress.note(f"timing: {error}")
+                rounds = []
+            for timed in rounds:  # untimed: the judge compares them with the reference's last outputs
+                send_outputs(request["outputs"], torch, None, timed["seed"], timed["outputs"], [],
+                             timed_round=timed["round"])
+            events = [ms for timed in rounds for ms in timed.get("events_ms") or []]
+            if events:
+                progress.state["timing_self_reported"] = {"cuda_events": summarize(events)}
         progress.finish("correct", f"{correctness['trials']} trials passed")
+
+
+def counted_launches(torch, device, forward) -> dict | None:
+    """Run `forward` once (and synchronize) under torch's profiler: the GPU kernels it launched, by name, with
+    their counts; None where the profiler recorded nothing, not even a launch of its own made inside the same
+    region (under compute-sanitizer CUPTI may be unavailable): then no count is claimed."""
+    if device.type != "cuda":
+        forward()
+        return None
+    try:
+        from torch.profiler import ProfilerActivity, profile
+
+        profiler = profile(activities=[ProfilerActivity.CUDA])
+        profiler.__enter__()
+    except Exception:  # noqa: BLE001 - no profiler: the forward runs, uncounted
+        forward()
+        _synchronize(torch, device)
+        return None
+    try:
+        forward()
+        _synchronize(torch, device)
+        torch.full((1,), 7, device=device).mul_(3)  # a launch the profiler must see, or it saw nothing
+        _synchronize(torch, device)
+    finally:
+        profiler.__exit__(None, None, None)
+    counts: dict[str, int] = {}
+    try:
+        for event in profiler.events():
+            if str(getattr(event, "device_type", "")).endswith("CUDA") and event.name:
+                counts[event.name] = counts.get(event.name, 0) + 1
+    except Exception:  # noqa: BLE001 - a profiler that cannot report counted nothing
+        return None
+    if not any("mul" in name.lower() for name in counts):
+        return None
+    return counts
+
+
+def kernel_base_name(name: str) -> str:
+    """`relu_kernel` of a profiler's kernel name: `void ns::relu_kernel<float>(float const*, float*, int)`."""
+    head = name.split("(")[0].split("<")[0].strip()
+    return head.split()[-1].split("::")[-1] if head else name
+
+
+def attributed_launches(counts: dict | None) -> list[dict] | None:
+    """Each launched kernel (`counted_launches`) with the extension libraries loaded in this process whose
+    bytes hold its name (`defined_in`): libraries outside the Python installation and the system's, which
+    are torch's and CUDA's, so a same-named kernel of another extension shows as a second library."""
+    if counts is None:
+        return None
+    libraries = _loaded_extension_libraries()
+    contents = {}
+    for path in libraries:
+        try:
+            with open(path, "rb") as handle:
+                contents[path] = handle.read()
+        except OSError:
+            continue
+    launches = []
+    for name, count in sorted(counts.items()):
+        base = kernel_base_name(name)
+        defined_in = sorted(p for p, data in contents.items() if base and base.encode() in data)
+        launches.append({"name": name, "kernel": base, "count": count, "defined_in": defined_in})
+    return launches
+
+
+def _loaded_extension_libraries() -> list[str]:
+    """The shared libraries mapped into this process that are neither the Python installation's (torch's)
+    nor the system's (CUDA's)."""
+    system = tuple(os.path.realpath(p) + os.sep for p in {sys.prefix, sys.base_prefix, "/usr", "/lib", "/lib64",
+                                                          "/opt", "/usr/local/cuda"})
+    found = set()
+    try:
+        with open("/proc/self/maps", encoding="utf-8", errors="replace") as handle:
+            for line in handle:
+                path = line.split(maxsplit=5)[-1].strip() if line.count(" ") >= 5 else ""
+                if path.endswith(".so") and not os.path.realpath(path).startswith(system):
+                    found.add(path)
+    except OSError:
+        return []
+    return sorted(found)
+
+
+def _extension_libraries(extensions: list[dict]) -> list[str]:
+    """The shared libraries of the extensions this worker built or loaded for the candidate."""
+    return [os.path.join(e["directory"], f"{e['name']}.so") for e in extensions
+            if e.get("ok") and e.get("directory") and not e.get("superseded")]
 
 
 def _trial_seeds(request, torch, seed: int) -> list[int]:
     trials = int(request.get("trials", 5))
-    if request.get("parity") == "kernelbench":
+    if _kernelbench(request):
         return kernelbench_trial_seeds(torch, seed, trials)
     return [seed + t for t in range(trials)]
 
@@ -1167,10 +1349,11 @@ def _correctness(request, progress, torch, device, reference, reference_model, c
     poison = bool(request.get("poison", True)) and device.type == "cuda"
     poisoner = Poisoner(torch, device) if poison else None
     trials = Trials(len(seeds), poison)
-    kernelbench = request.get("parity") == "kernelbench"
+    kernelbench = _kernelbench(request)
     for trial, trial_seed in enumerate(seeds):
         progress.stage(f"correctness trial {trial + 1}/{len(seeds)}: inputs")
-        inputs = _fresh_inputs(reference, trial_seed, device, torch, progress, keep_zeros=kernelbench)
+        inputs = _fresh_inputs(reference, trial_seed, device, torch, progress, keep_zeros=kernelbench,
+                               dtype=_precision(request, torch))
         progress.stage(f"correctness trial {trial + 1}/{len(seeds)}: reference")
         pristine = _pristine_copies(inputs, torch)
         torch.manual_seed(trial_seed)
@@ -1216,11 +1399,16 @@ def _correctness(request, progress, torch, device, reference, reference_model, c
     return trials.finish()
 
 
-def send_outputs(fd: int, torch, trial: int, seed: int, outputs, failures: list[dict]) -> None:
-    """One trial's candidate outputs (on the CPU) to the `outputs` channel: a length, then torch.save's bytes."""
+def send_outputs(fd: int, torch, trial: int | None, seed: int, outputs, failures: list[dict],
+                 timed_round: int | None = None) -> None:
+    """One trial's candidate outputs (on the CPU) to the `outputs` channel: a length, then torch.save's bytes;
+    with `timed_round`, the last outputs of that timed round (`TimedRounds`)."""
     buffer = io.BytesIO()
-    torch.save({"trial": trial, "seed": seed, "failures": failures,
-                "outputs": None if outputs is None else [t.detach().cpu() for t in outputs]}, buffer)
+    sent = {"trial": trial, "seed": seed, "failures": failures,
+            "outputs": None if outputs is None else [t.detach().cpu() for t in outputs]}
+    if timed_round is not None:
+        sent["round"] = timed_round
+    torch.save(sent, buffer)
     data = buffer.getvalue()
     _write_all(fd, len(data).to_bytes(8, "big") + data)
 
@@ -1232,7 +1420,11 @@ def received_outputs(stream, torch):
         header = stream.read(8)
         if len(header) < 8:
             return
-        data = stream.read(int.from_bytes(header, "big"))
+        size = int.from_bytes(header, "big")
+        if size > os.fstat(stream.fileno()).st_size - stream.tell():  # a length past the end: garbled
+            yield None
+            return
+        data = stream.read(size)
         try:
             sent = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
         except Exception:  # noqa: BLE001 - whatever the candidate wrote, it is no trial
@@ -1251,7 +1443,8 @@ def judge(request: dict, progress: Progress) -> None:
     import torch
 
     device = torch.device(request.get("device", "cuda"))
-    kernelbench = request.get("parity") == "kernelbench"
+    kernelbench = _kernelbench(request)
+    precision = _precision(request, torch)
     _set_precision(torch, None if kernelbench else bool(request.get("allow_tf32", False)))
     seed = int(request.get("seed", 42))
     tolerances = {k: tuple(v) for k, v in (request.get("tolerances") or {}).items()}
@@ -1259,12 +1452,12 @@ def judge(request: dict, progress: Progress) -> None:
     progress.stage("judge: load reference")
     reference = load_module(request["reference"], "cudalint_reference")
     torch.manual_seed(seed)
-    init_inputs = _to_device(list(reference.get_init_inputs()), device, torch)
+    init_inputs = _to_device(list(reference.get_init_inputs()), device, torch, precision)
     seeds = _trial_seeds(request, torch, seed)
     trials = Trials(len(seeds), poison)
     with torch.no_grad(), os.fdopen(request["outputs"], "rb") as stream:
         torch.manual_seed(seed)
-        reference_model = reference.Model(*init_inputs).to(device)
+        reference_model = reference.Model(*init_inputs).to(device=device, dtype=precision)
         sent_trials = received_outputs(stream, torch)
         for trial, trial_seed in enumerate(seeds):
             progress.stage(f"judge: trial {trial + 1}/{len(seeds)}")
@@ -1274,7 +1467,7 @@ def judge(request: dict, progress: Progress) -> None:
                     "kind": "no_outputs", "message": "the run worker sent no outputs for this trial"}]},
                     trial, trial_seed)
                 break
-            inputs = _fresh_inputs(reference, trial_seed, device, torch, None, keep_zeros=kernelbench)
+            inputs = _fresh_inputs(reference, trial_seed, device, torch, None, keep_zeros=kernelbench, dtype=precision)
             torch.manual_seed(trial_seed)
             expected = _flatten(reference_model(*(inputs if kernelbench else _clones(inputs, torch))), torch)
             if expected is None:
@@ -1285,9 +1478,45 @@ def judge(request: dict, progress: Progress) -> None:
                                    if isinstance(f, dict) and f.get("kind") in SELF_REPORTED]
             if not trials.add(result, trial, trial_seed):
                 break
-    summary = trials.finish()
-    progress.state["correctness"] = summary
+        summary = trials.finish()
+        progress.state["correctness"] = summary
+        if summary["ok"] and request.get("timing", True) and request.get("control_fd") is not None:
+            _judge_timing(request, progress, torch, device, reference, reference_model, tolerances, kernelbench,
+                          sent_trials)
     progress.finish("correct" if summary["ok"] else "incorrect", summary["message"])
+
+
+def _judge_timing(request, progress, torch, device, reference, reference_model, tolerances, kernelbench,
+                  sent) -> None:
+    """The judge's part of the timing (`clock`): the reference timed by the same protocol as the candidate
+    (then its torch.compile, when asked), and the candidate's timed rounds checked against it: the
+    projections the parent received from the run worker (`timing_rounds`), the last outputs it sent."""
+    timer = TimedRounds(request, torch, device, reference, _synchronizer(torch, device), tolerances, kernelbench)
+    try:
+        rounds = timer.run(reference_model, progress, "reference")
+    except Exception as error:  # noqa: BLE001 - no timing then; the correctness verdict stands
+        progress.state["timing_check"] = {"ok": False, "message": f"the reference's timed rounds failed: "
+                                                                  f"{type(error).__name__}: {error}"[:400]}
+        return
+    candidate = []
+    for timed, given in zip(rounds, request.get("timing_rounds") or []):
+        frame = next(sent, None)
+        if frame is None or frame.get("round") != timed["round"]:
+            break
+        candidate.append({"projections": given.get("projections"), "outputs": frame["outputs"]})
+    progress.state["timing_check"] = check_rounds(candidate, rounds, tolerances, torch)
+    events = [ms for timed in rounds for ms in timed.get("events_ms") or []]
+    if events:
+        progress.state["timing_reference_events"] = summarize(events)
+    if request.get("compile"):
+        progress.stage("timing: torch.compile of the reference")
+        try:
+            compiled = torch.compile(reference_model)
+            compiled(*_fresh_inputs(reference, timer.seeds[0], device, torch, None, keep_zeros=kernelbench,
+                                    dtype=timer.dtype))
+            timer.run(compiled, progress, "reference (torch.compile)")
+        except Exception as error:  # noqa: BLE001 - the baseline is optional; say why it is missing
+            progress.state["compiled_error"] = f"{type(error).__name__}: {error}"[:400]
 
 
 def _clones(values: list, torch) -> list:
@@ -1305,53 +1534,12 @@ def _pristine_copies(inputs: list, torch) -> list:
         return [v.detach().cpu() if isinstance(v, torch.Tensor) else v for v in inputs]
 
 
-def _timing(request, progress, torch, device, reference, reference_model, candidate_model, seed) -> dict:
-    progress.stage("timing")
-    kernelbench = request.get("parity") == "kernelbench"
-    timer = Timer(torch, device, int(request.get("warmup", 3)), int(request.get("timing_trials", 100)),
-                  flush_l2=not kernelbench)
-    inputs = _fresh_inputs(reference, seed, device, torch, None, keep_zeros=kernelbench)
-
-    def candidate():
-        return candidate_model(*inputs)
-
-    def eager():
-        return reference_model(*inputs)
-
-    device_sync = False if kernelbench else timer.side_streams(candidate)
-    method = "kernelbench: cuda-events, synchronize after each" if kernelbench else "cuda-events"
-    result = {"method": "cuda-events+device-synchronize" if device_sync else method,
-              "side_streams": device_sync, "warmup": timer.warmup, "l2_flush_bytes": L2_FLUSH_BYTES
-              if device.type == "cuda" else 0}
-    progress.stage("timing: candidate")
-    result["candidate"] = timer.time(candidate, device_sync)
-    progress.stage("timing: reference (eager)")
-    result["reference"] = timer.time(eager, device_sync)
-    result["speedup"] = result["reference"]["median_ms"] / max(result["candidate"]["median_ms"], 1e-9)
-    if request.get("compile"):
-        progress.stage("timing: reference (torch.compile)")
-        try:
-            compiled = torch.compile(reference_model)
-
-            def compiled_fn():
-                return compiled(*inputs)
-
-            compiled_fn()  # compile outside the timed region
-            _synchronize(torch, device)
-            result["compiled"] = timer.time(compiled_fn, device_sync)
-            result["speedup_compile"] = result["compiled"]["median_ms"] / max(result["candidate"]["median_ms"], 1e-9)
-        except Exception as error:  # noqa: BLE001 - the baseline is optional; say why it is missing
-            result["compiled_error"] = f"{type(error).__name__}: {error}"[:400]
-    return result
-
-
 def build(request: dict, progress: Progress) -> None:
     """The `build` mode: execute the solution module so that its load_inline calls build into the cache."""
     import torch  # noqa: F401 - imported before the solution so that a missing torch is reported plainly
 
     install_build_cache(progress, request["cache_dir"], light=bool(request.get("light_build", False)),
-                        precompiled=bool(request.get("precompiled_header", False)),
-                        precompile=request["mode"] == "build", deadline=_deadline(request))
+                        precompiled=bool(request.get("precompiled_header", False)), pch_dir=request.get("pch_dir"))
     reference = None
     if request.get("reference"):
         progress.stage("load reference")
@@ -1372,6 +1560,26 @@ def build(request: dict, progress: Progress) -> None:
     progress.finish("built", "")
 
 
+# the C++ flags `pch` precompiles the binding header for: none, and the -O3 most generated solutions give
+PCH_FLAG_SETS = ([], ["-O3"])
+
+
+def pch(request: dict, progress: Progress) -> None:
+    """The `pch` mode: the shared precompiled headers (`BindingHeader`) for `PCH_FLAG_SETS`, made in a worker
+    that never loads a solution, the only one that writes `pch_dir`."""
+    import torch
+    import torch.utils.cpp_extension as cpp_extension
+
+    binding = BindingHeader(request["pch_dir"], cpp_extension, toolchain_id(torch), precompile=True,
+                            deadline=_deadline(request))
+    made = []
+    for flags in PCH_FLAG_SETS:
+        progress.stage(f"precompile <torch/extension.h> for C++ flags {flags}")
+        made.append(binding.include_line({"extra_cflags": flags}))
+        binding.finish()
+    progress.finish("built", "; ".join(made))
+
+
 def probe(request: dict, progress: Progress) -> None:
     import torch
 
@@ -1383,7 +1591,7 @@ def probe(request: dict, progress: Progress) -> None:
     progress.finish("ok", "", torch=torch.__version__, cuda=str(torch.version.cuda), devices=devices)
 
 
-MODES = {"run": run, "sanitize": run, "judge": judge, "build": build, "probe": probe}
+MODES = {"run": run, "sanitize": run, "judge": judge, "build": build, "pch": pch, "probe": probe}
 
 
 def main(argv: list[str]) -> int:
@@ -1392,6 +1600,8 @@ def main(argv: list[str]) -> int:
         sys.path.pop(0)  # this package's modules must not shadow others'
     with open(argv[1], encoding="utf-8") as handle:
         request = json.load(handle)
+    for fd in request.get("close_fds") or ():  # compute-sanitizer's log: never the candidate's to write
+        os.close(fd)
     progress = Progress(request["channel"], request["mode"])
     import faulthandler
 
