@@ -7,9 +7,9 @@ value is (`int64_t n = batch * channels * hw;` multiplies `int`s before widening
 the range given to a kernel's `int` parameter (`kernel<<<g, b>>>(..., x.numel())`) all wrap: the grid,
 the guard or the element count the kernel gets is wrong.
 
-Evidence: the value is the one `HostRun` computes at the launch (where the paths reaching it agree), and only
-locals assigned once (at their declaration), whose initializer reads no local assigned elsewhere, are
-judged; anything unknown stays silent.
+Evidence: the value is the one `HostRun` computes at the launch, and only locals declared on every path to
+the launch (a branch the sizes do not take is not judged), assigned once (at their declaration), whose
+initializer reads no local assigned elsewhere, are judged; anything unknown stays silent.
 """
 
 from __future__ import annotations
@@ -53,6 +53,8 @@ def host_overflows(ctx) -> list[HostOverflow]:
             if decl.init is None or decl.ref in assigned or decl.dims or any(
                     isinstance(n, ir.Name) and n.ref in assigned | wrapped for n in decl.init.walk()):
                 continue
+            if env.state.get(decl.ref) is None:
+                continue  # not run on every path to the launch (a branch for smaller sizes), or not known
             for expr, what in _candidates(decl):
                 value = env.value(expr)
                 if isinstance(value, int) and not isinstance(value, bool) and not -2**31 <= value < 2**31:
