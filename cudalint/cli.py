@@ -435,7 +435,8 @@ def check(
     reports = not diff and not fix_only and not add_ignore
     if reports:
         fixable = _fixability(linted, per_file) if output_format is OutputFormat.text else None
-        _write(_render(results, output_format.value, options, show_statistics, quiet, color, fixable=fixable))
+        _write(_render(results, output_format.value, options, show_statistics, quiet, color, fixable=fixable,
+                       strict=strict))
     batch = any(os.path.isdir(path) for path in existing)
     if batch and output_format is OutputFormat.text and not quiet and not show_statistics and len(results) > 1 \
             and reports:
@@ -487,7 +488,7 @@ def _check_stdin(name: str, config: str | None, no_config: bool, command_line: d
     if not fix_only:
         fixable = _fixability([result], [options], {name: text}) if output_format is OutputFormat.text else None
         rendered = _render([result], output_format.value, options, show_statistics, quiet, color,
-                           sources={name: text}, fixable=fixable)
+                           sources={name: text}, fixable=fixable, strict=strict)
         (sys.stderr.write if fix else _write)(rendered)
     if fix and exit_non_zero_on_fix and changed:
         raise typer.Exit(EXIT_FINDINGS)
@@ -698,7 +699,7 @@ def _fixes_summary(verb: str, reports: list[tuple[str, FixReport]], show_fixes: 
 
 def _render(results: list[FileResult], fmt: str, options: LintOptions, show_statistics: bool,
             quiet: bool, color: Color = Color.auto, sources: dict[str, str] | None = None,
-            fixable: dict[int, str] | None = None) -> str:
+            fixable: dict[int, str] | None = None, strict: bool = False) -> str:
     from cudalint.engine import selected_rules
 
     if show_statistics:
@@ -714,7 +715,7 @@ def _render(results: list[FileResult], fmt: str, options: LintOptions, show_stat
     if fmt == "text":
         return render(fmt, results, sources, color=_use_color(color), summary=not quiet, fixable=fixable)
     if fmt == "json-files":
-        return render(fmt, results, fail_on=options.fail_on)
+        return render(fmt, results, fail_on=options.fail_on, strict=strict)
     if fmt == "sarif":
         return render(fmt, results, sources, rules=selected_rules(options))
     return render(fmt, results, sources)

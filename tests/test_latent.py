@@ -56,3 +56,14 @@ def test_cli_marks_latent_and_fails_only_with_strict():
     assert strict.exit_code == 1
     as_json = runner.invoke(app, ["check", "--no-cache", "--select", "CL102", "--output-format", "json", str(FIXTURE)])
     assert [f["latent"] for f in json.loads(as_json.output)] == [True]
+
+
+def test_json_files_rejects_a_latent_finding_only_with_strict():
+    runner = CliRunner()
+    verdicts = []
+    for extra in ([], ["--strict"]):
+        result = runner.invoke(app, ["check", "--no-cache", *extra, "--select", "CL102", "--output-format",
+                                     "json-files", str(FIXTURE)])
+        payload = json.loads(result.output)
+        verdicts.append((payload["strict"], [entry["rejected"] for entry in payload["files"]]))
+    assert verdicts == [(False, [False]), (True, [True])]

@@ -325,3 +325,20 @@ def test_drop_dynamic_shared_size_launches_a_kernel_using_extern_shared_with_no_
     # a kernel with static shared memory only needs no dynamic bytes: no mutant
     static = DYNAMIC_SHARED.replace("extern __shared__ float s[];", "__shared__ float s[256];")
     assert "drop-dynamic-shared-size" not in by_operator(CorpusCase("k.cu", static, set()))
+
+
+HOST_SIZE = WIDE_INDEX.replace('''torch::Tensor row_bias(torch::Tensor x, torch::Tensor bias) {
+    int rows = x.size(0);''', '''torch::Tensor row_bias(torch::Tensor x, torch::Tensor bias) {
+    int64_t total = x.numel();
+    TORCH_CHECK(total > 0, "empty input");
+    int rows = x.size(0);''')
+
+
+def test_narrow_host_size_makes_a_host_element_count_32_bit() -> None:
+    found = by_operator(CorpusCase("k.py", HOST_SIZE, set()))["narrow-host-size"]
+    assert [(m.expected, m.text.splitlines()[m.meta["line"] - 1]) for m in found] == [
+        ({(20, "CL214")}, "    int total = x.numel();"),
+    ]
+    assert (20, "CL214") in findings(found[0])
+    small = HOST_SIZE.replace("40000, 65536", "4000, 6553")
+    assert "narrow-host-size" not in by_operator(CorpusCase("k.py", small, set()))

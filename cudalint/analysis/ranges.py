@@ -350,9 +350,11 @@ class RangeAnalysis:
         return self._loops[key]
 
     def array_witness(self, kernel: ir.Function, function: ir.Function, access: Access, dimension: int,
-                      size: int) -> Witness | None:
+                      size: int, launch: tuple[Dim3, ConstantEnv] | None = None) -> Witness | None:
         """A thread where subscript `dimension` of `access` (in `function`, run by `kernel`) is outside
-        [0, size), or None when there is none or it cannot be decided."""
+        [0, size), or None when there is none or it cannot be decided. `launch`: (the block, the kernel's
+        values) of one launch evaluated at the reference's shapes, else the blocks of the unit's launches
+        with the function's own constants."""
         root = access.root
         if root.retyped:
             return None
@@ -365,6 +367,8 @@ class RangeAnalysis:
             parts = list(root.offsets) + parts
         elif root.offsets:
             return None
+        if launch is not None:
+            return self._search(function, access, parts, 0, size, [launch[0]], False, launch[1])
         return self._search(function, access, parts, 0, size, self.links.block_sizes(kernel), False)
 
     def buffer_witness(self, function: ir.Function, access: Access, size: int, block: Dim3,
@@ -380,14 +384,15 @@ class RangeAnalysis:
         return self._search(function, access, access.parts, 0, size, [block], False, env)
 
     def unwritten_witness(self, function: ir.Function, access: Access, block: Dim3,
-                          written: tuple[int, int], parts: list[ir.Expr] | None = None) -> Witness | None:
+                          written: tuple[int, int], parts: list[ir.Expr] | None = None,
+                          env: ConstantEnv | None = None) -> Witness | None:
         """A thread of a `block`-sized block where the element index of a 1-D `access` (or the index
         `parts` of one dimension) falls outside `written` (the lowest and highest element any thread
         writes). Dominating conditions on the thread or a loop counter must evaluate: an unknown one is not
-        taken as satisfiable here."""
+        taken as satisfiable here. `env`: the function's values at one launch, else its own constants."""
         if parts is None:
             parts = list(access.root.offsets) + list(access.indices)
-        return self._search(function, access, parts, written[0], written[1] + 1, [block], True)
+        return self._search(function, access, parts, written[0], written[1] + 1, [block], True, env)
 
     def _search(self, function: ir.Function, access: Access, parts: list[ir.Expr], low: int, high: int,
                 blocks: list[Dim3], strict: bool, env: ConstantEnv | None = None) -> Witness | None:
@@ -400,11 +405,12 @@ class RangeAnalysis:
             return None
 
     def index_interval(self, function: ir.Function, access: Access, block: Dim3,
-                       parts: list[ir.Expr] | None = None) -> tuple[int, int] | None:
+                       parts: list[ir.Expr] | None = None, env: ConstantEnv | None = None) -> tuple[int, int] | None:
         """The lowest and highest element index of a 1-D `access` (or of the index `parts` of one
         dimension) over every thread of a `block`-sized block and every iteration of the loops around it,
-        guards ignored; None when unknown."""
-        env = self.program.env(function)
+        guards ignored; None when unknown. `env`: the function's values at one launch, else its own
+        constants."""
+        env = env if env is not None else self.program.env(function)
         loops = [loop for loop in map(self._loop, self.guards.guards(function).loops(access.node)) if loop]
         keys = {loop.ref: "var:" + loop.ref for loop in loops}
         ranges: dict[str, tuple[int, int]] = {}

@@ -27,7 +27,7 @@ from cudalint.analysis.guards import Access, GuardAnalysis, shared_parameters, s
 from cudalint.analysis.launch_link import LaunchLinks
 from cudalint.analysis.ranges import RangeAnalysis, Witness
 from cudalint.model import ir
-from cudalint.model.constants import Dim3
+from cudalint.model.constants import ConstantEnv, Dim3
 from cudalint.model.program import Program, SharedArray
 
 
@@ -41,14 +41,19 @@ class UnwrittenRead:
     dimension: int  # the array dimension read outside what was written (0 for a 1-D array)
 
 
-def unwritten_reads(program: Program, kernel: ir.Function) -> list[UnwrittenRead]:
-    """The reads of `kernel` (and the device functions it calls) of shared elements no thread writes."""
-    # the blocks of the unit's launches: a __launch_bounds__ maximum says nothing of the block used
-    blocks = []
-    for link in LaunchLinks.of(program).of_kernel(kernel):
-        if link.block is not None and None not in link.block and link.block not in blocks:
-            blocks.append(link.block)
-    if not blocks or kernel.body is None:
+def unwritten_reads(program: Program, kernel: ir.Function,
+                    launches: list[tuple[Dim3, ConstantEnv]] | None = None) -> list[UnwrittenRead]:
+    """The reads of `kernel` (and the device functions it calls) of shared elements no thread writes.
+    `launches`: (block, the kernel's values there) of launches evaluated at the reference's shapes, where
+    a condition on a size parameter evaluates; else the blocks of the unit's launches, with the kernel's
+    own constants."""
+    if launches is None:
+        # the blocks of the unit's launches: a __launch_bounds__ maximum says nothing of the block used
+        launches = []
+        for link in LaunchLinks.of(program).of_kernel(kernel):
+            if link.block is not None and None not in link.block and (link.block, None) not in launches:
+                launches.append((link.block, None))
+    if not launches or kernel.body is None:
         return []
     analysis = GuardAnalysis.of(program)
     ranges = RangeAnalysis.of(program)
@@ -73,14 +78,15 @@ def unwritten_reads(program: Program, kernel: ir.Function) -> list[UnwrittenRead
             continue
         for dimension, size in enumerate(dims):
             parts = partial(_index_parts, rank=len(dims), dimension=dimension)
-            for block in blocks:
-                written = _written(ranges, accesses, block, parts)
+            for block, env in launches:
+                written = _written(ranges, accesses, block, parts, kernel, env)
                 if written is None or (written[0] <= 0 and written[1] >= size - 1):
                     continue
                 for function, access in accesses:
                     if access.is_write or isinstance(access.node, ir.Call):
                         continue
-                    witness = ranges.unwritten_witness(function, access, block, written, parts(access))
+                    witness = ranges.unwritten_witness(function, access, block, written, parts(access),
+                                                       env if function is kernel else None)
                     if witness is not None and 0 <= witness.index < size:
                         found.append(UnwrittenRead(access, function, array, written, witness, dimension))
     return found
@@ -95,14 +101,15 @@ def _index_parts(access: Access, rank: int, dimension: int) -> list[ir.Expr]:
 
 
 def _written(ranges: RangeAnalysis, accesses: list[tuple[ir.Function, Access]], block: Dim3,
-             parts: Callable[[Access], list[ir.Expr]]) -> tuple[int, int] | None:
+             parts: Callable[[Access], list[ir.Expr]], kernel: ir.Function,
+             env: ConstantEnv | None) -> tuple[int, int] | None:
     low = high = None
     for function, access in accesses:
         if not access.is_write:
             continue
         if isinstance(access.node, ir.Call) and not access.node.callee.startswith("atomic"):
             return None  # a copy or a fragment store writes a region, not the one element its pointer names
-        bounds = ranges.index_interval(function, access, block, parts(access))
+        bounds = ranges.index_interval(function, access, block, parts(access), env if function is kernel else None)
         if bounds is None:
             return None
         low = bounds[0] if low is None else min(low, bounds[0])

@@ -9,6 +9,7 @@ from cudalint.analysis.barriers import sync_analysis
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
 from cudalint.findings import Edit, Finding, Fix, short_text
+from cudalint.harness.bounds import launched_at_reference
 from cudalint.model import ir
 
 
@@ -45,25 +46,39 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
     reported: set[tuple[int, int]] = set()
     partners: set[int] = set()  # one finding per unsynchronized earlier access: one missing barrier, one finding
     for function in analysis.roots:
-        races = sorted(analysis.races(function),
-                       key=lambda r: (r.second.expr.span.line, r.second.expr.span.column))
-        for race in races:
-            if race.warp_only:
-                continue
-            if race.first is race.second and race.second.mode != UPDATE:
-                continue  # one store run by many threads: an indexing question, not a missing barrier
-            span = race.second.expr.span
-            key = (span.line, span.column)
-            statement = race.second.node.span
-            if key in reported or (statement.line, -statement.column) in reported or id(race.first) in partners:
-                continue
-            if race.first is not race.second:
-                partners.add(id(race.first))
-            reported.add(key)
-            reported.add((statement.line, -statement.column))
-            message, label = describe(race, lambda s: ctx.location(s).line)
-            related = [] if race.first is race.second else [(race.first.expr.span, label)]
-            yield ctx.finding(span, message, related=related, fix=_barrier_fix(ctx, race.second.node.span))
+        yield from _report(ctx, analysis.races(function), reported, partners, "")
+    # at the reference's shapes the block size is known: an index or guard built on `blockIdx.x * blockDim.x`
+    # becomes linear there, and a race the symbolic test left undecided is decided
+    for graded in launched_at_reference(ctx):
+        yield from _report(ctx, graded.launched.races, reported, partners,
+                           f" (at the reference's shapes: {graded.shaped.shapes}; block "
+                           f"{_dims(graded.shaped.at_reference.block)}, grid {_dims(graded.shaped.at_reference.grid)})")
+
+
+def _report(ctx: RuleContext, races: list[Race], reported: set[tuple[int, int]], partners: set[tuple[int, int]],
+            where: str) -> Iterator[Finding]:
+    for race in sorted(races, key=lambda r: (r.second.expr.span.line, r.second.expr.span.column)):
+        if race.warp_only:
+            continue
+        if race.first is race.second and race.second.mode != UPDATE:
+            continue  # one store run by many threads: an indexing question, not a missing barrier
+        span = race.second.expr.span
+        key = (span.line, span.column)
+        statement = race.second.node.span
+        first = (race.first.expr.span.line, race.first.expr.span.column)
+        if key in reported or (statement.line, -statement.column) in reported or first in partners:
+            continue
+        if race.first is not race.second:
+            partners.add(first)
+        reported.add(key)
+        reported.add((statement.line, -statement.column))
+        message, label = describe(race, lambda s: ctx.location(s).line)
+        related = [] if race.first is race.second else [(race.first.expr.span, label)]
+        yield ctx.finding(span, message + where, related=related, fix=_barrier_fix(ctx, race.second.node.span))
+
+
+def _dims(values) -> str:
+    return "(" + ", ".join(str(v) for v in values) + ")"
 
 
 def _barrier_fix(ctx: RuleContext, statement: ir.Span) -> Fix | None:

@@ -14,6 +14,7 @@ from cudalint.analysis.global_rmw import rmw_races
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
 from cudalint.findings import Finding, short_text
+from cudalint.harness.bounds import launched_at_reference
 
 
 def describe(race: Race, line_of=lambda span: span.line) -> tuple[str, str]:
@@ -51,14 +52,18 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
     reported = {race.store.span[:2] for race in rmw_races(ctx.program)}
     for function in analysis.roots:
         reported |= {race.store.span[:2] for race in analysis.global_store_races(function)}
-    for function in analysis.roots:
-        races = sorted(analysis.global_races(function),
-                       key=lambda r: (r.second.expr.span.line, r.second.expr.span.column))
-        for race in races:
-            stores = [a.node.expr.span[:2] for a in (race.first, race.second) if a.writes and a.node.expr is not None]
-            span = race.second.expr.span
-            if any(store in reported for store in stores) or span[:2] in reported:
-                continue
-            reported.add(span[:2])
-            message, label = describe(race, lambda s: ctx.location(s).line)
-            yield ctx.finding(span, message, related=[(race.first.expr.span, label)])
+    found = [(race, "") for function in analysis.roots for race in sorted(
+        analysis.global_races(function), key=lambda r: (r.second.expr.span.line, r.second.expr.span.column))]
+    # at the reference's shapes the block size and the sizes are known: a race the symbolic test left
+    # undecided (an index or guard built on `blockIdx.x * blockDim.x`) is decided there
+    for graded in launched_at_reference(ctx):
+        found += [(race, f" (at the reference's shapes: {graded.shaped.shapes})") for race in sorted(
+            graded.launched.global_races, key=lambda r: (r.second.expr.span.line, r.second.expr.span.column))]
+    for race, where in found:
+        stores = [a.node.expr.span[:2] for a in (race.first, race.second) if a.writes and a.node.expr is not None]
+        span = race.second.expr.span
+        if any(store in reported for store in stores) or span[:2] in reported:
+            continue
+        reported.add(span[:2])
+        message, label = describe(race, lambda s: ctx.location(s).line)
+        yield ctx.finding(span, message + where, related=[(race.first.expr.span, label)])

@@ -10,6 +10,8 @@ from cudalint.analysis.ranges import RangeAnalysis
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
 from cudalint.findings import Finding
+from cudalint.harness.shapes import kernel_env_at_reference, reached_launches_at_reference
+from cudalint.model import ir
 
 
 @rule("CL203", "shared-index-out-of-range", "error",
@@ -19,10 +21,20 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
     analysis = GuardAnalysis.of(program)
     ranges = RangeAnalysis.of(program)
     reported_lines: set[tuple[str, int]] = set()
-    for kernel in program.kernels:
+    # the unit's own launches, then each launch at the reference's shapes (its block and the scalar
+    # arguments the shapes decide: `sh[tid + offset]` with `offset` a size parameter is decided there)
+    runs: list[tuple[ir.Function, tuple | None, str]] = [(kernel, None, "") for kernel in program.kernels]
+    for shaped in reached_launches_at_reference(ctx):
+        block = shaped.at_reference.block
+        at_reference = kernel_env_at_reference(program, shaped)
+        if block is not None and None not in block and at_reference is not None:
+            runs.append((at_reference[0], (tuple(block), at_reference[1]),
+                         f" (at the reference's shapes: {shaped.shapes})"))
+    for kernel, launch, where in runs:
         if kernel.body is None:
             continue
-        for function in program.reachable_functions(kernel):
+        functions = [kernel] if launch is not None else program.reachable_functions(kernel)
+        for function in functions:
             if function.body is None or not function.is_device_code:
                 continue
             for access in analysis.accesses(function):
@@ -35,11 +47,11 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
                 for dimension, size in enumerate(dims):
                     if size is None or dimension >= len(access.indices):
                         continue
-                    witness = ranges.array_witness(kernel, function, access, dimension, size)
+                    witness = ranges.array_witness(kernel, function, access, dimension, size, launch)
                     if witness is None:
                         continue
                     reported_lines.add(key)
-                    yield ctx.finding(access.node.span, _message(access, dimension, size, witness, len(dims)))
+                    yield ctx.finding(access.node.span, _message(access, dimension, size, witness, len(dims)) + where)
                     break
 
 

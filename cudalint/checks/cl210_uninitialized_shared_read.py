@@ -11,6 +11,7 @@ from cudalint.analysis.shared_coverage import UnwrittenRead, unwritten_reads
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
 from cudalint.findings import Finding, short_text
+from cudalint.harness.shapes import kernel_env_at_reference, reached_launches_at_reference
 
 
 @rule("CL210", "uninitialized-shared-read", "error",
@@ -19,13 +20,22 @@ from cudalint.findings import Finding, short_text
 def check(ctx: RuleContext) -> Iterator[Finding]:
     program = ctx.program
     reported: set[tuple[int, int]] = set()
-    for kernel in program.kernels:
-        for read in unwritten_reads(program, kernel):
-            span = read.access.node.span
-            if span[:2] in reported:
-                continue
-            reported.add(span[:2])
-            yield ctx.finding(span, _message(read))
+    found = [(read, "") for kernel in program.kernels for read in unwritten_reads(program, kernel)]
+    # at the reference's shapes the size parameters have values: a read under `if (t + k < K)` is decided
+    for shaped in reached_launches_at_reference(ctx):
+        block = shaped.at_reference.block
+        at_reference = kernel_env_at_reference(program, shaped)
+        if block is None or None in block or at_reference is None:
+            continue
+        kernel, env = at_reference
+        found += [(read, f" (at the reference's shapes: {shaped.shapes})")
+                  for read in unwritten_reads(program, kernel, [(tuple(block), env)])]
+    for read, where in found:
+        span = read.access.node.span
+        if span[:2] in reported:
+            continue
+        reported.add(span[:2])
+        yield ctx.finding(span, _message(read) + where)
 
 
 def _message(read: UnwrittenRead) -> str:

@@ -497,6 +497,21 @@ def _narrow_wide_index(lines: list[str]) -> Iterator[Mutation]:
                 yield Mutation("narrow-wide-index", number, line[:start] + line[start + len(cast.group(0)):],
                                "CL214", anchored=True)
                 break
+_HOST_WIDE_SIZE = re.compile(r"^(\s*(?:const\s+)?)(?:int64_t|long\s+long|long|size_t|auto)(\s+\w+\s*=\s*\w+\.numel\(\)\s*;.*)$")
+
+
+def _narrow_host_size(lines: list[str]) -> Iterator[Mutation]:
+    # a host local holding an input's element count in 64 bits (`int64_t n = x.numel();`) made `int`, the
+    # way it is usually written: where every reference input has 2^31 elements or more, the count wraps
+    if not _reference_inputs_past_int32(lines):
+        return
+    device = _device_code_lines(lines)
+    for number, line in enumerate(lines, 1):
+        match = _HOST_WIDE_SIZE.match(line)
+        if match and number not in device:
+            yield Mutation("narrow-host-size", number, f"{match.group(1)}int{match.group(2)}", "CL214", anchored=True)
+
+
 _LAUNCH_ARGUMENTS = re.compile(r"\b(\w+)\s*(?:<[^<>;]*>)?\s*<<<(.*)>>>")
 _EXTERN_SHARED = re.compile(r"\bextern\s+__shared__\b[^;]*?\b(\w+)\s*\[\s*\]")
 
@@ -647,6 +662,7 @@ OPERATORS: dict[str, Callable[[list[str]], Iterator[Mutation]]] = {
     "in-place-mirror-read": _in_place_mirror_read,
     "warp-partials-unguarded": _warp_partials_unguarded,
     "narrow-wide-index": _narrow_wide_index,
+    "narrow-host-size": _narrow_host_size,
     "launch-half-block": _launch_half_block,
     "drop-dynamic-shared-size": _drop_dynamic_shared_size,
     "bare-bound-call": _bare_bound_call,

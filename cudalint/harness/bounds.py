@@ -37,26 +37,45 @@ class AccessPastTensor:
     past: PastTheEnd
 
 
-def accesses_past_tensors(ctx) -> list[AccessPastTensor]:
-    """The global accesses of the launches reached at the reference's shapes that some thread makes past
-    the end of the tensor the launch passes for that pointer."""
+@dataclass(frozen=True)
+class GradedLaunch:
+    shaped: ShapedLaunch
+    kernel: ir.Function
+    launched: KernelSync  # the kernel as this launch runs it at the reference's shapes
+
+
+def launched_at_reference(ctx) -> list[GradedLaunch]:
+    """Each launch reached at the reference's shapes with a concrete grid and block, its kernel evaluated
+    there (block, grid and the scalar parameters the arguments decide pinned)."""
     program = ctx.program
-    analysis = sync_analysis(program)
-    found: list[AccessPastTensor] = []
+    if "graded_launches" in program.analyses:
+        return program.analyses["graded_launches"]
+    found: list[GradedLaunch] = []
     for shaped in reached_launches_at_reference(ctx):
         launch = shaped.at_reference
         if launch.grid is None or launch.block is None or None in launch.grid or None in launch.block:
             continue
         at_reference = kernel_env_at_reference(program, shaped)
-        link = LaunchLinks.of(program).of_node(shaped.site.node)
-        if at_reference is None or link is None:
+        if at_reference is None:
             continue
         kernel, env = at_reference
-        sizes = _tensor_sizes(kernel, link.args, shaped)
+        values = {ref: value for ref, value in env.scalars.items() if isinstance(value, int)}
+        launched = sync_analysis(program).kernel_at(kernel, tuple(launch.block), tuple(launch.grid), values)
+        found.append(GradedLaunch(shaped, kernel, launched))
+    program.analyses["graded_launches"] = found
+    return found
+
+
+def accesses_past_tensors(ctx) -> list[AccessPastTensor]:
+    """The global accesses of the launches reached at the reference's shapes that some thread makes past
+    the end of the tensor the launch passes for that pointer."""
+    found: list[AccessPastTensor] = []
+    for graded in launched_at_reference(ctx):
+        shaped, kernel, launched = graded.shaped, graded.kernel, graded.launched
+        link = LaunchLinks.of(ctx.program).of_node(shaped.site.node)
+        sizes = _tensor_sizes(kernel, link.args, shaped) if link is not None else None
         if not sizes:
             continue
-        values = {ref: value for ref, value in env.scalars.items() if isinstance(value, int)}
-        launched = analysis.kernel_at(kernel, tuple(launch.block), tuple(launch.grid), values)
         reported: set[str] = set()
         for access in launched.global_accesses:
             array = access.array
@@ -75,21 +94,14 @@ def graded_launches(ctx, kernel: ir.Function) -> list[KernelSync] | None:
     """The kernel as each of its launches runs it at the reference's shapes (concrete block, grid and the
     parameters the arguments decide); None unless every launch site of the kernel in this unit is one
     the bound functions reach there with a concrete configuration (then the list holds them all)."""
-    program = ctx.program
-    sites = program.launches_of(kernel.name)
+    sites = ctx.program.launches_of(kernel.name)
     reached = [s for s in reached_launches_at_reference(ctx) if s.site.kernel_name == kernel.name]
     if not sites or {id(s.node) for s in sites} != {id(s.site.node) for s in reached}:
         return None
-    launched = []
-    for shaped in reached:
-        launch = shaped.at_reference
-        at_reference = kernel_env_at_reference(program, shaped)
-        if launch.grid is None or launch.block is None or None in launch.grid or None in launch.block \
-                or at_reference is None or at_reference[0] is not kernel:
-            return None
-        values = {ref: value for ref, value in at_reference[1].scalars.items() if isinstance(value, int)}
-        launched.append(sync_analysis(program).kernel_at(kernel, tuple(launch.block), tuple(launch.grid), values))
-    return launched
+    launched = [g for g in launched_at_reference(ctx) if g.shaped.site.kernel_name == kernel.name]
+    if len(launched) != len(reached) or any(g.kernel is not kernel for g in launched):
+        return None
+    return [g.launched for g in launched]
 
 
 def _tensor_sizes(kernel: ir.Function, args: list[ir.Expr], shaped: ShapedLaunch) -> dict[str, tuple[str, int]]:

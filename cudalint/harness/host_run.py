@@ -10,12 +10,15 @@ from __future__ import annotations
 import dataclasses
 from math import prod
 
+from cudalint.analysis.guards import strip
 from cudalint.model import ir
 from cudalint.model.constants import ConstantEnv
 
 
 _PASS_THROUGH = {"contiguous", "cuda", "float", "clone", "detach"}  # methods that keep the shape
 _LIKE = {"empty_like", "zeros_like", "ones_like", "rand_like", "randn_like", "full_like"}  # a new tensor of that shape
+_FACTORIES = {"empty", "zeros", "ones", "full", "rand", "randn"}  # `torch::empty({n, c}, options)`: sizes first
+_RESHAPES = {"view", "reshape"}  # the same elements in another shape
 
 
 class ShapeEnv(ConstantEnv):
@@ -83,7 +86,9 @@ class ShapeEnv(ConstantEnv):
 
     def shape(self, expr: ir.Expr | None, depth: int = 0) -> tuple[int, ...] | None:
         """The shape of a tensor expression: a known parameter, a single-assignment local holding one,
-        or a shape-keeping method of one (`input.contiguous()`)."""
+        a shape-keeping method of one (`input.contiguous()`), a factory given a size list of known values
+        (`torch::empty({rows, cols}, x.options())`, `torch::zeros(x.sizes(), ...)`) or a view of a known
+        tensor (`x.view({rows, -1})`)."""
         if expr is None or depth > 10:
             return None
         if isinstance(expr, ir.Name):
@@ -99,7 +104,44 @@ class ShapeEnv(ConstantEnv):
         if isinstance(expr, ir.Call) and expr.callee.rsplit("::", 1)[-1] in _LIKE and expr.receiver is None \
                 and expr.args:
             return self.shape(expr.args[0], depth + 1)
+        if isinstance(expr, ir.Call) and expr.callee.rsplit("::", 1)[-1] in _FACTORIES and expr.receiver is None \
+                and expr.args and expr.text.lstrip().startswith(("torch::", "at::")):
+            return self._sizes(expr.args[0], depth + 1)
+        if isinstance(expr, ir.Call) and expr.callee in _RESHAPES and expr.receiver is not None and expr.args:
+            return self._reshaped(expr, depth + 1)
         return None
+
+    def _sizes(self, expr: ir.Expr, depth: int) -> tuple[int, ...] | None:
+        """A size list: `{a, b}` of known non-negative integers, or `t.sizes()` of a tensor of known shape."""
+        expr = strip(expr)
+        if isinstance(expr, ir.InitList):
+            values = [self.value(element, depth) for element in expr.elements]
+            if values and all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in values):
+                return tuple(values)
+            return None
+        if isinstance(expr, ir.Call) and expr.callee == "sizes" and not expr.args:
+            return self.shape(expr.receiver, depth)
+        return None
+
+    def _reshaped(self, call: ir.Call, depth: int) -> tuple[int, ...] | None:
+        """`t.view({a, -1})`, `t.reshape({n})`, `t.view(a, b)`: the new shape, a -1 inferred from `t`'s
+        number of elements; None unless the element counts agree."""
+        source = self.shape(call.receiver, depth)
+        if source is None:
+            return None
+        if len(call.args) == 1 and isinstance(strip(call.args[0]), ir.InitList):
+            values = [self.value(element, depth) for element in strip(call.args[0]).elements]
+        else:
+            values = [self.value(arg, depth) for arg in call.args]
+        if not values or not all(isinstance(v, int) and not isinstance(v, bool) and v >= -1 for v in values) \
+                or values.count(-1) > 1:
+            return None
+        known = prod(v for v in values if v != -1)
+        if -1 in values:
+            if known == 0 or prod(source) % known:
+                return None
+            values[values.index(-1)] = prod(source) // known
+        return tuple(values) if prod(values) == prod(source) else None
 
     def tensor_value(self, expr: ir.Expr) -> object:
         """What a HostRun keeps for a tensor local assigned `expr`; None when not known."""

@@ -29,7 +29,9 @@ from functools import lru_cache
 
 from cudalint.harness import init_order
 from cudalint.harness.init_order import _Interpreter
-from cudalint.harness.init_values import UNKNOWN, _Container, _Dotted, _Object, _plain, _size_args, _Stop, _Tensor
+from cudalint.harness.init_values import (
+    UNKNOWN, _Container, _Dotted, _FileClass, _Object, _plain, _size_args, _Stop, _Tensor,
+)
 from cudalint.harness.kernelbench import ImportMap, read_python
 from cudalint.harness.host_run import HostRun, ShapeEnv, TensorArgument, written_refs
 from cudalint.harness.torch_shapes import DType, TensorType, ValuesIndices, apply_op, known_op
@@ -111,6 +113,18 @@ class _Bound:
     """A function of a compiled extension: `ext.fn`."""
 
     name: str
+
+
+@dataclass(frozen=True)
+class _AutogradApply:
+    """`Fn.apply` of an in-file `torch.autograd.Function`: a call runs `Fn.forward(ctx, *args)`."""
+
+    forward: ast.FunctionDef
+
+
+# the `ctx` an autograd Function's forward gets: what it is asked (`ctx.save_for_backward`) is not known
+_AUTOGRAD_CTX = _Dotted("torch.autograd.function.FunctionCtx")
+_AUTOGRAD_FUNCTIONS = {"torch.autograd.Function", "torch.autograd.function.Function"}
 
 
 @dataclass(frozen=True)
@@ -252,6 +266,10 @@ class ShapeInterpreter(_Interpreter):
     def attribute(self, value: object, name: str) -> object:
         if isinstance(value, _Extension):
             return _Bound(name)
+        if isinstance(value, _FileClass) and name == "apply" \
+                and any(self.imports.qualify(base) in _AUTOGRAD_FUNCTIONS for base in value.node.bases):
+            forward = self.method(value.node, "forward")
+            return _AutogradApply(forward) if forward is not None else UNKNOWN
         if isinstance(value, ValuesIndices) and name in ("values", "indices"):
             return value[0 if name == "values" else 1]
         if isinstance(value, _Object) and name == "training" and "training" not in value.attrs:
@@ -335,6 +353,8 @@ class ShapeInterpreter(_Interpreter):
         return _as_shaped(result, args, Origin(node or self.node))
 
     def apply(self, func: object, args: list, kwargs: dict, node: ast.Call) -> object:
+        if isinstance(func, _AutogradApply):
+            return self.invoke(func.forward, [_AUTOGRAD_CTX, *args], kwargs)
         if isinstance(func, _Bound):
             if kwargs or self.call_extension is None:
                 return _Shaped(None, None)

@@ -6,7 +6,9 @@ When the reference is known (`harness.forward.reference_of`), each argument forw
 C++ function (`ext.fn(x, self.linear.weight, self.dim)`) has the shape or value `harness.output_shape`
 reads for it at `get_inputs()`/`get_init_inputs()` (a tensor forward hands unchanged keeps its input's
 shape even when the rest of forward is not followed). In the C++ function, `t.size(k)`, `t.sizes()[k]`,
-`t.size(-1)`, `t.numel()` and `t.dim()` of those parameters then have values, and `HostRun` (`host_run.py`) runs the
+`t.size(-1)`, `t.numel()` and `t.dim()` of those parameters, and of the tensors the function makes from
+known sizes (`torch::empty({rows, cols}, ...)`, `x.view({rows, -1})`), then have values, and `HostRun`
+(`host_run.py`) runs the
 function's statements on them (loops over the dimensions, reassigned locals, AT_DISPATCH lambdas) to
 know each local at each launch. Anything else stays unknown: a launch that is not decided is never
 reported.

@@ -156,8 +156,8 @@ def _lint_view(index: int, run: LintRun, sources: _Sources) -> LintView:
     by_directory: dict[str, list[FileResult]] = {}
     for result in run.results:
         by_directory.setdefault(_directory(shown[result.path]), []).append(result)
-    parts = {directory: summarize(by_directory[directory], run.fail_on) for directory in sorted(by_directory)}
-    batch = summarize(run.results, run.fail_on)
+    parts = {directory: summarize(by_directory[directory], run.fail_on, run.strict) for directory in sorted(by_directory)}
+    batch = summarize(run.results, run.fail_on, run.strict)
     evaluation = run.evaluation
 
     headers = ["directory", "files", "accepted", "rejected", "rejected %"]
@@ -175,7 +175,8 @@ def _lint_view(index: int, run: LintRun, sources: _Sources) -> LintView:
     reviews = _reviews(evaluation) if evaluation else {}
     groups = []
     for directory in parts:
-        views = [_file_view(result, shown[result.path], run.fail_on, reviews.get(shown[result.path], {}), sources)
+        views = [_file_view(result, shown[result.path], run.fail_on, run.strict, reviews.get(shown[result.path], {}),
+                            sources)
                  for result in by_directory[directory] if result.findings or result.error]
         if views:
             groups.append((directory, views))
@@ -245,11 +246,11 @@ def _harness_sets(evaluation: dict) -> dict[str, set[str]]:
     }
 
 
-def _file_view(result: FileResult, shown: str, fail_on: str, reviews: dict[tuple[str, int], dict],
+def _file_view(result: FileResult, shown: str, fail_on: str, strict: bool, reviews: dict[tuple[str, int], dict],
                sources: _Sources) -> FileView:
     anchor = sources.file_anchor()
     findings = sorted(result.findings, key=Finding.sort_key)
-    rejecting = {id(f) for f in rejecting_findings(findings, fail_on)}
+    rejecting = {id(f) for f in rejecting_findings(findings, fail_on, strict)}
     excerpts = sources.excerpts(anchor, result.path, (f.line for f in findings))
     messages = []
     for finding in findings:
@@ -272,7 +273,7 @@ def _trend(lint_runs: list[LintRun]) -> tuple[Table, object] | None:
     """Findings per rule in each run, when there are several."""
     if len(lint_runs) < 2:
         return None
-    counts = [Counter({r.code: r.findings for r in summarize(run.results, run.fail_on).rules}) for run in lint_runs]
+    counts = [Counter({r.code: r.findings for r in summarize(run.results, run.fail_on, run.strict).rules}) for run in lint_runs]
     codes = sorted(set().union(*counts))
     names = [_short_name(run.name, index) for index, run in enumerate(lint_runs)]
     table = Table(["rule", "name", *names], [[code, _rule_name(code), *(c[code] for c in counts)] for code in codes],

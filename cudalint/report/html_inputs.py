@@ -49,6 +49,7 @@ class LintRun:
     evaluation: dict | None = None  # `eval --runs`: the harness's figures (false rejects, catches)
     labels: dict[str, str] = field(default_factory=dict)  # file on disk -> the path the labels give it
     file: str = ""  # the result file it was read from
+    strict: bool = False  # latent findings reject too (`check --strict`)
 
 
 @dataclass
@@ -107,7 +108,7 @@ def _runs_of(path: str, data) -> list[Run]:
                               entry.get("error")) for entry in data["files"]]
         if data["fail_on"] not in SEVERITY_LEVELS:
             raise ValueError(f"fail_on is {data['fail_on']!r}")
-        return [LintRun(path, results, data["fail_on"], complete=True)]
+        return [LintRun(path, results, data["fail_on"], complete=True, strict=bool(data.get("strict", False)))]
     if data.get("schema") == VERIFY_BATCH:
         return [VerifyRun(path, list(data["results"]))]
     if _is_record(data):

@@ -19,17 +19,17 @@ def render_json(results: list[FileResult]) -> str:
     return json.dumps([f.to_dict() for f in all_findings(results)], indent=2, ensure_ascii=False) + "\n"
 
 
-def render_json_files(results: list[FileResult], fail_on: str = "error") -> str:
-    """`{"schema", "fail_on", "files": [{"path", "rejected", "error", "findings"}]}`: every checked file,
-    `rejected` judged as `prefilter` judges at `fail_on` (an unreadable file, CL900, or a finding at or
-    above `fail_on`)."""
+def render_json_files(results: list[FileResult], fail_on: str = "error", strict: bool = False) -> str:
+    """`{"schema", "fail_on", "strict", "files": [{"path", "rejected", "error", "findings"}]}`: every checked
+    file, `rejected` judged as `prefilter` judges at `fail_on` (an unreadable file, CL900, or a finding at or
+    above `fail_on` that is not latent, or latent too with `strict`)."""
     files = []
     for result in results:
         findings = sorted(result.findings, key=Finding.sort_key)
         files.append({"path": result.path, "error": result.error,
-                      "rejected": result.error is not None or bool(rejecting_findings(findings, fail_on)),
+                      "rejected": result.error is not None or bool(rejecting_findings(findings, fail_on, strict)),
                       "findings": [f.to_dict() for f in findings]})
-    payload = {"schema": FILES_SCHEMA, "fail_on": fail_on, "files": files}
+    payload = {"schema": FILES_SCHEMA, "fail_on": fail_on, "strict": strict, "files": files}
     return json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
 
 
