@@ -233,3 +233,33 @@ def test_timer_replaced_on_the_event_class_is_recorded_with_its_line() -> None:
     facts = run("replaces_timer.py")
     assert {"kind": "replaced", "what": "torch.cuda.Event.elapsed_time", "line": 36, "stage": "import"} \
         in facts.events("replaced")
+
+
+@needs_torch
+@pytest.mark.parametrize("name, backend, function, line", [
+    ("triton_launches.py", "triton", "relu_kernel", 20), ("cupy_launches.py", "cupy", "relu_kernel", 23),
+    ("cute_launches.py", "cutlass", "relu_launch", 32)])
+def test_launches_of_other_backends_are_recorded(name: str, backend: str, function: str, line: int) -> None:
+    facts = run(name)  # no triton, cupy or cutlass here: the worker stands in for them
+    assert facts.completed, facts.reason
+    assert facts.data["backends"] == {backend: "stand-in"}
+    assert [[(entry["function"], entry["line"]) for entry in call["custom"]] for call in facts.calls] == \
+        [[(function, line)]] * 4
+    # every tensor a launch is given may be written by it: the output it filled holds custom results
+    assert facts.kernel_ran() and facts.output_from_custom()
+    assert all(call["inputs_written"] == [] for call in facts.calls)  # a possible write is no proof of one
+
+
+@needs_torch
+def test_triton_grid_of_the_first_autotune_config() -> None:
+    facts = run("triton_launches.py")
+    assert facts.calls[0]["custom"][0]["grid"] == [1]  # cdiv(8 * 16, 128)
+
+
+@needs_torch
+def test_triton_solution_falling_back_to_torch_launches_nothing() -> None:
+    facts = run("triton_falls_back.py")
+    assert facts.completed and not facts.kernel_ran() and not facts.data["extension_calls"]
+    assert not facts.stand_ins_called()
+    findings = cudalint.lint_paths([str(FIXTURES / "triton_falls_back.py")], LintOptions(reference=REFERENCE))[0]
+    assert [(f.code, f.line) for f in findings.findings if f.code in ("CL402", "CL403")] == [("CL403", 19)]

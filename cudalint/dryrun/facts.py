@@ -159,6 +159,11 @@ class DryRunFacts:
             return None
         return theirs[index], mine[index], index, unmatched
 
+    def stand_ins_called(self) -> bool:
+        """Whether forward called a stand-in of a kernel backend the dry run does not model (it might have
+        launched work there): no claim that nothing was launched can then be made."""
+        return any(e["stage"].startswith("call") for e in self.events("stand-in"))
+
     def events(self, kind: str | None = None) -> list[dict]:
         return [e for e in self.data.get("events") or [] if kind is None or e["kind"] == kind]
 
