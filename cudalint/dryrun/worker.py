@@ -1160,6 +1160,8 @@ class _Backends:
 
         def data_ptr(tensor):
             value = original(tensor)
+            if not value and tensor.numel():  # a fake tensor's is 0: one per storage and offset, as on a GPU
+                value = tensor.untyped_storage()._cdata + tensor.storage_offset() * tensor.element_size()
             try:
                 pointers[value] = weakref.ref(tensor)
             except TypeError:
