@@ -164,8 +164,36 @@ class DryRunFacts:
         launched work there): no claim that nothing was launched can then be made."""
         return any(e["stage"].startswith("call") for e in self.events("stand-in"))
 
+    def precision_lowered(self) -> list[dict]:
+        """The precision flags the solution's code lowered (TF32 or reduced-precision reductions turned on,
+        `set_float32_matmul_precision` below "highest") that change the reference's own computation: its
+        forward multiplies matrices (matmul flags) or convolves (cuDNN flags), on an fp32 output. Empty when
+        the run did not complete, or when the flag was already at that value (cuDNN's TF32 is on by default)."""
+        calls = self.completed_calls
+        output = (calls[0].get("reference_output") or {}) if calls else {}
+        if output.get("kind") != "tensor" or output.get("dtype") != "float32":
+            return []
+        ops = set(self.data.get("reference_ops") or [])
+        found = []
+        for event in self.events("flag"):
+            flag, before, after = event.get("flag") or "", event.get("before"), event.get("after")
+            lowered = (before is False and after is True and flag.endswith(("allow_tf32", "_reduced_precision_reduction"))) \
+                or (flag == "torch.get_float32_matmul_precision()" and before == "highest" and after in ("high", "medium"))
+            affected = _CONVOLUTIONS if flag.startswith("torch.backends.cudnn.") else _MATMULS
+            if lowered and ops & affected:
+                found.append(event)
+        return found
+
     def events(self, kind: str | None = None) -> list[dict]:
         return [e for e in self.data.get("events") or [] if kind is None or e["kind"] == kind]
+
+
+# the torch functions whose fp32 work the precision flags change (cuBLAS matmuls; cuDNN convolutions, RNNs)
+_MATMULS = frozenset({"matmul", "mm", "bmm", "addmm", "baddbmm", "addbmm", "linear", "einsum", "__matmul__",
+                      "__rmatmul__", "tensordot", "bilinear", "chain_matmul", "multi_dot", "lstm", "gru", "rnn_tanh",
+                      "rnn_relu", "multi_head_attention_forward", "scaled_dot_product_attention", "inner", "outer"})
+_CONVOLUTIONS = frozenset({"conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
+                           "convolution", "conv_tbc", "lstm", "gru", "rnn_tanh", "rnn_relu"})
 
 
 def _draw(draw: dict) -> tuple:

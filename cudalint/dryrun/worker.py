@@ -97,14 +97,15 @@ class _Recorder:
         self.started = time.monotonic()
         self._elements = 0
         self.in_reference = False  # the worker itself runs the reference's forward
+        self.reference_ops: set[str] = set()  # the torch functions the reference's forward called
 
     # ---------------------------------------------------------------------------- recording helpers
 
-    def event(self, kind: str, what: str, line: int | None = None) -> None:
+    def event(self, kind: str, what: str, line: int | None = None, **details) -> None:
         events = self.facts["events"]
         if len(events) < 200 and not any(e["kind"] == kind and e["what"] == what and e["line"] == line
                                          for e in events):
-            events.append({"kind": kind, "what": what, "line": line, "stage": self.stage})
+            events.append({"kind": kind, "what": what, "line": line, "stage": self.stage, **details})
 
     def solution_line(self, frame=None, path: str | None = None) -> int | None:
         """The line of the innermost frame of the solution's file (or of `path`), from `frame` (default: the
@@ -162,6 +163,7 @@ class _Recorder:
             self._error(type(error).__name__, str(error)[:500], _traceback_line(error, self.watched_files),
                         _cause(error))
         self.facts["stage"] = self.stage
+        self.facts["reference_ops"] = sorted(self.reference_ops)[:300]
         self.stage = "done"
         self.facts["seconds"] = round(time.monotonic() - self.started, 3)
         self._write()
@@ -226,6 +228,7 @@ class _Recorder:
                 except Exception as error:  # noqa: BLE001
                     raise _Environment(f"the reference failed: {type(error).__name__}: {error}") from error
                 reference = {name: context.get(name) for name in ("Model", "get_inputs", "get_init_inputs")}
+                watch.flags = watch._flags()  # flags the reference sets are the problem's, not the solution's
             self._exec(self.solution_path, context)
             solution = context
             reference = {name: value for name, value in reference.items() if value is not None} or {
@@ -662,6 +665,8 @@ class _CudaOnCpu:
                     kwargs["device"] = cpu
                     if name in random_factories:
                         owner.cuda_random = True
+                if recorder.in_reference:
+                    recorder.reference_ops.add(name)
                 result = func(*args, **kwargs)
                 recorder.extension.propagate(args, kwargs, result)
                 if isinstance(result, torch.Tensor):
@@ -1432,9 +1437,10 @@ class _Watch:
     def __init__(self, torch, recorder: _Recorder) -> None:
         self.torch = torch
         self.recorder = recorder
+        self.lines = recorder.attribute_lines
+        self._flag_lines()
         self.snapshot = self._take()
         self.flags = self._flags()
-        self.lines = recorder.attribute_lines
         self.attribute_lines()
 
     def _objects(self) -> dict:
@@ -1468,6 +1474,33 @@ class _Watch:
                 continue
         return values
 
+    def _flag_lines(self) -> None:
+        """Remember the solution's line that last set a precision flag (`torch.backends.cuda.matmul.*`,
+        `torch.backends.cudnn.*`, `torch.set_float32_matmul_precision`), however it reached the setter."""
+        torch, recorder, lines = self.torch, self.recorder, self.lines
+
+        def remember() -> None:
+            line = recorder.solution_line()
+            if line is not None:
+                lines["flags"] = line
+
+        for target in (torch.backends.cuda.matmul, torch.backends.cudnn):
+            kind = type(target)
+            original = kind.__setattr__
+
+            def __setattr__(self, name, value, _original=original):  # noqa: N807
+                remember()
+                _original(self, name, value)
+
+            kind.__setattr__ = __setattr__
+        setter = torch.set_float32_matmul_precision
+
+        def set_float32_matmul_precision(precision):
+            remember()
+            return setter(precision)
+
+        torch.set_float32_matmul_precision = set_float32_matmul_precision
+
     def attribute_lines(self) -> None:
         """Give the watched plain modules a class whose `__setattr__` remembers the solution's line, so that a
         replaced object is named with the line that replaced it."""
@@ -1493,7 +1526,8 @@ class _Watch:
                 self.recorder.event("replaced", name, self.lines.get(name))
         for name, value in self._flags().items():
             if name in self.flags and self.flags[name] != value:
-                self.recorder.event("flag", f"{name}: {self.flags[name]!r} -> {value!r}", None)
+                self.recorder.event("flag", f"{name}: {self.flags[name]!r} -> {value!r}", self.lines.get("flags"),
+                                    flag=name, before=self.flags[name], after=value)
         self.snapshot.update(now)
         self.flags.update(self._flags())
 
