@@ -263,3 +263,26 @@ def test_triton_solution_falling_back_to_torch_launches_nothing() -> None:
     assert not facts.stand_ins_called()
     findings = cudalint.lint_paths([str(FIXTURES / "triton_falls_back.py")], LintOptions(reference=REFERENCE))[0]
     assert [(f.code, f.line) for f in findings.findings if f.code in ("CL402", "CL403")] == [("CL403", 19)]
+
+
+@needs_torch
+def test_environment_probe_builds_the_solution_again_where_its_variables_are_set() -> None:
+    bad = Path(__file__).parent / "fixtures" / "rules" / "CL413" / "bad_kernel_path_depends_on_environment.py"
+    facts = dry_run(str(bad), None, use_cache=False)
+    assert facts.events("environment") == [{"kind": "environment", "what": "KERNEL_EVAL_MODE", "line": 34,
+                                            "stage": "call 1"}]
+    assert facts.data["probe"] == {"completed": True, "custom": [], "error": None}
+    assert facts.environment_dependence()["calls"] == 4
+    tuned = Path(__file__).parent / "fixtures" / "rules" / "CL413" / "good_environment_tunes_the_kernel.py"
+    facts = dry_run(str(tuned), None, use_cache=False)
+    assert facts.data["probe"]["custom"] and facts.environment_dependence() is None
+
+
+@needs_torch
+def test_precision_flags_the_solution_lowers_name_its_line() -> None:
+    bad = Path(__file__).parent / "fixtures" / "rules" / "CL404" / "bad_precision_lowered_at_run_time.py"
+    facts = dry_run(str(bad), None, use_cache=False)
+    assert [(e["flag"], e["before"], e["after"], e["line"]) for e in facts.precision_lowered()] == [
+        ("torch.backends.cuda.matmul.allow_tf32", False, True, 42),
+        ("torch.get_float32_matmul_precision()", "highest", "high", 42)]
+    assert "matmul" in facts.data["reference_ops"]

@@ -164,6 +164,19 @@ class DryRunFacts:
         launched work there): no claim that nothing was launched can then be made."""
         return any(e["stage"].startswith("call") for e in self.events("stand-in"))
 
+    def environment_dependence(self) -> dict | None:
+        """Proof that the kernel path depends on the environment: forward launched compiled code in every
+        call, and in the probe (the solution imported and built again where every variable it reads is set)
+        it completed and launched none, with no stand-in of an unmodelled backend called. `{"read": the first
+        environment event, "calls": how many calls ran the kernel}`; None otherwise."""
+        probe = self.data.get("probe") or {}
+        reads = [e for e in self.events("environment") if e.get("line") is not None and e["stage"] != "probe"]
+        if not reads or not probe.get("completed") or probe.get("custom") or not self.kernel_ran():
+            return None
+        if self.stand_ins_called():
+            return None
+        return {"read": reads[0], "calls": len(self.calls)}
+
     def precision_lowered(self) -> list[dict]:
         """The precision flags the solution's code lowered (TF32 or reduced-precision reductions turned on,
         `set_float32_matmul_precision` below "highest") that change the reference's own computation: its

@@ -229,6 +229,7 @@ class _Recorder:
                     raise _Environment(f"the reference failed: {type(error).__name__}: {error}") from error
                 reference = {name: context.get(name) for name in ("Model", "get_inputs", "get_init_inputs")}
                 watch.flags = watch._flags()  # flags the reference sets are the problem's, not the solution's
+            before_solution = dict(context)
             self._exec(self.solution_path, context)
             solution = context
             reference = {name: value for name, value in reference.items() if value is not None} or {
@@ -258,7 +259,57 @@ class _Recorder:
                 self.facts["calls"] = []
                 reference_model, model = self._construct(torch, reference, solution, seed, watch, fake=False)
                 self._calls(torch, reference, reference_model, model, seed, watch, "real")
+            if self.events_of("environment"):
+                self._probe_environment(torch, reference, before_solution, seed)
         self._threads(threading)
+
+    def events_of(self, kind: str) -> list[dict]:
+        return [e for e in self.facts["events"] if e["kind"] == kind]
+
+    def _probe_environment(self, torch, reference: dict, context: dict, seed: int) -> None:
+        """The solution read the environment: import and build it again where every variable it looks for is
+        set (`_Matching`: each name and value it reads compares equal to what it is compared with, and
+        iterating the environment yields such a name), and call forward once more with fresh inputs. Which
+        compiled functions that call ran is `probe`; any failure leaves `probe.completed` false."""
+        stage, self.stage = self.stage, "probe"
+        probe = {"completed": False, "custom": [], "error": None}
+        self.facts["probe"] = probe
+        environ_class = type(os.environ)
+
+        class Matching(environ_class):
+            def __getitem__(self, key):
+                return _Matching("1")
+
+            def __iter__(self):
+                yield from super().__iter__()
+                yield _Matching("CUDALINT_DRY_RUN_PROBE")
+
+        environment = self.environment
+        fake = environment.fake_mode(self.facts.get("mode") == "fake")
+        os.environ.__class__ = Matching
+        try:
+            solution = dict(context)
+            self._exec(self.solution_path, solution)
+            init_inputs = self._reference_step(reference["get_init_inputs"])
+            torch.manual_seed(seed)
+            with environment.active(), fake:
+                model = solution["ModelNew"](*init_inputs)
+                torch.manual_seed(seed + 2)
+                inputs = self._reference_step(reference["get_inputs"])
+                call = {"index": 0, "custom": []}
+                self.extension.begin(call)
+                try:
+                    model(*inputs)
+                finally:
+                    self.extension.end(call, None)
+            probe.update(completed=True, custom=call["custom"])
+        except _Refused:
+            raise
+        except BaseException as error:  # noqa: BLE001 - a probe that fails proves nothing
+            probe["error"] = f"{type(error).__name__}: {str(error)[:200]}"
+        finally:
+            os.environ.__class__ = environ_class
+            self.stage = stage
 
     def _construct(self, torch, reference: dict, solution: dict, seed: int, watch, fake: bool):
         """Both models, built as the harness builds them: the same seed before each, on the CPU; on fake
@@ -1089,6 +1140,39 @@ def _dtype(torch, dtype, args: list):
 _BACKEND_ROOTS = ("triton", "cupy", "cutlass", "cuda")  # cuda: cuda-python, which CuTe DSL solutions use for streams
 
 
+class _Matching(str):
+    """An environment name or value that matches whatever the solution compares it with."""
+
+    def __eq__(self, other):
+        return True
+
+    def __ne__(self, other):
+        return False
+
+    __hash__ = str.__hash__
+
+    def startswith(self, *args, **kwargs):
+        return True
+
+    def endswith(self, *args, **kwargs):
+        return True
+
+    def __contains__(self, item):
+        return True
+
+    def lower(self):
+        return self
+
+    def upper(self):
+        return self
+
+    def strip(self, *args):
+        return self
+
+    def casefold(self):
+        return self
+
+
 class DryRunStandIn:
     """What a backend module offers that the dry run does not model (annotations such as `tl.constexpr`,
     dtypes, constants, device queries): an attribute, a call, an index or a `with` of it is another
@@ -1541,6 +1625,12 @@ def _record_environment_reads(recorder: _Recorder) -> None:
             if line is not None:
                 recorder.event("environment", str(key), line)
             return super().__getitem__(key)
+
+        def __iter__(self):
+            line = recorder.solution_line()
+            if line is not None:
+                recorder.event("environment", "*", line)  # every name: `for k in os.environ`, keys(), items()
+            return super().__iter__()
 
     os.environ.__class__ = RecordingEnviron
 
