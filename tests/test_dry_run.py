@@ -286,3 +286,15 @@ def test_precision_flags_the_solution_lowers_name_its_line() -> None:
         ("torch.backends.cuda.matmul.allow_tf32", False, True, 42),
         ("torch.get_float32_matmul_precision()", "highest", "high", 42)]
     assert "matmul" in facts.data["reference_ops"]
+
+
+@needs_torch
+@pytest.mark.parametrize("code, name, line", [("CL421", "good_folded_kernel_never_runs.py", 60),
+                                              ("CL423", "good_bias_present_in_every_call.py", 30)])
+def test_static_claims_the_dry_run_refutes(code: str, name: str, line: int) -> None:
+    # the statement never reached compiled code / the argument never was empty in any call the dry run made
+    path = str(Path(__file__).parent / "fixtures" / "rules" / code / name)
+    static = cudalint.lint_paths([path], LintOptions(dry_run=False))[0].findings
+    assert [(f.code, f.line) for f in static if f.code == code] == [(code, line)]
+    observed = cudalint.lint_paths([path], LintOptions())[0].findings
+    assert not [f for f in observed if f.code == code]

@@ -9,6 +9,11 @@ elements (an illegal address, or a runtime error). Reported on the `.defined()` 
   local assigned one;
 - and the C++ function never asks the parameter's `numel()` (or `size(...)`, `sizes()`, `dim()`), which
   would tell an empty tensor apart.
+
+Evidence: when the dry run completed every call, an argument is only taken as empty where the bound
+function received a tensor without elements at that position in some call; a call that never ran, or
+always got elements there (a conditional whose `torch.empty(0)` branch the harness's model never takes),
+is not reported. Without a completed dry run the static reading alone decides.
 """
 
 from __future__ import annotations
@@ -36,9 +41,10 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         return
     empty_locals = _locals_assigned_empty(flow)
     empty_at: dict[str, dict[int, ast.expr]] = {}
+    observed = ctx.observed
     for function_name, call in flow.bound_function_calls():
         for position, argument in enumerate(call.args):
-            if _may_be_empty(argument, flow, empty_locals):
+            if _may_be_empty(argument, flow, empty_locals) and not _refuted(observed, function_name, call, position):
                 empty_at.setdefault(function_name, {})[position] = argument
     for function in ctx.program.functions:
         positions = empty_at.get(function.name)
@@ -59,6 +65,19 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
                     f"(`{short_text(ast.unparse(argument))}`, line {argument.lineno}): the code meant for a present "
                     f"`{param.name}` runs and reads elements it does not have; pass `None` (an undefined "
                     f"tensor, with `c10::optional<torch::Tensor>` in C++) or test `{param.name}.numel() > 0`"))
+
+
+def _refuted(observed, function_name: str, call: ast.Call, position: int) -> bool:
+    """A completed dry run in which this call never passed an empty tensor at `position` (the call did not
+    run, or every argument there had elements: `bias if bias is not None else torch.empty(0)` with a bias)."""
+    if observed is None:
+        return False
+    end = call.end_lineno or call.lineno
+    entries = observed.compiled_calls_within(call.lineno, end)
+    if entries is None:
+        return False
+    return not any(position in entry.get("empty", []) for entry in entries
+                   if entry["function"] == function_name and call.lineno <= (entry.get("line") or 0) <= end)
 
 
 def _may_be_empty(expr: ast.expr, flow, empty_locals: set[str]) -> bool:

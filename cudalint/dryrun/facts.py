@@ -76,6 +76,16 @@ class DryRunFacts:
         return {entry["line"] for call in self.completed_calls for entry in call.get("custom") or []
                 if entry["function"] == function and entry.get("modelled") and entry["count"] > entry.get("rejected", 0)}
 
+    def compiled_calls_within(self, start: int, end: int) -> list[dict] | None:
+        """The custom entries of completed calls made while a line in [start, end] of the solution was on
+        the stack (the statement itself, or what it called); None when not every call completed, so that
+        no entry is no proof that the statement never reaches compiled code."""
+        calls = self.completed_calls
+        if not calls or len(calls) != len(self.calls):
+            return None
+        return [entry for call in calls for entry in call.get("custom") or []
+                if any(start <= line <= end for line in entry.get("stack") or [entry.get("line") or 0])]
+
     def replay(self) -> dict | None:
         """A call that returned an earlier call's output object without running any compiled function, in a
         run where compiled functions ran in other calls: `{"call", "earlier", "inputs", "line", "ran",

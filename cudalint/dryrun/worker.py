@@ -123,6 +123,20 @@ class _Recorder:
         finally:
             self.busy[0] = busy
 
+    def solution_stack(self) -> list[int]:
+        """The lines of every frame of the solution's file on the stack, innermost first."""
+        busy = self.busy[0]
+        self.busy[0] = True
+        try:
+            frame, lines = sys._getframe(1), []
+            while frame is not None:
+                if frame.f_code.co_filename == self.solution_path:
+                    lines.append(frame.f_lineno)
+                frame = frame.f_back
+            return lines
+        finally:
+            self.busy[0] = busy
+
     def audit(self, name: str, args: tuple) -> None:
         if self.busy[0] or self.stage in ("start", "done"):
             return
@@ -908,9 +922,12 @@ class _Extensions:
         for entry in call["custom"]:
             if entry["function"] == name and entry["line"] == line:
                 entry["count"] += 1
-                return entry
-        entry = {"function": name, "extension": module, "line": line, "count": 1, "rejected": 0, "modelled": modelled}
-        call["custom"].append(entry)
+                break
+        else:
+            entry = {"function": name, "extension": module, "line": line, "count": 1, "rejected": 0,
+                     "modelled": modelled, "stack": [], "empty": []}
+            call["custom"].append(entry)
+        entry["stack"] = sorted(set(entry["stack"]) | set(self.recorder.solution_stack()[:16]))
         return entry
 
     def unmodelled_result(self) -> None:
@@ -953,6 +970,9 @@ class _Extensions:
             args = _bind(spec, args, kwargs)
         else:
             args = list(args) + list(kwargs.values())
+        if entry is not None:
+            empty = {i for i, a in enumerate(args) if isinstance(a, torch.Tensor) and a.numel() == 0}
+            entry["empty"] = sorted(set(entry["empty"]) | empty)
         for position in spec.get("writes", []):
             if position < len(args) and isinstance(args[position], torch.Tensor):
                 self.written.append(args[position])
