@@ -298,3 +298,12 @@ def test_static_claims_the_dry_run_refutes(code: str, name: str, line: int) -> N
     assert [(f.code, f.line) for f in static if f.code == code] == [(code, line)]
     observed = cudalint.lint_paths([path], LintOptions())[0].findings
     assert not [f for f in observed if f.code == code]
+
+
+def test_the_dry_runs_own_limits_are_never_the_solution_exiting() -> None:
+    from cudalint.dryrun.runner import _facts
+
+    for signal_number, cause in ((24, "limits"), (9, "limits"), (11, "solution")):  # SIGXCPU, SIGKILL, SIGSEGV
+        facts = _facts({"status": {"exit": -signal_number}}, {"stage": "call 1"}, 20.0, 1.0)
+        assert facts.data["error"]["cause"] == cause
+        assert (facts.harness_failure() is None) == (cause == "limits")

@@ -223,7 +223,9 @@ def _facts(reply: dict, data: dict, timeout: float, seconds: float) -> DryRunFac
     code = status.get("exit") if isinstance(status, dict) else None
     if not data or code != 0:
         how = f"was killed by signal {-code}" if isinstance(code, int) and code < 0 else f"exited with status {code}"
-        data["error"] = {"stage": stage, "type": "exit", "cause": "solution" if code not in (None, 70) else "worker",
+        # the CPU-time limit (SIGXCPU) and the kernel's memory killer (SIGKILL) are the dry run's limits
+        cause = "worker" if code in (None, 70) else "limits" if code in (-24, -9) else "solution"
+        data["error"] = {"stage": stage, "type": "exit", "cause": cause,
                          "line": None, "message": f"the dry-run process {how} during {stage} without its facts"}
         return DryRunFacts(False, f"the dry run's process {how} during {stage}", data=data, seconds=seconds)
     error = data.get("error") or {}

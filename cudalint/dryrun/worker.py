@@ -288,15 +288,25 @@ class _Recorder:
         stage, self.stage = self.stage, "probe"
         probe = {"completed": False, "custom": [], "error": None}
         self.facts["probe"] = probe
+        budget = float(self.request.get("cpu_seconds") or 0)
+        if budget and time.process_time() > budget / 3:  # a second build and call must not cost the whole run
+            probe["error"] = f"skipped: {time.process_time():.1f} s of CPU used of {budget:g}"
+            self.stage = stage
+            return
         environ_class = type(os.environ)
+
+        recorder = self
 
         class Matching(environ_class):
             def __getitem__(self, key):
+                if _reader_line(recorder) is None:  # torch's own reads see the real environment
+                    return super().__getitem__(key)
                 return _Matching("1")
 
             def __iter__(self):
-                yield from super().__iter__()
-                yield _Matching("CUDALINT_DRY_RUN_PROBE")
+                names = list(super().__iter__())
+                return iter(names + [_Matching("CUDALINT_DRY_RUN_PROBE")] if _reader_line(recorder) is not None
+                            else names)
 
         environment = self.environment
         fake = environment.fake_mode(self.facts.get("mode") == "fake")
@@ -1636,18 +1646,32 @@ class _Watch:
         self.flags.update(self._flags())
 
 
+def _reader_line(recorder: _Recorder) -> int | None:
+    """The solution's line when its own code reads the environment (through `os.getenv`, `.get`, `in`,
+    `keys()`, ...); None when torch or another library does, even if the solution called that library."""
+    import _collections_abc
+
+    skipped = {os.__file__, _collections_abc.__file__, __file__, "<frozen os>", "<frozen _collections_abc>"}
+    frame = sys._getframe(2)
+    while frame is not None and frame.f_code.co_filename in skipped:
+        frame = frame.f_back
+    if frame is not None and frame.f_code.co_filename == recorder.solution_path:
+        return frame.f_lineno
+    return None
+
+
 def _record_environment_reads(recorder: _Recorder) -> None:
     environ_type = type(os.environ)
 
     class RecordingEnviron(environ_type):
         def __getitem__(self, key):
-            line = recorder.solution_line()
+            line = _reader_line(recorder)
             if line is not None:
                 recorder.event("environment", str(key), line)
             return super().__getitem__(key)
 
         def __iter__(self):
-            line = recorder.solution_line()
+            line = _reader_line(recorder)
             if line is not None:
                 recorder.event("environment", "*", line)  # every name: `for k in os.environ`, keys(), items()
             return super().__iter__()
