@@ -10,15 +10,16 @@ elements (an illegal address, or a runtime error). Reported on the `.defined()` 
 - and the C++ function never asks the parameter's `numel()` (or `size(...)`, `sizes()`, `dim()`), which
   would tell an empty tensor apart.
 
-Evidence: when the dry run completed every call, an argument is only taken as empty where the bound
-function received a tensor without elements at that position in some call; a call that never ran, or
-always got elements there (a conditional whose `torch.empty(0)` branch the harness's model never takes),
-is not reported. Without a completed dry run the static reading alone decides.
+Evidence: when the dry run completed every call and the bound function never received a tensor without
+elements at that position (the call did not run, or always got elements there: a conditional whose
+`torch.empty(0)` branch the reference's configuration never takes), the defect is *latent*: reported,
+rejecting only under `--strict`. Without a completed dry run the static reading alone decides.
 """
 
 from __future__ import annotations
 
 import ast
+import dataclasses
 from collections.abc import Iterator
 
 from cudalint import pyast
@@ -40,17 +41,20 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
     if flow is None or flow.forward is None:
         return
     empty_locals = _locals_assigned_empty(flow)
-    empty_at: dict[str, dict[int, ast.expr]] = {}
+    empty_at: dict[str, dict[int, tuple[ast.expr, bool]]] = {}
     observed = ctx.observed
     for function_name, call in flow.bound_function_calls():
         for position, argument in enumerate(call.args):
-            if _may_be_empty(argument, flow, empty_locals) and not _refuted(observed, function_name, call, position):
-                empty_at.setdefault(function_name, {})[position] = argument
+            if _may_be_empty(argument, flow, empty_locals):
+                latent = _refuted(observed, function_name, call, position)
+                found = empty_at.setdefault(function_name, {})
+                if position not in found or found[position][1]:
+                    found[position] = (argument, latent)
     for function in ctx.program.functions:
         positions = empty_at.get(function.name)
         if not positions or function.body is None:
             continue
-        for position, argument in positions.items():
+        for position, (argument, latent) in positions.items():
             if position >= len(function.params) or not function.params[position].ref:
                 continue
             param = function.params[position]
@@ -60,11 +64,16 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
                 continue
             test = next((c for c in queries if c.callee == "defined"), None)
             if test is not None:
-                yield ctx.finding(test.span, (
+                finding = ctx.finding(test.span, (
                     f"`{param.name}.defined()` is true for the empty tensor forward passes for it "
                     f"(`{short_text(ast.unparse(argument))}`, line {argument.lineno}): the code meant for a present "
                     f"`{param.name}` runs and reads elements it does not have; pass `None` (an undefined "
                     f"tensor, with `c10::optional<torch::Tensor>` in C++) or test `{param.name}.numel() > 0`"))
+                if latent:
+                    finding = dataclasses.replace(finding, latent=True, message=finding.message + (
+                        "; latent: the dry run called forward as the harness does and this argument had elements "
+                        "in every call, so the empty tensor is not passed at the reference's configuration"))
+                yield finding
 
 
 def _refuted(observed, function_name: str, call: ast.Call, position: int) -> bool:
