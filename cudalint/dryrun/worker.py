@@ -505,6 +505,8 @@ def _cause(error: BaseException) -> str:
     if isinstance(error, (_Environment, ImportError, NotImplementedError, _Refused)):
         return "environment" if not isinstance(error, _Refused) else "refused"
     text = f"{type(error).__name__}: {error}"
+    if "can't allocate memory" in text:  # the dry run's address-space limit, met by torch's CPU allocator
+        return "limits"
     if any(marker in text for marker in _ENVIRONMENT_MARKERS):
         return "environment"
     return "solution"
