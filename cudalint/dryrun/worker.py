@@ -405,6 +405,8 @@ class _Recorder:
         plan = [("fresh", trial_seeds[0]), ("fresh", trial_seeds[1]), ("same", trial_seeds[1]), ("other seed", seed + 1)]
         self.facts["mode"] = mode
         fake = environment.fake_mode(mode == "fake")  # one mode for every call: call 3 reuses call 2's inputs
+        if mode == "fake":
+            _fake_weights(torch, (reference_model, model), fake)
         inputs = None
         outputs: list = []
         expected_outputs: dict[str, tuple] = {}
@@ -462,6 +464,25 @@ class _Recorder:
         for thread in threading.enumerate():
             if thread not in self.threads_before and thread.is_alive():
                 self.event("thread-alive", thread.name, getattr(thread, "_cudalint_line", None))
+
+
+def _fake_weights(torch, models, fake) -> None:
+    """Give the models fake copies of their parameters and buffers of more than one element, made once
+    (the same tensor stays the same tensor): fake-tensor ops on real weights convert them on every call,
+    several times slower (training-mode batch norm ninefold). Scalars stay real, so that `.item()` of one
+    still has a value; the weights were compared before, and the run on real tensors rebuilds the models."""
+    memo: dict[int, tuple] = {}  # id -> (the real tensor, kept alive so that its id is not reused; its copy)
+    for model in models:
+        for module in model.modules():
+            for store, parameter in ((module._parameters, True), (module._buffers, False)):
+                for name, tensor in list(store.items()):
+                    if not isinstance(tensor, torch.Tensor) or tensor.numel() <= 1:
+                        continue
+                    if id(tensor) not in memo:
+                        copy = fake.from_tensor(tensor)
+                        memo[id(tensor)] = (tensor, torch.nn.Parameter(copy, requires_grad=tensor.requires_grad)
+                                            if parameter else copy)
+                    store[name] = memo[id(tensor)][1]
 
 
 def _warm(torch) -> None:
