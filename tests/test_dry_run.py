@@ -233,3 +233,84 @@ def test_timer_replaced_on_the_event_class_is_recorded_with_its_line() -> None:
     facts = run("replaces_timer.py")
     assert {"kind": "replaced", "what": "torch.cuda.Event.elapsed_time", "line": 36, "stage": "import"} \
         in facts.events("replaced")
+
+
+@needs_torch
+@pytest.mark.parametrize("name, backend, function, line", [
+    ("triton_launches.py", "triton", "relu_kernel", 20), ("cupy_launches.py", "cupy", "relu_kernel", 23),
+    ("cute_launches.py", "cutlass", "relu_launch", 32)])
+def test_launches_of_other_backends_are_recorded(name: str, backend: str, function: str, line: int) -> None:
+    facts = run(name)  # no triton, cupy or cutlass here: the worker stands in for them
+    assert facts.completed, facts.reason
+    assert facts.data["backends"] == {backend: "stand-in"}
+    assert [[(entry["function"], entry["line"]) for entry in call["custom"]] for call in facts.calls] == \
+        [[(function, line)]] * 4
+    # every tensor a launch is given may be written by it: the output it filled holds custom results
+    assert facts.kernel_ran() and facts.output_from_custom()
+    assert all(call["inputs_written"] == [] for call in facts.calls)  # a possible write is no proof of one
+
+
+@needs_torch
+def test_triton_grid_of_the_first_autotune_config() -> None:
+    facts = run("triton_launches.py")
+    assert facts.calls[0]["custom"][0]["grid"] == [1]  # cdiv(8 * 16, 128)
+
+
+@needs_torch
+def test_triton_solution_falling_back_to_torch_launches_nothing() -> None:
+    facts = run("triton_falls_back.py")
+    assert facts.completed and not facts.kernel_ran() and not facts.data["extension_calls"]
+    assert not facts.stand_ins_called()
+    findings = cudalint.lint_paths([str(FIXTURES / "triton_falls_back.py")], LintOptions(reference=REFERENCE))[0]
+    assert [(f.code, f.line) for f in findings.findings if f.code in ("CL402", "CL403")] == [("CL403", 19)]
+
+
+@needs_torch
+def test_environment_probe_builds_the_solution_again_where_its_variables_are_set() -> None:
+    bad = Path(__file__).parent / "fixtures" / "rules" / "CL413" / "bad_kernel_path_depends_on_environment.py"
+    facts = dry_run(str(bad), None, use_cache=False)
+    assert facts.events("environment") == [{"kind": "environment", "what": "KERNEL_EVAL_MODE", "line": 34,
+                                            "stage": "call 1"}]
+    assert facts.data["probe"] == {"completed": True, "custom": [], "error": None}
+    assert facts.environment_dependence()["calls"] == 4
+    tuned = Path(__file__).parent / "fixtures" / "rules" / "CL413" / "good_environment_tunes_the_kernel.py"
+    facts = dry_run(str(tuned), None, use_cache=False)
+    assert facts.data["probe"]["custom"] and facts.environment_dependence() is None
+
+
+@needs_torch
+def test_precision_flags_the_solution_lowers_name_its_line() -> None:
+    bad = Path(__file__).parent / "fixtures" / "rules" / "CL404" / "bad_precision_lowered_at_run_time.py"
+    facts = dry_run(str(bad), None, use_cache=False)
+    assert [(e["flag"], e["before"], e["after"], e["line"]) for e in facts.precision_lowered()] == [
+        ("torch.backends.cuda.matmul.allow_tf32", False, True, 42),
+        ("torch.get_float32_matmul_precision()", "highest", "high", 42)]
+    assert "matmul" in facts.data["reference_ops"]
+
+
+@needs_torch
+def test_static_claim_the_dry_run_refutes() -> None:
+    # the statement never reached compiled code in any call the dry run made
+    path = str(Path(__file__).parent / "fixtures" / "rules" / "CL421" / "good_folded_kernel_never_runs.py")
+    static = cudalint.lint_paths([path], LintOptions(dry_run=False))[0].findings
+    assert [(f.code, f.line) for f in static if f.code == "CL421"] == [("CL421", 60)]
+    observed = cudalint.lint_paths([path], LintOptions())[0].findings
+    assert not [f for f in observed if f.code == "CL421"]
+
+
+@needs_torch
+def test_defect_the_dry_run_shows_latent() -> None:
+    # the empty tensor is never passed in any call the dry run made: real, but not at this configuration
+    path = str(Path(__file__).parent / "fixtures" / "rules" / "CL423" / "bad_latent_bias_present_in_every_call.py")
+    (static,) = [f for f in cudalint.lint_paths([path], LintOptions(dry_run=False))[0].findings if f.code == "CL423"]
+    (observed,) = [f for f in cudalint.lint_paths([path], LintOptions())[0].findings if f.code == "CL423"]
+    assert static.line == observed.line == 32 and not static.latent and observed.latent
+
+
+def test_the_dry_runs_own_limits_are_never_the_solution_exiting() -> None:
+    from cudalint.dryrun.runner import _facts
+
+    for signal_number, cause in ((24, "limits"), (9, "limits"), (11, "solution")):  # SIGXCPU, SIGKILL, SIGSEGV
+        facts = _facts({"status": {"exit": -signal_number}}, {"stage": "call 1"}, 20.0, 1.0)
+        assert facts.data["error"]["cause"] == cause
+        assert (facts.harness_failure() is None) == (cause == "limits")

@@ -24,8 +24,6 @@ from cudalint.harness.forward import line_location, record_unit
 _LAUNCH_CALLS = {"cudaLaunchKernel", "cudaLaunchKernelEx", "cudaLaunchCooperativeKernel", "cuLaunchKernel",
                  "cudaLaunchCooperativeKernelMultiDevice", "cudaGraphLaunch", "cuLaunchKernelEx",
                  "cudaLaunchKernelExC", "launch_kernel"}
-
-
 @rule("CL402", "kernel-not-launched", "error",
       "ModelNew's forward path never reaches a custom kernel: no __global__ function, no launch, or the "
       "compiled function is never called from forward")
@@ -36,7 +34,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
     solution = state.solution
     flow = state.flow
     if solution is None or flow is None or flow.forward is None or solution.uses_foreign_kernels:
-        return
+        return  # Triton, CuTe DSL, ...: CL403 reports a forward the dry run saw launch nothing
     if not solution.load_inline_calls and not solution.raw_kernels:
         return  # CL400 reports a solution without any build
     location = line_location(ctx.document, flow.forward.lineno)
@@ -60,14 +58,14 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
                 f"(no `<<<...>>>` and no launch API call): the custom kernel never runs"))
             return
     observed = ctx.observed
-    if observed is not None and not solution.raw_kernels and len(observed.completed_calls) == len(observed.calls):
-        if observed.kernel_ran() or observed.data.get("extension_calls"):
+    if observed is not None and len(observed.completed_calls) == len(observed.calls):
+        if observed.kernel_ran() or observed.data.get("extension_calls") or observed.stand_ins_called():
             return
         calls = observed.completed_calls
+        what = "the compiled extension nor the cupy kernel" if solution.raw_kernels else "the compiled extension"
         yield ctx.finding_at(location, (
-            f"forward never called a function of the compiled extension: the dry run called it {len(calls)} "
-            f"times as the harness does (on the CPU, the extension replaced by its model) and no call reached "
-            f"the custom kernel"))
+            f"forward never called a function of {what}: the dry run called it {len(calls)} times as the harness "
+            f"does (on the CPU, the kernels replaced by their model) and no call reached the custom kernel"))
         return
     if flow.reaches_kernel or not (flow.name_handles or flow.attr_handles):
         return

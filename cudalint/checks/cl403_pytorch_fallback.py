@@ -42,6 +42,9 @@ from cudalint.harness.forward import (
 )
 
 
+_BACKEND_NAMES = {"triton": "Triton", "cutlass": "CuTe DSL", "cuda": "cuda-python"}
+
+
 @rule("CL403", "pytorch-fallback", "error",
       "on a graded path forward's result is computed with torch ops and the custom kernels do none of the work: "
       "no kernel call, a torch-only return, or a torch fallback in an except handler", scope="document")
@@ -70,8 +73,10 @@ def fallback_claims(ctx: RuleContext) -> list[Claim]:
 def _claims(ctx: RuleContext, state) -> list[Claim]:
     solution = state.solution
     flow = state.flow
-    if solution is None or flow is None or flow.forward is None or solution.uses_foreign_kernels:
+    if solution is None or flow is None or flow.forward is None:
         return []
+    if solution.uses_foreign_kernels:
+        return _observed_foreign(ctx, solution, flow)
     if not solution.load_inline_calls and not solution.raw_kernels:
         return []  # CL400: no build at all
     claims: dict[int, Claim] = {}
@@ -101,6 +106,25 @@ def _claims(ctx: RuleContext, state) -> list[Claim]:
     # statements of forward that compute on the inputs with torch, not on the kernel's results
     _torch_on_inputs(ctx, flow, claim, claims)
     return sorted(_refuted_dropped(ctx, claims.values()), key=lambda c: c.line)
+
+
+def _observed_foreign(ctx: RuleContext, solution, flow: ForwardFlow) -> list[Claim]:
+    """Triton, CuTe DSL and the other backends cudalint does not read: the static reading makes no claim; a
+    completed dry run that stood in for every backend the solution uses and saw forward launch nothing in
+    any call is the evidence."""
+    observed = ctx.observed
+    if observed is None or not solution.kernels_stood_in or len(observed.completed_calls) != len(observed.calls):
+        return []
+    if observed.kernel_ran() or observed.data.get("extension_calls") or observed.stand_ins_called():
+        return []
+    backends = sorted(observed.data.get("backends") or {})
+    if not backends:
+        return []
+    names = " and ".join(_BACKEND_NAMES.get(b, b) for b in backends)
+    return [Claim(flow.forward.lineno, True, (
+        f"forward never launched a custom kernel: the dry run called it {len(observed.calls)} times as the "
+        f"harness does (on the CPU, {names} launches recorded instead of run) and no call launched one, so "
+        f"what the harness checks and times is PyTorch"), "observed")]
 
 
 def _refuted_dropped(ctx: RuleContext, claims) -> list[Claim]:

@@ -11,13 +11,18 @@ Reported on the Python line that does it:
 - running forward's work in a `with torch.cuda.stream(s)` (or cupy stream) block on a stream it created,
   when nothing makes the current stream wait for it (`wait_stream`, `synchronize`, `wait_event`);
 - defining a `torch.Tensor` subclass (lazy tensors that defer the work until the result is compared).
-Configuration flags (`torch.backends.*`) are not tampering.
+Configuration flags (`torch.backends.*`) are not tampering, except, observed by the dry run, a lowered
+fp32 precision that the reference's own forward runs under (see below).
 
 Observed: when the dry run (cudalint/dryrun/) completed, an attribute of torch, torch.cuda, torch.testing,
 torch.nn.functional or time that the solution's code replaced while it ran (however it reached the
 module) is reported on the line that replaced it, unless the static reading already reported that line.
 A replacement without a line (an attribute of a class, or one torch's own lazy imports made) is no
-proof.
+proof. A precision flag the solution's code lowered (TF32 turned on, `set_float32_matmul_precision` below
+"highest", reduced-precision reductions allowed) is reported when the dry run saw it change after the
+reference was loaded and the reference's forward, on an fp32 output, called a matmul (cuBLAS flags) or a
+convolution (cuDNN flags); a flag set to its default (cuDNN's TF32 is on already) changes nothing and is
+not reported. Without a completed dry run only CL406 (a warning) names the flag.
 """
 
 from __future__ import annotations
@@ -123,6 +128,17 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
                 f"`{event['what']}` was replaced here when the dry run ran the solution: the harness (and the "
                 f"reference model) use it to time, synchronize or compare, so the measured result no longer "
                 f"means anything"))
+    lowered = observed.precision_lowered() if observed is not None else []
+    if lowered:
+        event = lowered[0]
+        line = event["line"] or (solution.model_new.lineno if solution.model_new is not None else 1)
+        where = "here" if event["line"] else "(the dry run could not place the line)"
+        flags = "; ".join(f"`{e['flag']}` {e['before']!r} -> {e['after']!r}" for e in lowered[:3])
+        yield from report(line, (
+            f"the solution lowers the process's fp32 precision {where} ({flags}), and the reference runs in the "
+            f"same process: its own matmuls or convolutions then compute in TF32 or reduced precision, so the "
+            f"output the harness compares against is not the fp32 reference and a less precise kernel passes; "
+            f"leave the precision flags as the harness set them"))
 
 
 def _tampering_target(qualified: str, imports) -> bool:

@@ -11,7 +11,11 @@ Names are resolved through imports and aliases (`f = sys._getframe`).
 With the dry run's facts, also reported: the reference model's forward called from the solution's code
 while forward ran (found however the solution reached the reference's class: its namespace, `sys.modules`,
 `globals()`), on the line that called it. The fact is observed, so it needs no name to resolve; without a
-line in the solution's file it is not reported.
+line in the solution's file it is not reported. Also from the dry run: a solution that reads the
+environment (`os.environ[...]`, `.get`, `in`, `os.getenv`, iterating its names) whose forward launched a
+custom kernel in every call, and launched none when the dry run imported and built it again in an
+environment where every variable it looks for is set, reported on its first read. Reading the
+environment alone is no proof (a build flag, a cache directory): only the kernel path changing with it.
 """
 
 from __future__ import annotations
@@ -56,6 +60,15 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
             yield ctx.finding_at(line_location(ctx.document, event["line"]), (
                 f"the reference's `{event['what']}` ran from this line when the dry run called forward "
                 f"({event['stage']}): the result graded is the reference's own computation, not the kernel's"))
+    probed = observed.environment_dependence() if observed is not None else None
+    if probed is not None:
+        read = probed["read"]
+        what = "iterates the environment's names" if read["what"] == "*" else f"reads `{read['what']}` from the environment"
+        yield ctx.finding_at(line_location(ctx.document, read["line"]), (
+            f"the solution {what} here, and its kernel path depends on it: the dry run's forward launched the "
+            f"custom kernel in each of its {probed['calls']} calls, but built again where every variable it looks "
+            f"for is set, forward launched none: on an evaluator whose environment matches, the harness checks "
+            f"and times PyTorch"))
 
 
 def _call_escape(call: ast.Call, imports) -> str | None:

@@ -9,6 +9,11 @@ folding) computes another function. Reported on the call's argument, when:
   `if not self.training:` or after a training-mode return; see `harness.forward.graded_paths`);
 - and the compiled sources never name a momentum: a training-mode kernel that updates the running
   statistics needs one, and is left alone.
+
+Evidence: which statements the harness runs is the static reading's (`graded_paths`); when the dry run
+completed every call, a statement that never reached compiled code in any of them (the kernel call sits
+on a branch the static reading took for graded) is not reported. Without a completed dry run the static
+reading alone decides.
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         return
     if any(_MOMENTUM.search(unit.text) for unit in ctx.document.units):
         return  # the kernels update the running statistics: a training-mode implementation
+    observed = ctx.observed
     for info in flow.functions:
         ungraded = graded_paths(info.node).ungraded
         from_statistics: dict[str, ast.Attribute] = {}  # local -> the statistics it holds
@@ -45,6 +51,8 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
             # compound statements come in pieces: their branches are statements of their own
             if id(statement) in ungraded or not isinstance(statement, SIMPLE_STATEMENTS):
                 continue
+            if observed is not None and observed.compiled_calls_within(statement.lineno, statement.end_lineno) == []:
+                continue  # forward ran as the harness runs it and this statement never reached compiled code
             for call in flow.invoking_calls(statement, info):
                 for argument in [*call.args, *(k.value for k in call.keywords)]:
                     statistic = _statistic(argument, flow, from_statistics)

@@ -9,11 +9,17 @@ elements (an illegal address, or a runtime error). Reported on the `.defined()` 
   local assigned one;
 - and the C++ function never asks the parameter's `numel()` (or `size(...)`, `sizes()`, `dim()`), which
   would tell an empty tensor apart.
+
+Evidence: when the dry run completed every call and the bound function never received a tensor without
+elements at that position (the call did not run, or always got elements there: a conditional whose
+`torch.empty(0)` branch the reference's configuration never takes), the defect is *latent*: reported,
+rejecting only under `--strict`. Without a completed dry run the static reading alone decides.
 """
 
 from __future__ import annotations
 
 import ast
+import dataclasses
 from collections.abc import Iterator
 
 from cudalint import pyast
@@ -35,16 +41,20 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
     if flow is None or flow.forward is None:
         return
     empty_locals = _locals_assigned_empty(flow)
-    empty_at: dict[str, dict[int, ast.expr]] = {}
+    empty_at: dict[str, dict[int, tuple[ast.expr, bool]]] = {}
+    observed = ctx.observed
     for function_name, call in flow.bound_function_calls():
         for position, argument in enumerate(call.args):
             if _may_be_empty(argument, flow, empty_locals):
-                empty_at.setdefault(function_name, {})[position] = argument
+                latent = _refuted(observed, function_name, call, position)
+                found = empty_at.setdefault(function_name, {})
+                if position not in found or found[position][1]:
+                    found[position] = (argument, latent)
     for function in ctx.program.functions:
         positions = empty_at.get(function.name)
         if not positions or function.body is None:
             continue
-        for position, argument in positions.items():
+        for position, (argument, latent) in positions.items():
             if position >= len(function.params) or not function.params[position].ref:
                 continue
             param = function.params[position]
@@ -54,11 +64,29 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
                 continue
             test = next((c for c in queries if c.callee == "defined"), None)
             if test is not None:
-                yield ctx.finding(test.span, (
+                finding = ctx.finding(test.span, (
                     f"`{param.name}.defined()` is true for the empty tensor forward passes for it "
                     f"(`{short_text(ast.unparse(argument))}`, line {argument.lineno}): the code meant for a present "
                     f"`{param.name}` runs and reads elements it does not have; pass `None` (an undefined "
                     f"tensor, with `c10::optional<torch::Tensor>` in C++) or test `{param.name}.numel() > 0`"))
+                if latent:
+                    finding = dataclasses.replace(finding, latent=True, message=finding.message + (
+                        "; latent: the dry run called forward as the harness does and this argument had elements "
+                        "in every call, so the empty tensor is not passed at the reference's configuration"))
+                yield finding
+
+
+def _refuted(observed, function_name: str, call: ast.Call, position: int) -> bool:
+    """A completed dry run in which this call never passed an empty tensor at `position` (the call did not
+    run, or every argument there had elements: `bias if bias is not None else torch.empty(0)` with a bias)."""
+    if observed is None:
+        return False
+    end = call.end_lineno or call.lineno
+    entries = observed.compiled_calls_within(call.lineno, end)
+    if entries is None:
+        return False
+    return not any(position in entry.get("empty", []) for entry in entries
+                   if entry["function"] == function_name and call.lineno <= (entry.get("line") or 0) <= end)
 
 
 def _may_be_empty(expr: ast.expr, flow, empty_locals: set[str]) -> bool:

@@ -76,6 +76,16 @@ class DryRunFacts:
         return {entry["line"] for call in self.completed_calls for entry in call.get("custom") or []
                 if entry["function"] == function and entry.get("modelled") and entry["count"] > entry.get("rejected", 0)}
 
+    def compiled_calls_within(self, start: int, end: int) -> list[dict] | None:
+        """The custom entries of completed calls made while a line in [start, end] of the solution was on
+        the stack (the statement itself, or what it called); None when not every call completed, so that
+        no entry is no proof that the statement never reaches compiled code."""
+        calls = self.completed_calls
+        if not calls or len(calls) != len(self.calls):
+            return None
+        return [entry for call in calls for entry in call.get("custom") or []
+                if any(start <= line <= end for line in entry.get("stack") or [entry.get("line") or 0])]
+
     def replay(self) -> dict | None:
         """A call that returned an earlier call's output object without running any compiled function, in a
         run where compiled functions ran in other calls: `{"call", "earlier", "inputs", "line", "ran",
@@ -159,8 +169,54 @@ class DryRunFacts:
             return None
         return theirs[index], mine[index], index, unmatched
 
+    def stand_ins_called(self) -> bool:
+        """Whether forward called a stand-in of a kernel backend the dry run does not model (it might have
+        launched work there): no claim that nothing was launched can then be made."""
+        return any(e["stage"].startswith("call") for e in self.events("stand-in"))
+
+    def environment_dependence(self) -> dict | None:
+        """Proof that the kernel path depends on the environment: forward launched compiled code in every
+        call, and in the probe (the solution imported and built again where every variable it reads is set)
+        it completed and launched none, with no stand-in of an unmodelled backend called. `{"read": the first
+        environment event, "calls": how many calls ran the kernel}`; None otherwise."""
+        probe = self.data.get("probe") or {}
+        reads = [e for e in self.events("environment") if e.get("line") is not None and e["stage"] != "probe"]
+        if not reads or not probe.get("completed") or probe.get("custom") or not self.kernel_ran():
+            return None
+        if self.stand_ins_called():
+            return None
+        return {"read": reads[0], "calls": len(self.calls)}
+
+    def precision_lowered(self) -> list[dict]:
+        """The precision flags the solution's code lowered (TF32 or reduced-precision reductions turned on,
+        `set_float32_matmul_precision` below "highest") that change the reference's own computation: its
+        forward multiplies matrices (matmul flags) or convolves (cuDNN flags), on an fp32 output. Empty when
+        the run did not complete, or when the flag was already at that value (cuDNN's TF32 is on by default)."""
+        calls = self.completed_calls
+        output = (calls[0].get("reference_output") or {}) if calls else {}
+        if output.get("kind") != "tensor" or output.get("dtype") != "float32":
+            return []
+        ops = set(self.data.get("reference_ops") or [])
+        found = []
+        for event in self.events("flag"):
+            flag, before, after = event.get("flag") or "", event.get("before"), event.get("after")
+            lowered = (before is False and after is True and flag.endswith(("allow_tf32", "_reduced_precision_reduction"))) \
+                or (flag == "torch.get_float32_matmul_precision()" and before == "highest" and after in ("high", "medium"))
+            affected = _CONVOLUTIONS if flag.startswith("torch.backends.cudnn.") else _MATMULS
+            if lowered and ops & affected:
+                found.append(event)
+        return found
+
     def events(self, kind: str | None = None) -> list[dict]:
         return [e for e in self.data.get("events") or [] if kind is None or e["kind"] == kind]
+
+
+# the torch functions whose fp32 work the precision flags change (cuBLAS matmuls; cuDNN convolutions, RNNs)
+_MATMULS = frozenset({"matmul", "mm", "bmm", "addmm", "baddbmm", "addbmm", "linear", "einsum", "__matmul__",
+                      "__rmatmul__", "tensordot", "bilinear", "chain_matmul", "multi_dot", "lstm", "gru", "rnn_tanh",
+                      "rnn_relu", "multi_head_attention_forward", "scaled_dot_product_attention", "inner", "outer"})
+_CONVOLUTIONS = frozenset({"conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
+                           "convolution", "conv_tbc", "lstm", "gru", "rnn_tanh", "rnn_relu"})
 
 
 def _draw(draw: dict) -> tuple:

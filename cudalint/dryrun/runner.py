@@ -28,7 +28,9 @@ from cudalint.caching import cache_root, mark_used_and_prune
 from cudalint.dryrun.facts import DryRunFacts
 
 WORKER_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "worker.py")
-TIMEOUT_SECONDS = 20.0  # wall clock per solution, the fork included
+# wall clock per solution, the fork included: the limit of a hang; CPU work is bounded by CPU_SECONDS, so
+# that a loaded machine (wall clock several times the CPU time) does not cut level-3 models short
+TIMEOUT_SECONDS = 60.0
 CPU_SECONDS = 15
 MEMORY_BYTES = 4 * 1024 ** 3  # on top of what the server already maps
 REAL_LIMIT = 1 << 22  # inputs with more elements than this run on fake tensors
@@ -72,7 +74,8 @@ def run_dry(solution_text: str, reference: str | None, extension: list[dict], *,
     facts = _server().run(solution_text, {"reference": os.path.abspath(reference) if reference else None,
                                           "extension": extension, "seed": SEED, "cpu_seconds": CPU_SECONDS,
                                           "memory_bytes": MEMORY_BYTES, "real_limit": REAL_LIMIT}, timeout)
-    if cache is not None and not facts.skipped:
+    # a run cut short by its time or memory limits depends on the machine's load: run it again next time
+    if cache is not None and not facts.skipped and (facts.data.get("error") or {}).get("cause") != "limits":
         _store(cache, key, facts)
     return facts
 
@@ -223,7 +226,9 @@ def _facts(reply: dict, data: dict, timeout: float, seconds: float) -> DryRunFac
     code = status.get("exit") if isinstance(status, dict) else None
     if not data or code != 0:
         how = f"was killed by signal {-code}" if isinstance(code, int) and code < 0 else f"exited with status {code}"
-        data["error"] = {"stage": stage, "type": "exit", "cause": "solution" if code not in (None, 70) else "worker",
+        # the CPU-time limit (SIGXCPU) and the kernel's memory killer (SIGKILL) are the dry run's limits
+        cause = "worker" if code in (None, 70) else "limits" if code in (-24, -9) else "solution"
+        data["error"] = {"stage": stage, "type": "exit", "cause": cause,
                          "line": None, "message": f"the dry-run process {how} during {stage} without its facts"}
         return DryRunFacts(False, f"the dry run's process {how} during {stage}", data=data, seconds=seconds)
     error = data.get("error") or {}

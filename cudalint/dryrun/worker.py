@@ -97,14 +97,15 @@ class _Recorder:
         self.started = time.monotonic()
         self._elements = 0
         self.in_reference = False  # the worker itself runs the reference's forward
+        self.reference_ops: set[str] = set()  # the torch functions the reference's forward called
 
     # ---------------------------------------------------------------------------- recording helpers
 
-    def event(self, kind: str, what: str, line: int | None = None) -> None:
+    def event(self, kind: str, what: str, line: int | None = None, **details) -> None:
         events = self.facts["events"]
         if len(events) < 200 and not any(e["kind"] == kind and e["what"] == what and e["line"] == line
                                          for e in events):
-            events.append({"kind": kind, "what": what, "line": line, "stage": self.stage})
+            events.append({"kind": kind, "what": what, "line": line, "stage": self.stage, **details})
 
     def solution_line(self, frame=None, path: str | None = None) -> int | None:
         """The line of the innermost frame of the solution's file (or of `path`), from `frame` (default: the
@@ -119,6 +120,20 @@ class _Recorder:
                     return frame.f_lineno
                 frame = frame.f_back
             return None
+        finally:
+            self.busy[0] = busy
+
+    def solution_stack(self) -> list[int]:
+        """The lines of every frame of the solution's file on the stack, innermost first."""
+        busy = self.busy[0]
+        self.busy[0] = True
+        try:
+            frame, lines = sys._getframe(1), []
+            while frame is not None:
+                if frame.f_code.co_filename == self.solution_path:
+                    lines.append(frame.f_lineno)
+                frame = frame.f_back
+            return lines
         finally:
             self.busy[0] = busy
 
@@ -162,6 +177,7 @@ class _Recorder:
             self._error(type(error).__name__, str(error)[:500], _traceback_line(error, self.watched_files),
                         _cause(error))
         self.facts["stage"] = self.stage
+        self.facts["reference_ops"] = sorted(self.reference_ops)[:300]
         self.stage = "done"
         self.facts["seconds"] = round(time.monotonic() - self.started, 3)
         self._write()
@@ -209,6 +225,8 @@ class _Recorder:
         extension = _Extensions(torch, self, self.request.get("extension") or [])
         extension.install()
         self.extension = extension
+        with open(self.solution_path, encoding="utf-8", errors="surrogateescape") as handle:
+            _Backends(torch, self, extension).install(handle.read())
         _record_environment_reads(self)
         _record_thread_starts(self)
         with torch.no_grad():
@@ -224,6 +242,8 @@ class _Recorder:
                 except Exception as error:  # noqa: BLE001
                     raise _Environment(f"the reference failed: {type(error).__name__}: {error}") from error
                 reference = {name: context.get(name) for name in ("Model", "get_inputs", "get_init_inputs")}
+                watch.flags = watch._flags()  # flags the reference sets are the problem's, not the solution's
+            before_solution = dict(context)
             self._exec(self.solution_path, context)
             solution = context
             reference = {name: value for name, value in reference.items() if value is not None} or {
@@ -253,7 +273,67 @@ class _Recorder:
                 self.facts["calls"] = []
                 reference_model, model = self._construct(torch, reference, solution, seed, watch, fake=False)
                 self._calls(torch, reference, reference_model, model, seed, watch, "real")
+            if self.events_of("environment"):
+                self._probe_environment(torch, reference, before_solution, seed)
         self._threads(threading)
+
+    def events_of(self, kind: str) -> list[dict]:
+        return [e for e in self.facts["events"] if e["kind"] == kind]
+
+    def _probe_environment(self, torch, reference: dict, context: dict, seed: int) -> None:
+        """The solution read the environment: import and build it again where every variable it looks for is
+        set (`_Matching`: each name and value it reads compares equal to what it is compared with, and
+        iterating the environment yields such a name), and call forward once more with fresh inputs. Which
+        compiled functions that call ran is `probe`; any failure leaves `probe.completed` false."""
+        stage, self.stage = self.stage, "probe"
+        probe = {"completed": False, "custom": [], "error": None}
+        self.facts["probe"] = probe
+        budget = float(self.request.get("cpu_seconds") or 0)
+        if budget and time.process_time() > budget / 3:  # a second build and call must not cost the whole run
+            probe["error"] = f"skipped: {time.process_time():.1f} s of CPU used of {budget:g}"
+            self.stage = stage
+            return
+        environ_class = type(os.environ)
+
+        recorder = self
+
+        class Matching(environ_class):
+            def __getitem__(self, key):
+                if _reader_line(recorder) is None:  # torch's own reads see the real environment
+                    return super().__getitem__(key)
+                return _Matching("1")
+
+            def __iter__(self):
+                names = list(super().__iter__())
+                return iter(names + [_Matching("CUDALINT_DRY_RUN_PROBE")] if _reader_line(recorder) is not None
+                            else names)
+
+        environment = self.environment
+        fake = environment.fake_mode(self.facts.get("mode") == "fake")
+        os.environ.__class__ = Matching
+        try:
+            solution = dict(context)
+            self._exec(self.solution_path, solution)
+            init_inputs = self._reference_step(reference["get_init_inputs"])
+            torch.manual_seed(seed)
+            with environment.active(), fake:
+                model = solution["ModelNew"](*init_inputs)
+                torch.manual_seed(seed + 2)
+                inputs = self._reference_step(reference["get_inputs"])
+                call = {"index": 0, "custom": []}
+                self.extension.begin(call)
+                try:
+                    model(*inputs)
+                finally:
+                    self.extension.end(call, None)
+            probe.update(completed=True, custom=call["custom"])
+        except _Refused:
+            raise
+        except BaseException as error:  # noqa: BLE001 - a probe that fails proves nothing
+            probe["error"] = f"{type(error).__name__}: {str(error)[:200]}"
+        finally:
+            os.environ.__class__ = environ_class
+            self.stage = stage
 
     def _construct(self, torch, reference: dict, solution: dict, seed: int, watch, fake: bool):
         """Both models, built as the harness builds them: the same seed before each, on the CPU; on fake
@@ -325,6 +405,8 @@ class _Recorder:
         plan = [("fresh", trial_seeds[0]), ("fresh", trial_seeds[1]), ("same", trial_seeds[1]), ("other seed", seed + 1)]
         self.facts["mode"] = mode
         fake = environment.fake_mode(mode == "fake")  # one mode for every call: call 3 reuses call 2's inputs
+        if mode == "fake":
+            _fake_weights(torch, (reference_model, model), fake)
         inputs = None
         outputs: list = []
         expected_outputs: dict[str, tuple] = {}
@@ -384,6 +466,25 @@ class _Recorder:
                 self.event("thread-alive", thread.name, getattr(thread, "_cudalint_line", None))
 
 
+def _fake_weights(torch, models, fake) -> None:
+    """Give the models fake copies of their parameters and buffers of more than one element, made once
+    (the same tensor stays the same tensor): fake-tensor ops on real weights convert them on every call,
+    several times slower (training-mode batch norm ninefold). Scalars stay real, so that `.item()` of one
+    still has a value; the weights were compared before, and the run on real tensors rebuilds the models."""
+    memo: dict[int, tuple] = {}  # id -> (the real tensor, kept alive so that its id is not reused; its copy)
+    for model in models:
+        for module in model.modules():
+            for store, parameter in ((module._parameters, True), (module._buffers, False)):
+                for name, tensor in list(store.items()):
+                    if not isinstance(tensor, torch.Tensor) or tensor.numel() <= 1:
+                        continue
+                    if id(tensor) not in memo:
+                        copy = fake.from_tensor(tensor)
+                        memo[id(tensor)] = (tensor, torch.nn.Parameter(copy, requires_grad=tensor.requires_grad)
+                                            if parameter else copy)
+                    store[name] = memo[id(tensor)][1]
+
+
 def _warm(torch) -> None:
     """Use fake tensors once: their first use imports modules that replace `torch.manual_seed` and others,
     which must happen before the snapshot of torch's objects (and, in `serve`, before the fork); import
@@ -415,7 +516,8 @@ _ENVIRONMENT_MARKERS = ("not linked with support", "not compiled with CUDA", "CU
                         "DataDependent", "data-dependent", "data dependent", "FakeTensor", "fake tensor", "meta tensor",
                         "Cannot access data pointer", "Cannot access storage", "DynamicOutputShape", "cupy", "triton",
                         "numpy()", "Unsupported", "not implemented for 'Half'", "not implemented for 'BFloat16'",
-                        "CUDAGraph", "cuda graph", "CUDA graph", "torch._C._cuda", "_cuda_")
+                        "CUDAGraph", "cuda graph", "CUDA graph", "torch._C._cuda", "_cuda_", "DryRunStandIn",
+                        "dry-run stand-in", "cutlass")
 
 
 def _cause(error: BaseException) -> str:
@@ -424,6 +526,8 @@ def _cause(error: BaseException) -> str:
     if isinstance(error, (_Environment, ImportError, NotImplementedError, _Refused)):
         return "environment" if not isinstance(error, _Refused) else "refused"
     text = f"{type(error).__name__}: {error}"
+    if "can't allocate memory" in text:  # the dry run's address-space limit, met by torch's CPU allocator
+        return "limits"
     if any(marker in text for marker in _ENVIRONMENT_MARKERS):
         return "environment"
     return "solution"
@@ -659,6 +763,8 @@ class _CudaOnCpu:
                     kwargs["device"] = cpu
                     if name in random_factories:
                         owner.cuda_random = True
+                if recorder.in_reference:
+                    recorder.reference_ops.add(name)
                 result = func(*args, **kwargs)
                 recorder.extension.propagate(args, kwargs, result)
                 if isinstance(result, torch.Tensor):
@@ -749,6 +855,7 @@ class _Extensions:
         self.custom_ids: dict[int, object] = {}  # id -> weakref of tensors derived from custom results
         self.made_at: dict[int, tuple] = {}  # id -> (weakref, line, call index) of custom results
         self.written: list = []  # tensors written by a modelled launcher during this call
+        self.pointers: dict[int, object] = {}  # data_ptr() -> weakref of its tensor (real tensors), for raw launches
         self.unmodelled = 0
 
     def install(self) -> None:
@@ -839,31 +946,66 @@ class _Extensions:
             else:
                 self.mark(result)
 
+    def _record(self, module: str, name: str, modelled: bool, line: int | None) -> dict | None:
+        """Count a call of compiled code in this forward call's `custom` entries (one per function and line)."""
+        self.recorder.facts["extension_calls"] += 1
+        call = self.call
+        if call is None:
+            return None
+        for entry in call["custom"]:
+            if entry["function"] == name and entry["line"] == line:
+                entry["count"] += 1
+                break
+        else:
+            entry = {"function": name, "extension": module, "line": line, "count": 1, "rejected": 0,
+                     "modelled": modelled, "stack": [], "empty": []}
+            call["custom"].append(entry)
+        entry["stack"] = sorted(set(entry["stack"]) | set(self.recorder.solution_stack()[:16]))
+        return entry
+
+    def unmodelled_result(self) -> None:
+        """A result whose shape the dry run guessed (a cupy ElementwiseKernel without its output array)."""
+        self.unmodelled += 1
+        if self.call is not None:
+            self.call_unmodelled += 1
+
+    def launch(self, backend: str, name: str, grid, arguments) -> None:
+        """A kernel of another backend (Triton, cupy, CuTe DSL) launched: recorded like a compiled call, with
+        its grid; it writes nothing here, and every tensor among its arguments may be written by it, so each
+        counts as holding custom results (never as proof that an input was written)."""
+        line = self.recorder.solution_line()
+        entry = self._record(backend, name, False, line)
+        if entry is not None and "grid" not in entry:
+            entry["grid"] = _plain_grid(grid)
+        for value in arguments:
+            tensor = _unwrapped(self.torch, value)
+            if isinstance(tensor, int) and tensor in self.pointers:  # `x.data_ptr()` passed to a raw kernel
+                tensor = self.pointers[tensor]()
+            if isinstance(tensor, self.torch.Tensor):
+                self.mark(tensor)
+                held = self.made_at.get(id(tensor))
+                if held is not None and held[0]() is tensor and self.call is not None and held[2] == self.call["index"]:
+                    self.note_made(tensor, line, function=name)  # made in this call, then filled by the kernel
+
     def invoke(self, module: str, name: str, spec: dict, args: tuple, kwargs: dict):
         torch = self.torch
         recorder = self.recorder
         line = recorder.solution_line()
-        recorder.facts["extension_calls"] += 1
         call = self.call
-        if call is not None:
-            for entry in call["custom"]:
-                if entry["function"] == name and entry["line"] == line:
-                    entry["count"] += 1
-                    break
-            else:
-                entry = {"function": name, "extension": module, "line": line, "count": 1, "rejected": 0,
-                         "modelled": bool(spec.get("known"))}
-                call["custom"].append(entry)
+        entry = self._record(module, name, bool(spec.get("known")), line)
         if spec.get("known"):
             try:
                 _check_arguments(torch, name, spec, args, kwargs)
             except TypeError:
-                if call is not None:
+                if entry is not None:
                     entry["rejected"] += 1
                 raise
             args = _bind(spec, args, kwargs)
         else:
             args = list(args) + list(kwargs.values())
+        if entry is not None:
+            empty = {i for i, a in enumerate(args) if isinstance(a, torch.Tensor) and a.numel() == 0}
+            entry["empty"] = sorted(set(entry["empty"]) | empty)
         for position in spec.get("writes", []):
             if position < len(args) and isinstance(args[position], torch.Tensor):
                 self.written.append(args[position])
@@ -1045,6 +1187,383 @@ def _dtype(torch, dtype, args: list):
     return getattr(torch, dtype)
 
 
+# ------------------------------------------------------------------------------- other backends
+
+
+_BACKEND_ROOTS = ("triton", "cupy", "cutlass", "cuda")  # cuda: cuda-python, which CuTe DSL solutions use for streams
+
+
+class _Matching(str):
+    """An environment name or value that matches whatever the solution compares it with."""
+
+    def __eq__(self, other):
+        return True
+
+    def __ne__(self, other):
+        return False
+
+    __hash__ = str.__hash__
+
+    def startswith(self, *args, **kwargs):
+        return True
+
+    def endswith(self, *args, **kwargs):
+        return True
+
+    def __contains__(self, item):
+        return True
+
+    def lower(self):
+        return self
+
+    def upper(self):
+        return self
+
+    def strip(self, *args):
+        return self
+
+    def casefold(self):
+        return self
+
+
+class DryRunStandIn:
+    """What a backend module offers that the dry run does not model (annotations such as `tl.constexpr`,
+    dtypes, constants, device queries): an attribute, a call, an index or a `with` of it is another
+    stand-in. Calling one during forward is recorded (a `stand-in` event): it might have launched work."""
+
+    def __init__(self, name: str, backends: _Backends | None = None) -> None:
+        self._name, self._backends = name, backends
+
+    def __getattr__(self, attribute: str):
+        if attribute.startswith("__"):
+            raise AttributeError(attribute)
+        return DryRunStandIn(f"{self._name}.{attribute}", self._backends)
+
+    def __call__(self, *args, **kwargs):
+        if self._backends is not None:
+            self._backends.stand_in_called(self._name)
+        return DryRunStandIn(f"{self._name}()", self._backends)
+
+    def __getitem__(self, key):
+        return DryRunStandIn(f"{self._name}[]", self._backends)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def __repr__(self) -> str:
+        return f"<dry-run stand-in {self._name}>"
+
+
+class _Backends:
+    """Triton, cupy and CuTe DSL at the Python layer. A backend the solution imports is replaced by modules
+    of stand-ins (or, for a Triton that is installed, its decorators are): `@triton.jit` kernels launched as
+    `kernel[grid](...)` (also under `triton.autotune`/`heuristics`), cupy's `RawKernel`/`RawModule`/
+    `ElementwiseKernel` called, CuTe DSL's `@cute.kernel(...).launch(...)`, `@cute.jit` functions and
+    `cute.compile`d ones called: each launch is recorded like a compiled call (see `_Extensions.launch`);
+    no device code runs."""
+
+    def __init__(self, torch, recorder: _Recorder, extensions: _Extensions) -> None:
+        self.torch, self.recorder, self.extensions = torch, recorder, extensions
+        self.installed: dict[str, str] = {}  # backend -> "stand-in" or "intercepted"
+
+    def install(self, text: str) -> None:
+        import importlib.util
+        import re
+
+        imported = set(re.findall(r"^\s*(?:import|from)\s+(\w+)", text, re.MULTILINE))
+        wanted = [root for root in _BACKEND_ROOTS if root in imported]
+        if not wanted:
+            return
+        if "triton" in wanted and importlib.util.find_spec("triton") is not None:
+            import triton
+
+            self._triton_api(triton)  # installed: its kernels must not run, its language may stay
+            self.installed["triton"] = "intercepted"
+            wanted.remove("triton")
+        builders = {"triton": self._triton, "cupy": self._cupy, "cutlass": self._cutlass, "cuda": lambda m: None}
+        modules: dict[str, object] = {}
+        for root in wanted:
+            modules[root] = self._module(root)
+            builders[root](modules[root])
+            self.installed[root] = "stand-in"
+        sys.meta_path.insert(0, _StandInFinder(self, modules))
+        self.recorder.facts["backends"] = dict(self.installed)
+        if "cupy" in modules or "cutlass" in modules:
+            self._record_pointers()
+
+    def _record_pointers(self) -> None:
+        """Remember which tensor each `data_ptr()` the solution reads belongs to (raw kernels take pointers)."""
+        import weakref
+
+        original, pointers = self.torch.Tensor.data_ptr, self.extensions.pointers
+
+        def data_ptr(tensor):
+            value = original(tensor)
+            if not value and tensor.numel():  # a fake tensor's is 0: one per storage and offset, as on a GPU
+                value = tensor.untyped_storage()._cdata + tensor.storage_offset() * tensor.element_size()
+            try:
+                pointers[value] = weakref.ref(tensor)
+            except TypeError:
+                pass
+            return value
+
+        self.torch.Tensor.data_ptr = data_ptr
+
+    def _module(self, name: str):
+        import types
+
+        backends = self
+
+        class StandInModule(types.ModuleType):
+            def __getattr__(self, attribute):
+                if attribute.startswith("__"):
+                    raise AttributeError(attribute)
+                return DryRunStandIn(f"{name}.{attribute}", backends)
+
+        module = StandInModule(name)
+        module.__version__ = "0.0.0+cudalint-dry-run"
+        module.__path__ = []  # a package: its submodules come from the finder
+        sys.modules[name] = module
+        return module
+
+    def stand_in_called(self, name: str) -> None:
+        if self.extensions.call is not None:
+            self.recorder.event("stand-in", name, self.recorder.solution_line())
+
+    # Triton
+
+    def _triton_api(self, module) -> None:
+        backends = self
+
+        class Kernel:
+            def __init__(self, fn, configs=()):
+                self.fn, self.configs = fn, list(configs)
+                self.__name__ = getattr(fn, "__name__", "kernel")
+
+            def __getitem__(self, grid):
+                return lambda *args, **kwargs: self.run(*args, grid=grid, **kwargs)
+
+            def run(self, *args, grid=None, warmup=False, **kwargs):
+                meta = dict(getattr(self.configs[0], "kwargs", {}) if self.configs else {}, **kwargs)
+                backends.extensions.launch("triton", self.__name__, _evaluated_grid(grid, meta),
+                                           list(args) + list(kwargs.values()))
+
+            def __call__(self, *args, **kwargs):
+                raise RuntimeError("Cannot call @triton.jit'd outside of the scope of a kernel")
+
+        def jit(fn=None, **options):
+            return Kernel(fn) if fn is not None else (lambda f: Kernel(f))
+
+        def autotune(configs, key=None, **options):
+            return lambda kernel: Kernel(getattr(kernel, "fn", kernel), configs)
+
+        def heuristics(values):
+            return lambda kernel: kernel if isinstance(kernel, Kernel) else Kernel(kernel)
+
+        module.jit, module.autotune, module.heuristics = jit, autotune, heuristics
+
+    def _triton(self, module) -> None:
+        class Config:
+            def __init__(self, kwargs=None, num_warps=4, num_stages=2, **options):
+                self.kwargs, self.num_warps, self.num_stages = dict(kwargs or {}), num_warps, num_stages
+
+        class constexpr:  # noqa: N801 - triton.language's name
+            def __init__(self, value=None):
+                self.value = value
+
+        self._triton_api(module)
+        module.Config = Config
+        module.cdiv = lambda a, b: -(-a // b)
+        module.next_power_of_2 = lambda n: 1 << max(int(n) - 1, 0).bit_length()
+        language = self._module("triton.language")
+        language.constexpr = constexpr
+        module.language = language
+
+    # cupy
+
+    def _cupy(self, module) -> None:
+        backends, torch = self, self.torch
+
+        class Array:
+            """A cupy array over a torch tensor (`cp.asarray(t)`, `cp.from_dlpack(t)`)."""
+
+            def __init__(self, tensor):
+                self.tensor = tensor
+                self.shape, self.size, self.ndim = tuple(tensor.shape), tensor.numel(), tensor.dim()
+
+            def __dlpack__(self, *args, **kwargs):
+                return self
+
+            def toDlpack(self):  # noqa: N802 - cupy's name
+                return self
+
+            def __getattr__(self, attribute):
+                if attribute.startswith("__"):
+                    raise AttributeError(attribute)
+                return DryRunStandIn(f"cupy.ndarray.{attribute}", backends)
+
+        def array(value, *args, **kwargs):
+            value = _unwrapped(torch, value)
+            if isinstance(value, torch.Tensor):
+                return Array(value)
+            return DryRunStandIn("cupy.asarray()", backends)
+
+        class RawKernel:
+            def __init__(self, code=None, name="kernel", *args, **kwargs):
+                self.name = name
+
+            def __call__(self, grid, block, args=(), *rest, **kwargs):
+                backends.extensions.launch("cupy", self.name, grid, list(args))
+
+            def __getattr__(self, attribute):
+                if attribute.startswith("__"):
+                    raise AttributeError(attribute)
+                return DryRunStandIn(f"cupy.RawKernel.{attribute}", backends)
+
+        class RawModule:
+            def __init__(self, *args, **kwargs):
+                pass
+
+            def get_function(self, name):
+                return RawKernel(None, name)
+
+        class ElementwiseKernel:
+            def __init__(self, in_params="", out_params="", operation="", name="kernel", *args, **kwargs):
+                self.name, self.inputs = name, len([p for p in in_params.split(",") if p.strip()])
+
+            def __call__(self, *args, **kwargs):
+                backends.extensions.launch("cupy", self.name, None, list(args) + list(kwargs.values()))
+                if len(args) > self.inputs:
+                    return args[-1]  # the output array given
+                first = next((_unwrapped(torch, a) for a in args if isinstance(_unwrapped(torch, a), torch.Tensor)),
+                             None)
+                result = torch.empty_like(first) if first is not None else torch.zeros(())
+                backends.extensions.unmodelled_result()
+                backends.extensions.mark(result)
+                return Array(result)
+
+        module.ndarray = Array
+        module.asarray = module.array = module.from_dlpack = module.fromDlpack = module.ascontiguousarray = array
+        module.RawKernel, module.RawModule = RawKernel, RawModule
+        module.ElementwiseKernel = module.ReductionKernel = ElementwiseKernel
+        for name in ("int8", "int16", "int32", "int64", "uint8", "uint32", "uint64", "intp"):
+            setattr(module, name, int)
+        for name in ("float16", "float32", "float64", "double", "single"):
+            setattr(module, name, float)
+        cuda = self._module("cupy.cuda")
+        cuda.ExternalStream = cuda.Stream = cuda.Device = lambda *args, **kwargs: DryRunStandIn("cupy.cuda.Stream")
+        cuda.get_current_stream = lambda *args, **kwargs: DryRunStandIn("cupy.cuda.Stream")
+        module.cuda = cuda
+
+    # CuTe DSL
+
+    def _cutlass(self, module) -> None:
+        backends, torch = self, self.torch
+
+        class Launch:
+            def __init__(self, name, args):
+                self.name, self.args = name, args
+
+            def launch(self, grid=None, block=None, **kwargs):
+                backends.extensions.launch("cute", self.name, grid, self.args)
+
+        class Kernel:
+            def __init__(self, fn):
+                self.fn, self.__name__ = fn, getattr(fn, "__name__", "kernel")
+
+            def __call__(self, *args, **kwargs):
+                return Launch(self.__name__, list(args) + list(kwargs.values()))
+
+        class Jit:
+            """A `@cute.jit` host function or a `cute.compile`d one: calling it from the solution launches."""
+
+            def __init__(self, fn):
+                self.fn, self.__name__ = fn, getattr(fn, "__name__", "jit")
+
+            def __call__(self, *args, **kwargs):
+                backends.extensions.launch("cute", self.__name__, None, list(args) + list(kwargs.values()))
+
+            def __get__(self, instance, owner=None):
+                if instance is None:
+                    return self
+                return lambda *args, **kwargs: self(instance, *args, **kwargs)
+
+        class Wrapped:
+            """`from_dlpack(tensor)`: the tensor inside; its layout methods return it again."""
+
+            def __init__(self, tensor):
+                self.tensor = tensor
+
+            def __getattr__(self, attribute):
+                if attribute.startswith("__"):
+                    raise AttributeError(attribute)
+                return lambda *args, **kwargs: self
+
+        def decorator(kind):
+            def apply(fn=None, **options):
+                return kind(fn) if fn is not None else (lambda f: kind(f))
+            return apply
+
+        def from_dlpack(value, *args, **kwargs):
+            value = _unwrapped(torch, value)
+            return Wrapped(value) if isinstance(value, torch.Tensor) else DryRunStandIn("from_dlpack()", backends)
+
+        cute = self._module("cutlass.cute")
+        cute.kernel, cute.jit = decorator(Kernel), decorator(Jit)
+        cute.compile = lambda fn, *args, **kwargs: Jit(getattr(fn, "fn", fn))
+        runtime = self._module("cutlass.cute.runtime")
+        runtime.from_dlpack = from_dlpack
+        cute.runtime = runtime
+        module.cute = cute
+
+
+class _StandInFinder:
+    """Serves the stand-in modules and, on demand, stand-in submodules of them (`triton.language.extra`)."""
+
+    def __init__(self, backends: _Backends, modules: dict) -> None:
+        self.backends, self.roots = backends, set(modules)
+
+    def find_spec(self, name, path=None, target=None):
+        import importlib.machinery
+
+        if name.split(".", 1)[0] not in self.roots:
+            return None
+        return importlib.machinery.ModuleSpec(name, self, is_package=True)
+
+    def create_module(self, spec):
+        return sys.modules.get(spec.name) or self.backends._module(spec.name)
+
+    def exec_module(self, module) -> None:
+        parent, _, child = module.__name__.rpartition(".")
+        if parent in sys.modules:
+            setattr(sys.modules[parent], child, module)
+
+
+def _unwrapped(torch, value):
+    """The torch tensor a backend's wrapper holds (a cupy array, a CuTe tensor), or the value itself."""
+    return getattr(value, "tensor", value) if not isinstance(value, torch.Tensor) else value
+
+
+def _evaluated_grid(grid, meta: dict):
+    if callable(grid):
+        try:
+            return grid(meta)
+        except Exception:  # noqa: BLE001 - a grid of meta-parameters the stand-in does not know
+            return None
+    return grid
+
+
+def _plain_grid(grid) -> list[int] | None:
+    if isinstance(grid, int) and not isinstance(grid, bool):
+        return [grid]
+    if isinstance(grid, (tuple, list)) and all(isinstance(g, int) and not isinstance(g, bool) for g in grid):
+        return [int(g) for g in grid]
+    return None
+
+
 # ------------------------------------------------------------------------------- watching torch
 
 
@@ -1055,9 +1574,10 @@ class _Watch:
     def __init__(self, torch, recorder: _Recorder) -> None:
         self.torch = torch
         self.recorder = recorder
+        self.lines = recorder.attribute_lines
+        self._flag_lines()
         self.snapshot = self._take()
         self.flags = self._flags()
-        self.lines = recorder.attribute_lines
         self.attribute_lines()
 
     def _objects(self) -> dict:
@@ -1091,6 +1611,33 @@ class _Watch:
                 continue
         return values
 
+    def _flag_lines(self) -> None:
+        """Remember the solution's line that last set a precision flag (`torch.backends.cuda.matmul.*`,
+        `torch.backends.cudnn.*`, `torch.set_float32_matmul_precision`), however it reached the setter."""
+        torch, recorder, lines = self.torch, self.recorder, self.lines
+
+        def remember() -> None:
+            line = recorder.solution_line()
+            if line is not None:
+                lines["flags"] = line
+
+        for target in (torch.backends.cuda.matmul, torch.backends.cudnn):
+            kind = type(target)
+            original = kind.__setattr__
+
+            def __setattr__(self, name, value, _original=original):  # noqa: N807
+                remember()
+                _original(self, name, value)
+
+            kind.__setattr__ = __setattr__
+        setter = torch.set_float32_matmul_precision
+
+        def set_float32_matmul_precision(precision):
+            remember()
+            return setter(precision)
+
+        torch.set_float32_matmul_precision = set_float32_matmul_precision
+
     def attribute_lines(self) -> None:
         """Give the watched plain modules a class whose `__setattr__` remembers the solution's line, so that a
         replaced object is named with the line that replaced it."""
@@ -1116,9 +1663,24 @@ class _Watch:
                 self.recorder.event("replaced", name, self.lines.get(name))
         for name, value in self._flags().items():
             if name in self.flags and self.flags[name] != value:
-                self.recorder.event("flag", f"{name}: {self.flags[name]!r} -> {value!r}", None)
+                self.recorder.event("flag", f"{name}: {self.flags[name]!r} -> {value!r}", self.lines.get("flags"),
+                                    flag=name, before=self.flags[name], after=value)
         self.snapshot.update(now)
         self.flags.update(self._flags())
+
+
+def _reader_line(recorder: _Recorder) -> int | None:
+    """The solution's line when its own code reads the environment (through `os.getenv`, `.get`, `in`,
+    `keys()`, ...); None when torch or another library does, even if the solution called that library."""
+    import _collections_abc
+
+    skipped = {os.__file__, _collections_abc.__file__, __file__, "<frozen os>", "<frozen _collections_abc>"}
+    frame = sys._getframe(2)
+    while frame is not None and frame.f_code.co_filename in skipped:
+        frame = frame.f_back
+    if frame is not None and frame.f_code.co_filename == recorder.solution_path:
+        return frame.f_lineno
+    return None
 
 
 def _record_environment_reads(recorder: _Recorder) -> None:
@@ -1126,10 +1688,16 @@ def _record_environment_reads(recorder: _Recorder) -> None:
 
     class RecordingEnviron(environ_type):
         def __getitem__(self, key):
-            line = recorder.solution_line()
+            line = _reader_line(recorder)
             if line is not None:
                 recorder.event("environment", str(key), line)
             return super().__getitem__(key)
+
+        def __iter__(self):
+            line = _reader_line(recorder)
+            if line is not None:
+                recorder.event("environment", "*", line)  # every name: `for k in os.environ`, keys(), items()
+            return super().__iter__()
 
     os.environ.__class__ = RecordingEnviron
 

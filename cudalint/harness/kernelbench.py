@@ -49,6 +49,10 @@ CUPY_SOURCES = ("RawKernel", "RawModule")
 # other ways a solution may build or run device code that cudalint does not read: a solution using
 # them is not "without a build", and forward-path rules stay silent about it
 _FOREIGN_MODULES = ("triton", "numba", "pycuda", "tilelang", "cuda", "cutlass", "warp", "taichi", "jax")
+# what the dry run stands in for at the Python layer (cudalint/dryrun/worker.py): Triton's and CuTe DSL's
+# launches, cupy's kernels and `cpp_extension.load`, with cuda-python's objects as recorded stand-ins
+_DRY_RUN_MODULES = ("triton", "cutlass", "cupy", "cuda")
+_DRY_RUN_BUILDERS = {"load", "ElementwiseKernel", "ReductionKernel", "jit"}
 _OTHER_BUILDERS = {"load", "ElementwiseKernel", "ReductionKernel", "SourceModule", "compile_kernel",
                    "_get_cuda_kernel", "jit", "CUDAKernel"}
 
@@ -311,6 +315,19 @@ class Solution:
     def uses_foreign_kernels(self) -> bool:
         """Triton, numba, pycuda, ...: device code cudalint does not read."""
         return any(self.imports.imports(m) for m in _FOREIGN_MODULES) or bool(self.other_builders)
+
+    @property
+    def builds_kernels(self) -> bool:
+        """Builds or imports custom kernels of some backend: `load_inline`, cupy, Triton, CuTe DSL, ..."""
+        return bool(self.load_inline_calls or self.raw_kernels or self.other_builders) or any(
+            self.imports.imports(m) for m in _FOREIGN_MODULES + ("cupy",))
+
+    @property
+    def kernels_stood_in(self) -> bool:
+        """Every way the module builds kernels is one the dry run models or records (load_inline, cupy,
+        Triton, CuTe DSL): when forward launched nothing in a dry run, it launches nothing on the GPU."""
+        return not any(self.imports.imports(m) for m in _FOREIGN_MODULES if m not in _DRY_RUN_MODULES) and all(
+            callee_name(builder) in _DRY_RUN_BUILDERS for builder in self.other_builders)
 
     @property
     def is_kernelbench(self) -> bool:
