@@ -287,21 +287,28 @@ class ChatClient:
             status = answer.status
             if status == 200:
                 return self._completion(answer.body, attempt, notes)
+            retry_after = answer.headers.get("Retry-After")
+            # a retry only where its wait ends before the deadline: a wait cut at the deadline would end in a
+            # request with no time left, and its outcome (the same status, or no answer) would be a race
             if (status in RETRYABLE_STATUS or status >= 500) and attempt <= self.settings.retries \
-                    and time.monotonic() < deadline:
-                notes.append(self._wait(attempt, f"HTTP {status}", answer.headers.get("Retry-After"), deadline))
+                    and time.monotonic() + self._delay(attempt, retry_after) < deadline:
+                notes.append(self._wait(attempt, f"HTTP {status}", retry_after, deadline))
                 continue
             raise self._status_error(status, self.redact(_error_detail(answer.body)), attempt)
 
-    def _wait(self, attempt: int, what: str, retry_after: str | None, deadline: float) -> str:
+    def _delay(self, attempt: int, retry_after: str | None) -> float:
+        """How long to wait before the next attempt: the server's Retry-After, else exponential backoff;
+        never over max_wait (NaN from "nan" too: min keeps max_wait)."""
         delay = self.settings.backoff * (2 ** (attempt - 1)) * (1 + random.uniform(0, 0.1))
         if retry_after:  # the server knows best when to come back
             try:
                 delay = max(float(retry_after), 0.0)
             except ValueError:
                 pass
-        # NaN from "nan" too: min keeps max_wait; never past the answer's deadline
-        delay = max(min(delay, self.settings.max_wait, deadline - time.monotonic()), 0.0)
+        return max(min(delay, self.settings.max_wait), 0.0)
+
+    def _wait(self, attempt: int, what: str, retry_after: str | None, deadline: float) -> str:
+        delay = max(min(self._delay(attempt, retry_after), deadline - time.monotonic()), 0.0)  # never past the deadline
         self._sleep(delay)
         return f"{what}, retried after {delay:.2f} s"
 
