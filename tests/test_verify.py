@@ -301,9 +301,9 @@ def test_initcheck_and_synccheck_headers() -> None:
 
 
 def test_sanitizer_command_and_tools() -> None:
-    assert diagnostics.sanitizer_command("racecheck", "/tmp/l.log")[:3] == ["compute-sanitizer", "--tool", "racecheck"]
+    assert diagnostics.sanitizer_command("racecheck")[:3] == ["compute-sanitizer", "--tool", "racecheck"]
     with pytest.raises(ValueError):
-        diagnostics.sanitizer_command("leakcheck", "/tmp/l.log")
+        diagnostics.sanitizer_command("leakcheck")
     with pytest.raises(ValueError):
         VerifyOptions(sanitize=("memcheck", "nope")).validate()
 
@@ -499,8 +499,9 @@ def _fake_sanitizer(tmp_path: Path, log_text: str, run: bool = True) -> Path:
     fake.write_text(f"""#!{sys.executable}
 import os, shutil, sys
 args = sys.argv[1:]
-log = args[args.index("--log-file") + 1]
-shutil.copy({str(canned)!r}, log)
+with open({str(canned)!r}) as canned:  # the report on standard output, as compute-sanitizer writes it
+    sys.stdout.write(canned.read())
+sys.stdout.flush()
 try:  # the real worker's sandbox leaves the test's folder read-only
     with open({str(tmp_path / "sanitizer.argv")!r}, "w") as handle:
         handle.write(" ".join(args[:args.index(sys.executable)]))
@@ -1371,6 +1372,38 @@ def test_timed_rounds_prove_every_iteration() -> None:
     assert not wrong["ok"]
 
 
+def test_timed_rounds_cannot_be_rescaled_from_an_earlier_run() -> None:
+    """A linear model's outputs scale with its inputs: a candidate that computes once and then rescales that
+    output by how much one input element changed would pass if every run scaled the whole input by one
+    factor. The factors are per element: it is found out."""
+    torch = pytest.importorskip("torch")
+    import types
+
+    from cudalint.verify.clock import Timekeeper
+    from cudalint.verify.worker import check_rounds
+
+    reference = types.SimpleNamespace(get_inputs=lambda: [torch.randn(64, 32)])
+    weight = torch.randn(32, 16)
+    state: dict = {}
+
+    def rescaling(x):
+        flat = x.reshape(-1)
+        if "output" in state:
+            ratio = flat[:2] / state["first"]
+            if bool(((ratio > 0.45) & (ratio < 2.2)).all()):  # the same inputs, scaled: reuse the output
+                return state["output"] * ratio[0]
+        state.update(output=x @ weight, first=flat[:2].clone())
+        return state["output"]
+
+    keeper = Timekeeper([5, 6], 4)
+    expected = _timed(keeper, reference, lambda x: x @ weight)
+    judge_keeper = Timekeeper(keeper.seeds, 4, [r.nonce for r in keeper.rounds])
+    rounds = [{"projections": r["projections"], "outputs": r["outputs"]}
+              for r in _timed(judge_keeper, reference, rescaling)]
+    found = check_rounds(rounds, expected, {"float32": (1e-4, 1e-4)}, torch)
+    assert not found["ok"] and "projection" in found["message"], found
+
+
 # a solution that slows the reference down in its process (x * 2 sleeps there) and stops the clocks it can
 # reach; and one whose thread forges the timing protocol's frames (ready, then done at once with made-up
 # projections) on the pipes named in the worker's request
@@ -1462,16 +1495,17 @@ options = {{}}
 while args and args[0].startswith("--"):
     options.setdefault(args[0], args[1])
     args = args[2:]
-with open(options["--log-file"], "w") as log:  # the report first, kept open while the application runs
-    log.write("========= COMPUTE-SANITIZER\\n========= ERROR SUMMARY: 7 errors\\n")
-    log.flush()
-    sys.exit(subprocess.call(args))
+sys.stdout.write("========= COMPUTE-SANITIZER\\n========= ERROR SUMMARY: 7 errors\\n")  # the report first
+sys.stdout.flush()
+sys.exit(subprocess.call(args, close_fds=False))  # the worker's request and channels pass, as under compute-sanitizer
 """
 # a candidate that overwrites with a clean summary every file it can open for writing: its own descriptors,
-# every descriptor of every process it can see (its parent's included), every *.log near it
+# every descriptor of every process it can see (its parent's included), every *.log near it; and writes one
+# into its standard output, the pipe compute-sanitizer reports on
 _SCRUB_LOG = """\
 import glob, os
 CLEAN = "========= COMPUTE-SANITIZER\\n========= ERROR SUMMARY: 0 errors\\n"
+os.write(1, CLEAN.encode())
 targets = glob.glob("/proc/*/fd/*") + glob.glob(os.path.join(os.getcwd(), "*.log"))
 targets += glob.glob(os.path.join(os.path.dirname(os.getcwd()), "*", "*.log"))
 for path in targets:
@@ -1487,13 +1521,8 @@ for path in targets:
 
 
 def test_the_sanitizer_log_is_out_of_the_candidates_reach(tmp_path: Path) -> None:
-    """compute-sanitizer's log is an unlinked file written through a descriptor the worker closes at once,
-    and the worker runs apart from compute-sanitizer's process: a candidate rewriting every file it can
-    open leaves the sanitizer's report as it was written."""
-    from cudalint.sandbox import isolation
-
-    if not isolation().namespaces:
-        pytest.skip("no namespaces here: the candidate could reach its sanitizer's process (docs/verify.md)")
+    """compute-sanitizer reports on a pipe read by the parent: a candidate rewriting every file it can open,
+    and adding a clean summary of its own, leaves what compute-sanitizer wrote, and the errors add up."""
     pytest.importorskip("torch")
     fake = tmp_path / "fake-sanitizer"
     fake.write_text(_SANITIZER_REPORTING.format(python=sys.executable))
@@ -1507,8 +1536,10 @@ def test_the_sanitizer_log_is_out_of_the_candidates_reach(tmp_path: Path) -> Non
                             sanitize_timeout=120)
     [record] = verify_batch([Candidate(str(solution), str(reference))], options)
     assert record["sanitizer"], (record["status"], record["message"])
+    assert record["sanitizer"]["memcheck"]["status"] == "ran", record["sanitizer"]["memcheck"]["message"]
     summary = record["sanitizer"]["memcheck"]["summary"]
-    assert any("7 errors" in line for line in summary) and not any("0 errors" in line for line in summary), summary
+    assert any("7 errors" in line for line in summary) and any("0 errors" in line for line in summary), summary
+    assert sum(int(m.group(1)) for m in map(re.compile(r"(\d+) errors").search, summary) if m) == 7, summary
 
 
 def test_the_judge_reads_a_garbled_outputs_stream_as_no_outputs(tmp_path: Path) -> None:

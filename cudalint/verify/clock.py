@@ -14,7 +14,8 @@ worker, one JSON line per message) and `timing` (worker to parent, framed: `enco
 1. the worker generates the inputs of the round's seed (untimed) and sends `{"kind": "ready", "round": k}`;
 2. the parent sends `{"round": k, "nonce": N, "iterations": n}`, N drawn here at that moment
    (`secrets`), and starts its clock (`time.perf_counter`, in this process);
-3. the worker runs n iterations, each on the inputs scaled by a factor drawn from N (`perturbations`),
+3. the worker runs n iterations, each on the inputs scaled element by element by factors drawn from N
+   (`scaling_seed`),
    followed by a device-wide synchronize (the original function, captured before the solution was
    imported), and reduces each iteration's outputs to a projection on a random +1/-1 vector drawn from N;
    it sends `{"kind": "done", "round": k, "projections": [n numbers]}`;
@@ -39,7 +40,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import random
 import secrets
 import threading
 import time
@@ -48,10 +48,10 @@ from dataclasses import dataclass, field
 MAGIC = b"CLK1"
 MAX_FRAME = 1 << 20  # a frame holds a few thousand numbers at most
 ROUNDS = 5  # rounds of timing, each with fresh factors; the timed runs are shared among them
-# added to every floating-point input: outputs move far beyond any tolerance from one iteration to the next
-# a factor, not an offset: scaling keeps what generated inputs are built to have (zeros of a triangular or
-# sparse matrix, signs, order, positive definiteness), which a correct solution may rely on; an offset
-# made an upper-triangular matmul solution "wrong" on the H200
+# factors, not offsets: scaling keeps the zeros, signs and order of generated inputs (a triangular or sparse
+# matrix), which a correct solution may rely on (an offset made a correct upper-triangular matmul "wrong" on
+# the H200); a factor per element, not per run, so that no earlier run's outputs can be rescaled into this
+# run's (a linear model's could be). Symmetry and rows summing to one are not kept.
 SCALE_RANGE = (0.5, 1.0)
 BOUND_SIGMAS = 8.0  # a correct candidate's projection exceeds the bound with probability below 2e-14
 
@@ -129,11 +129,12 @@ def round_seeds(count: int) -> list[int]:
     return [secrets.randbits(31) for _ in range(count)]
 
 
-def perturbations(nonce: int, iterations: int) -> list[float]:
-    """The factor the floating-point inputs are scaled by at each iteration of a round: drawn from the nonce, so
-    the same in the run worker and the judge, unknown to either before the parent sends it."""
-    generator = random.Random(nonce)
-    return [generator.uniform(*SCALE_RANGE) for _ in range(iterations)]
+def scaling_seed(nonce: int) -> int:
+    """The seed of the device generator that draws, from the nonce, a factor in `SCALE_RANGE` for every element
+    of every floating-point input at every run of a round: the same in the run worker and the judge, unknown
+    to either before the parent sends the nonce. (The signs of the projections are drawn from the nonce
+    itself.)"""
+    return (2 * nonce + 1) % (1 << 63)
 
 
 def projection_bound(tolerance_square_sum: float, reference_projection: float) -> float:
@@ -299,5 +300,5 @@ def _expect(frame: dict, kind: str, number: int) -> None:
                          f"{str(frame.get('round'))[:20]}")
 
 
-__all__ = ["FrameError", "MAGIC", "ROUNDS", "Round", "Timekeeper", "encode", "perturbations", "projection_bound",
+__all__ = ["FrameError", "MAGIC", "ROUNDS", "Round", "Timekeeper", "encode", "scaling_seed", "projection_bound",
            "projections_agree", "read_frame", "round_seeds", "schedule", "summarize", "timing_record"]

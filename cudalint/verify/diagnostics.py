@@ -547,14 +547,14 @@ def parse_kernel_selection(value: str) -> str | list[str]:
     return names
 
 
-def sanitizer_command(tool: str, log_file: str, executable: str = "compute-sanitizer",
+def sanitizer_command(tool: str, executable: str = "compute-sanitizer",
                       kernels: list[str] | tuple[str, ...] = ()) -> list[str]:
-    """The compute-sanitizer prefix for one tool; its report goes to `log_file`. `kernels` limits the
+    """The compute-sanitizer prefix for one tool; its report goes to its standard output. `kernels` limits the
     instrumentation to the kernels whose names contain one of them (none: every kernel): PyTorch's own
     kernels then run at full speed."""
     if tool not in SANITIZER_TOOLS:
         raise ValueError(f"unknown sanitizer tool {tool!r}; one of {', '.join(SANITIZER_TOOLS)}")
-    command = [executable, "--tool", tool, "--log-file", log_file, "--print-limit", "200"]
+    command = [executable, "--tool", tool, "--print-limit", "200"]
     for name in kernels:
         command += ["--kernel-name", f"kns={name}"]
     return command

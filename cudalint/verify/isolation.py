@@ -53,7 +53,6 @@ class WorkerOutcome:
     seconds: float = 0.0
     stdout_tail: str = ""
     stderr_tail: str = ""
-    log_path: str | None = None  # a file the command wrote (compute-sanitizer's --log-file)
 
     def to_dict(self) -> dict:
         return {"status": self.status, "message": self.message, "returncode": self.returncode,
@@ -70,7 +69,7 @@ def run_worker(command: list[str], request: dict, timeout: float, env: dict | No
                workdir: str | None = None, prefix: list[str] | None = None, on_timeout=None,
                isolated: Isolation | None = None, outputs_into=None, outputs_from=None,
                writable: tuple[str, ...] = (), unix_sockets: bool = False, clock=None,
-               pass_fds: tuple[int, ...] = ()) -> WorkerOutcome:
+               stdout_into: Channel | None = None) -> WorkerOutcome:
     """Run `prefix + command + [/dev/fd/N]` (N: a pipe holding the request) in the sandbox with `env` for at
     most `timeout` seconds.
 
@@ -81,8 +80,9 @@ def run_worker(command: list[str], request: dict, timeout: float, env: dict | No
     of a pipe drained into the open file `outputs_into` (a run worker's candidate outputs), or the file
     descriptor of `outputs_from` (the judge reads them). `prefix` wraps the command (compute-sanitizer).
     `on_timeout(partial_result)` runs after a kill (to clean up a lock). `clock` (a `clock.Timekeeper`) times
-    the worker's timed rounds from here: its pipes are passed and named in the request. `pass_fds` are passed
-    to the prefix (compute-sanitizer's log); the worker closes them before anything else runs."""
+    the worker's timed rounds from here: its pipes are passed and named in the request. `stdout_into`: a
+    `Channel` the standard output goes to instead of a file in the worker's directory (compute-sanitizer's
+    report: a pipe can be written to by the worker, never rewritten)."""
     own_dir = workdir is None
     directory = workdir or private_directory(prefix="cudalint-verify-")
     stdout_path = os.path.join(directory, f"{request.get('mode', 'job')}.stdout")
@@ -96,25 +96,27 @@ def run_worker(command: list[str], request: dict, timeout: float, env: dict | No
         request = dict(request, outputs=outputs_from.fileno())
     if clock is not None:
         request = dict(request, **clock.request())
-    request = dict(request, channel=progress.fd, timeout=timeout, close_fds=list(pass_fds))
+    request = dict(request, channel=progress.fd, timeout=timeout)
     # the request is read from a pipe (/dev/fd/N), not from a file another worker could rewrite first
     request_fd = _pipe_holding(json.dumps(request).encode("utf-8"))
     argv = list(prefix or []) + list(command) + [f"/dev/fd/{request_fd}"]
     passed = (request_fd, progress.fd) + ((request["outputs"],) if "outputs" in request else ())
     passed += clock.pass_fds() if clock is not None else ()
-    passed += tuple(pass_fds)
     try:
         with open(stdout_path, "wb") as stdout, open(stderr_path, "wb") as stderr:
             finished = run_sandboxed(argv, directory, env if env is not None else dict(os.environ), timeout,
-                                     worker_limits(timeout), isolated, pass_fds=passed, stdout=stdout,
+                                     worker_limits(timeout), isolated, pass_fds=passed,
+                                     stdout=stdout if stdout_into is None else stdout_into.fd,
                                      stderr=stderr, writable=writable, unix_sockets=unix_sockets)
         sent = progress.read()
         if outputs is not None:
             outputs.read()
         if finished.error:
             return WorkerOutcome("worker_error", f"cannot start the worker: {finished.error}", seconds=0.0)
+        stdout_tail = _tail(stdout_path) if stdout_into is None else \
+            stdout_into.read()[-TAIL_BYTES:].decode("utf-8", errors="replace")
         outcome = WorkerOutcome("", "", last_state(sent), finished.returncode, finished.signal, finished.timed_out,
-                                finished.seconds, _tail(stdout_path), _tail(stderr_path))
+                                finished.seconds, stdout_tail, _tail(stderr_path))
         if outputs is not None and outputs.overflowed:
             outcome.result["outputs_overflowed"] = True
     finally:

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from cudalint.verify import clock, diagnostics
 from cudalint.verify.gpus import Gpu, detect_gpus
-from cudalint.sandbox import Isolation, isolation, private_directory, scrubbed_environment
+from cudalint.sandbox import Channel, Isolation, isolation, private_directory, scrubbed_environment
 from cudalint.verify.isolation import WorkerOutcome, judged, run_worker, worker_command
 
 
@@ -192,17 +192,16 @@ def _sanitize(job: WorkerJob, command: list[str], env: dict, directory: str, iso
     if shutil.which(executable) is None and not os.path.isfile(executable):
         return JobResult(WorkerOutcome("not_run", f"{executable} not found"), ran=False, network=network)
     request, writable = _confined(job)
-    # the log: a file no worker can name (unlinked), written by compute-sanitizer through its descriptor, which
-    # the worker closes at once. (Putting the worker in namespaces apart from compute-sanitizer's would also
-    # hide /proc/<its pid>/fd; on the H200 compute-sanitizer then fails: "unshare failed: Invalid argument".)
-    with tempfile.TemporaryFile(dir=job.workdir) as log_file:
-        prefix = diagnostics.sanitizer_command(job.sanitizer["tool"], f"/dev/fd/{log_file.fileno()}", executable,
-                                               job.sanitizer["kernels"])
-        outcome = run_worker(command, request, job.timeout, env=env, workdir=directory, prefix=prefix,
-                             on_timeout=drop_locks, isolated=isolated, writable=writable,
-                             unix_sockets=_uses_cuda(job), pass_fds=(log_file.fileno(),))
-        log_file.seek(0)
-        log = log_file.read(SANITIZER_LOG_LIMIT).decode("utf-8", errors="replace")
+    # the report: compute-sanitizer's standard output, a pipe read here. The worker shares it and a candidate can
+    # add to it, never take back what compute-sanitizer wrote (a file, even unlinked, it could rewrite through
+    # /proc/<compute-sanitizer's pid>/fd; namespaces apart from compute-sanitizer's would hide that, but on the
+    # H200 compute-sanitizer cannot start its target in them: "unshare failed: Invalid argument")
+    report = Channel(SANITIZER_LOG_LIMIT)
+    prefix = diagnostics.sanitizer_command(job.sanitizer["tool"], executable, job.sanitizer["kernels"])
+    outcome = run_worker(command, request, job.timeout, env=env, workdir=directory, prefix=prefix,
+                         on_timeout=drop_locks, isolated=isolated, writable=writable,
+                         unix_sockets=_uses_cuda(job), stdout_into=report)
+    log = report.read().decode("utf-8", errors="replace")
     return JobResult(outcome, log=log, network=network)
 
 

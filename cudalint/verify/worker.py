@@ -997,9 +997,14 @@ class TimedRounds:
             nonce, iterations = self._go()
             projections = torch.zeros((iterations, 2), dtype=torch.float64, device=self.device)
             signs, tensors, events = None, None, []
-            for index, factor in enumerate(clock.perturbations(nonce, iterations)):
-                for now, before in zip(working, base):
-                    if _perturbed(now, torch):
+            # a factor per element and run, drawn on the device from the nonce (the same in the judge): no
+            # output of an earlier run can be rescaled into this one's, as one factor per run allowed
+            scaling = torch.Generator(device=self.device).manual_seed(clock.scaling_seed(nonce))
+            factors = [torch.empty_like(v) if _perturbed(v, torch) else None for v in base]
+            for index in range(iterations):
+                for now, before, factor in zip(working, base, factors):
+                    if factor is not None:
+                        factor.uniform_(*clock.SCALE_RANGE, generator=scaling)
                         torch.mul(before, factor, out=now)
                 marks = self._events()
                 output = forward(*working)
@@ -1679,8 +1684,6 @@ def main(argv: list[str]) -> int:
         sys.path.pop(0)  # this package's modules must not shadow others'
     with open(argv[1], encoding="utf-8") as handle:
         request = json.load(handle)
-    for fd in request.get("close_fds") or ():  # compute-sanitizer's log: never the candidate's to write
-        os.close(fd)
     progress = Progress(request["channel"], request["mode"])
     import faulthandler
 
