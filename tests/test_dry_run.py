@@ -237,7 +237,8 @@ def test_timer_replaced_on_the_event_class_is_recorded_with_its_line() -> None:
 
 @needs_torch
 @pytest.mark.parametrize("name, backend, function, line", [
-    ("triton_launches.py", "triton", "relu_kernel", 20), ("cupy_launches.py", "cupy", "relu_kernel", 23),
+    ("triton_launches.py", "triton", "relu_kernel", 20), ("triton_op_launches.py", "triton", "relu_kernel", 22),
+    ("cupy_launches.py", "cupy", "relu_kernel", 23),
     ("cute_launches.py", "cutlass", "relu_launch", 32)])
 def test_launches_of_other_backends_are_recorded(name: str, backend: str, function: str, line: int) -> None:
     facts = run(name)  # no triton, cupy or cutlass here: the worker stands in for them
