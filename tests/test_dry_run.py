@@ -252,6 +252,14 @@ def test_launches_of_other_backends_are_recorded(name: str, backend: str, functi
 
 
 @needs_torch
+def test_isinstance_against_a_stand_in_stops_the_run_as_the_environment_s_failure() -> None:
+    facts = run("triton_isinstance.py")  # either answer could take a path the GPU run does not: no claim
+    assert not facts.completed and facts.data["error"]["cause"] == "environment"
+    findings = cudalint.lint_paths([str(FIXTURES / "triton_isinstance.py")], LintOptions(reference=REFERENCE))[0]
+    assert not [f for f in findings.findings if f.code in ("CL403", "CL436")]
+
+
+@needs_torch
 def test_triton_grid_of_the_first_autotune_config() -> None:
     facts = run("triton_launches.py")
     assert facts.calls[0]["custom"][0]["grid"] == [1]  # cdiv(8 * 16, 128)

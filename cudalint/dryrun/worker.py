@@ -1247,6 +1247,14 @@ class DryRunStandIn:
     def __getitem__(self, key):
         return DryRunStandIn(f"{self._name}[]", self._backends)
 
+    def __instancecheck__(self, instance):
+        # `isinstance(k, triton.compiler.CompiledKernel)`: either answer could send the solution down a path it
+        # does not take on a GPU; the run stops as the environment's failure (`_ENVIRONMENT_MARKERS`)
+        raise TypeError(f"isinstance() against the DryRunStandIn {self._name}")
+
+    def __subclasscheck__(self, subclass):
+        raise TypeError(f"issubclass() against the DryRunStandIn {self._name}")
+
     def __enter__(self):
         return self
 
