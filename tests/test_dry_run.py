@@ -237,7 +237,8 @@ def test_timer_replaced_on_the_event_class_is_recorded_with_its_line() -> None:
 
 @needs_torch
 @pytest.mark.parametrize("name, backend, function, line", [
-    ("triton_launches.py", "triton", "relu_kernel", 20), ("cupy_launches.py", "cupy", "relu_kernel", 23),
+    ("triton_launches.py", "triton", "relu_kernel", 20), ("triton_op_launches.py", "triton", "relu_kernel", 22),
+    ("cupy_launches.py", "cupy", "relu_kernel", 23),
     ("cute_launches.py", "cutlass", "relu_launch", 32)])
 def test_launches_of_other_backends_are_recorded(name: str, backend: str, function: str, line: int) -> None:
     facts = run(name)  # no triton, cupy or cutlass here: the worker stands in for them
@@ -248,6 +249,14 @@ def test_launches_of_other_backends_are_recorded(name: str, backend: str, functi
     # every tensor a launch is given may be written by it: the output it filled holds custom results
     assert facts.kernel_ran() and facts.output_from_custom()
     assert all(call["inputs_written"] == [] for call in facts.calls)  # a possible write is no proof of one
+
+
+@needs_torch
+def test_isinstance_against_a_stand_in_stops_the_run_as_the_environment_s_failure() -> None:
+    facts = run("triton_isinstance.py")  # either answer could take a path the GPU run does not: no claim
+    assert not facts.completed and facts.data["error"]["cause"] == "environment"
+    findings = cudalint.lint_paths([str(FIXTURES / "triton_isinstance.py")], LintOptions(reference=REFERENCE))[0]
+    assert not [f for f in findings.findings if f.code in ("CL403", "CL436")]
 
 
 @needs_torch

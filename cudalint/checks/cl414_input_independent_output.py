@@ -138,6 +138,8 @@ def _constant_wrappers(ctx: RuleContext, called: set[str | None]) -> Iterator[Fi
                     param = kernel.params[position]
                     if param.ref in read or escapes(kernel.body, param.ref):
                         reads = True
+                elif any(isinstance(n, ir.Call) and data_pointer_of(n) in tensors for n in arg.walk()):
+                    reads = True  # an offset into a tensor's data (`x.data_ptr<float>() + offset`): not followed
         if not reads:
             yield ctx.finding(launches[0].span, (
                 f"the kernels `{function.name}` launches never read the data of its tensor arguments (only their "

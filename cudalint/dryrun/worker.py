@@ -1247,6 +1247,14 @@ class DryRunStandIn:
     def __getitem__(self, key):
         return DryRunStandIn(f"{self._name}[]", self._backends)
 
+    def __instancecheck__(self, instance):
+        # `isinstance(k, triton.compiler.CompiledKernel)`: either answer could send the solution down a path it
+        # does not take on a GPU; the run stops as the environment's failure (`_ENVIRONMENT_MARKERS`)
+        raise TypeError(f"isinstance() against the DryRunStandIn {self._name}")
+
+    def __subclasscheck__(self, subclass):
+        raise TypeError(f"issubclass() against the DryRunStandIn {self._name}")
+
     def __enter__(self):
         return self
 
@@ -1335,7 +1343,8 @@ class _Backends:
 
     # Triton
 
-    def _triton_api(self, module) -> None:
+    def _triton_api(self, module) -> type:
+        """Triton's decorators on `module`; the stand-in kernel class they make."""
         backends = self
 
         class Kernel:
@@ -1364,6 +1373,29 @@ class _Backends:
             return lambda kernel: kernel if isinstance(kernel, Kernel) else Kernel(kernel)
 
         module.jit, module.autotune, module.heuristics = jit, autotune, heuristics
+        self._wrap_triton(Kernel)
+        return Kernel
+
+    def _wrap_triton(self, kernel_class) -> None:
+        """`torch.library.wrap_triton(kernel)` (how a `torch.library.triton_op` launches) returns a stand-in
+        kernel as it is: torch's own checks the kernel against Triton's classes, which a stand-in is not an
+        instance of, and raised a TypeError (or RuntimeError) the solution never causes on a GPU."""
+        import importlib
+
+        try:
+            library = importlib.import_module("torch._library.triton")
+        except ImportError:
+            return
+        original = getattr(library, "wrap_triton", None)
+        if original is None:
+            return
+
+        def wrap_triton(kernel):
+            return kernel if isinstance(kernel, kernel_class) else original(kernel)
+
+        library.wrap_triton = wrap_triton
+        if getattr(self.torch.library, "wrap_triton", None) is original:
+            self.torch.library.wrap_triton = wrap_triton
 
     def _triton(self, module) -> None:
         class Config:
@@ -1374,7 +1406,12 @@ class _Backends:
             def __init__(self, value=None):
                 self.value = value
 
-        self._triton_api(module)
+        kernel = self._triton_api(module)
+        # the classes torch's `triton_op` and `wrap_triton` test kernels against (`isinstance`)
+        runtime = self._module("triton.runtime")
+        runtime.jit, runtime.autotuner = self._module("triton.runtime.jit"), self._module("triton.runtime.autotuner")
+        runtime.jit.JITFunction = runtime.autotuner.Autotuner = runtime.JITFunction = runtime.Autotuner = kernel
+        module.runtime = runtime
         module.Config = Config
         module.cdiv = lambda a, b: -(-a // b)
         module.next_power_of_2 = lambda n: 1 << max(int(n) - 1, 0).bit_length()
