@@ -139,7 +139,7 @@ def _perturbed(value, torch) -> bool:
 def check_rounds(candidate: list[dict], reference: list[dict], tolerances: dict, torch) -> dict:
     """The judge's check of the candidate's timed rounds against the reference's (same seeds and nonces):
     every iteration's projection within `clock.projection_bound` of the reference's, the last outputs
-    as the correctness trials comparison.compare them. `candidate`: {"projections", "outputs"} per round."""
+    as the correctness trials compare them. `candidate`: {"projections", "outputs"} per round."""
     if len(candidate) != len(reference):
         return {"ok": False, "message": f"{len(candidate)} timed rounds checked, {len(reference)} expected"}
     for number, (got, expected) in enumerate(zip(candidate, reference), 1):
