@@ -100,7 +100,7 @@ def main() -> int:
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     from torch.utils import cpp_extension
 
-    from cudalint.verify.worker import TORCH_EXTENSION_INCLUDE, AtenHeaders, minimal_cuda_sources
+    from cudalint.verify.builds import TORCH_EXTENSION_INCLUDE, AtenHeaders, minimal_cuda_sources
 
     root = os.path.join(tempfile.gettempdir(), "cudalint-build-floor")
     shutil.rmtree(root, ignore_errors=True)

@@ -29,7 +29,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from cudalint.sources import load_document  # noqa: E402
-from cudalint.verify.worker import split_cuda_sources  # noqa: E402
+from cudalint.verify.builds import split_cuda_sources  # noqa: E402
 
 TORCH_NVCC_FLAGS = ["-D__CUDA_NO_HALF_OPERATORS__", "-D__CUDA_NO_HALF_CONVERSIONS__", "-D__CUDA_NO_BFLOAT16_CONVERSIONS__",
                     "-D__CUDA_NO_HALF2_OPERATORS__", "--expt-relaxed-constexpr"]  # torch 2.11's COMMON_NVCC_FLAGS

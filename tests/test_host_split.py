@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from cudalint.verify import host_split
 from cudalint.verify.host_split import NotSplittable, split_host_code
-from cudalint.verify.worker import HOST_UNIT, _host_unit, split_cuda_sources
+from cudalint.verify.builds import HOST_UNIT, _host_unit, split_cuda_sources
 
 UNIT = r"""#include <torch/extension.h>
 #include <cuda_runtime.h>

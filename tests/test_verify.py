@@ -24,12 +24,13 @@ import typer
 from typer.testing import CliRunner
 
 from cudalint.verify import diagnostics, gpu_check, results
+from cudalint.verify.builds import (TORCH_EXTENSION_INCLUDE, AtenHeaders, BindingHeader, cache_key, lighter_cuda_sources,
+                                    minimal_cuda_sources, source_offsets)
 from cudalint.verify.cli import parse_tolerances, register
 from cudalint.verify.gpus import Gpu, arch_list, detect_gpus, parse_nvidia_smi, parse_visible_devices
 from cudalint.verify.isolation import run_worker
 from cudalint.verify.runner import Candidate, VerifyOptions, collect_candidates, verify_batch
-from cudalint.verify.worker import (TORCH_EXTENSION_INCLUDE, AtenHeaders, BindingHeader, cache_key, classify_error, lighter_cuda_sources, minimal_cuda_sources,
-                                    source_offsets, summarize)
+from cudalint.verify.worker import classify_error, summarize
 
 HERE = Path(__file__).parent
 FIXTURES = HERE / "fixtures" / "verify"
@@ -699,7 +700,7 @@ def test_network_namespace_blocks_connections(tmp_path: Path) -> None:
 
 def test_solution_sees_the_reference_globals(tmp_path: Path) -> None:
     """KernelBench runs the solution in the reference's namespace: its sizes and Model are visible."""
-    from cudalint.verify.worker import load_module
+    from cudalint.verify.builds import load_module
 
     reference = tmp_path / "ref.py"
     reference.write_text("batch_size = 7\nclass Model:\n    pass\n")
@@ -877,7 +878,8 @@ def test_import_needs_no_torch() -> None:
 
 def test_compare_catches_poison_nan_mismatch_and_shapes() -> None:
     torch = pytest.importorskip("torch")
-    from cudalint.verify.worker import POISON_BYTE, compare
+    from cudalint.verify.comparison import compare
+    from cudalint.verify.poisoning import POISON_BYTE
 
     tolerances = {"float32": (1e-4, 1e-4)}
     reference = torch.randn(4, 8)
@@ -959,7 +961,7 @@ _DOUBLE = ("import torch\nclass Model(torch.nn.Module):\n    def forward(self, x
            "def get_inputs():\n    return [torch.randn(4, 16)]\ndef get_init_inputs():\n    return []\n")
 # a solution's import-time forgery: a "correct, 1000x" result where the result file used to be (beside the
 # request, and in the batch's work folder), the same on every channel it holds but its outputs, and the
-# worker's own comparison replaced in its process (`__main__` is worker.py)
+# worker's own comparison replaced in its process (`__main__` is worker.py, the comparison its `comparison` module)
 _FORGE = """\
 import json, os, sys, torch
 FORGED = json.dumps({"mode": "run", "stage": "done", "done": True, "status": "correct",
@@ -983,7 +985,7 @@ for name in os.listdir("/proc/self/fd"):
         except OSError:
             pass
 import __main__
-__main__.compare = lambda *a, **k: {"ok": True, "max_abs_error": 0.0, "mean_abs_error": 0.0, "failures": []}
+__main__.comparison.compare = lambda *a, **k: {"ok": True, "max_abs_error": 0.0, "mean_abs_error": 0.0, "failures": []}
 """
 # a solution that leaves a daemon (setsid, double fork) rewriting every verdict-like file it can reach in
 # the batch's work folder, its siblings' folders included, for a minute
@@ -1307,7 +1309,8 @@ def _timed(keeper, reference, model, tolerances=None):
     """TimedRounds (the worker's side) in a thread of this process against `keeper`: (rounds, error)."""
     import torch
 
-    from cudalint.verify.worker import Progress, TimedRounds
+    from cudalint.verify.channel import Progress
+    from cudalint.verify.timed_rounds import TimedRounds
 
     request = {"control_fd": os.dup(keeper.control_fd), "timing_fd": os.dup(keeper.timing_fd),
                "timing_seeds": keeper.seeds, "warmup": 1}
@@ -1340,7 +1343,7 @@ def test_timed_rounds_prove_every_iteration() -> None:
     import types
 
     from cudalint.verify.clock import Timekeeper
-    from cudalint.verify.worker import check_rounds
+    from cudalint.verify.timed_rounds import check_rounds
 
     reference = types.SimpleNamespace(get_inputs=lambda: [torch.randn(64, 32)])
     weight = torch.randn(32, 16)
@@ -1380,7 +1383,7 @@ def test_timed_rounds_cannot_be_rescaled_from_an_earlier_run() -> None:
     import types
 
     from cudalint.verify.clock import Timekeeper
-    from cudalint.verify.worker import check_rounds
+    from cudalint.verify.timed_rounds import check_rounds
 
     reference = types.SimpleNamespace(get_inputs=lambda: [torch.randn(64, 32)])
     weight = torch.randn(32, 16)

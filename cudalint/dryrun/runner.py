@@ -28,6 +28,9 @@ from cudalint.caching import cache_root, mark_used_and_prune
 from cudalint.dryrun.facts import DryRunFacts
 
 WORKER_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "worker.py")
+# the worker's code: the script and the modules it imports from beside it (the cache key hashes them all)
+WORKER_FILES = tuple(os.path.join(os.path.dirname(WORKER_SCRIPT), name) for name in
+                     ("worker.py", "cuda_on_cpu.py", "extension_calls.py", "stand_ins.py", "watching.py"))
 # wall clock per solution, the fork included: the limit of a hang; CPU work is bounded by CPU_SECONDS, so
 # that a loaded machine (wall clock several times the CPU time) does not cut level-3 models short
 TIMEOUT_SECONDS = 60.0
@@ -91,9 +94,11 @@ def _read(path: str) -> str:
 def _key(texts: list[str], extension: list[dict], version: str, timeout: float) -> str:
     from cudalint.version import __version__
 
-    with open(WORKER_SCRIPT, "rb") as handle:
-        worker = handle.read()
-    parts = [__version__, version, hashlib.sha256(worker).hexdigest(), json.dumps(extension, sort_keys=True),
+    worker = hashlib.sha256()
+    for path in WORKER_FILES:
+        with open(path, "rb") as handle:
+            worker.update(handle.read())
+    parts = [__version__, version, worker.hexdigest(), json.dumps(extension, sort_keys=True),
              repr((SEED, CPU_SECONDS, MEMORY_BYTES, REAL_LIMIT, timeout)), *texts]
     return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogateescape")).hexdigest()
 

@@ -49,7 +49,7 @@ CUPY_SOURCES = ("RawKernel", "RawModule")
 # other ways a solution may build or run device code that cudalint does not read: a solution using
 # them is not "without a build", and forward-path rules stay silent about it
 _FOREIGN_MODULES = ("triton", "numba", "pycuda", "tilelang", "cuda", "cutlass", "warp", "taichi", "jax")
-# what the dry run stands in for at the Python layer (cudalint/dryrun/worker.py): Triton's and CuTe DSL's
+# what the dry run stands in for at the Python layer (cudalint/dryrun/stand_ins.py): Triton's and CuTe DSL's
 # launches, cupy's kernels and `cpp_extension.load`, with cuda-python's objects as recorded stand-ins
 _DRY_RUN_MODULES = ("triton", "cutlass", "cupy", "cuda")
 _DRY_RUN_BUILDERS = {"load", "ElementwiseKernel", "ReductionKernel", "jit"}

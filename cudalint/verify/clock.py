@@ -5,7 +5,7 @@ The solution's code runs in the run worker, so nothing measured there is trusted
 (the reference ran in its process) and write anything to any pipe it holds, from any thread. Here the
 clock is the parent's, and it is stopped only by work the judge checks afterwards.
 
-Both models are timed by the same protocol and the same code (`worker.TimedRounds`): the candidate in
+Both models are timed by the same protocol and the same code (`timed_rounds.TimedRounds`): the candidate in
 the run worker, the reference (and its `torch.compile`) in the judge, which never loads the solution.
 A `Timekeeper` (this process, a thread) talks to the worker through two pipes: `control` (parent to
 worker, one JSON line per message) and `timing` (worker to parent, framed: `encode`), the request's
