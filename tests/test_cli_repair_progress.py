@@ -82,7 +82,8 @@ def test_timeout_is_the_wall_time_the_user_waits(tmp_path: Path, monkeypatch) ->
         waited = time.monotonic() - started
     assert result.exit_code == 2, result.output
     assert waited < 20, waited  # the Retry-After alone would be 30 s a retry (the linting around it is not counted)
-    assert re.search(r"no answer within 2 s \(\d attempts?\); a slow model may need a longer --timeout", result.output)
+    assert re.search(r"no answer within 2 s \(\d attempts?, the last HTTP 503\); a slow model may need a longer "
+                     r"--timeout", result.output), result.output
     assert "base URL" not in result.output
 
 

@@ -288,10 +288,13 @@ class ChatClient:
             if status == 200:
                 return self._completion(answer.body, attempt, notes)
             retry_after = answer.headers.get("Retry-After")
-            # a retry only where its wait ends before the deadline: a wait cut at the deadline would end in a
-            # request with no time left, and its outcome (the same status, or no answer) would be a race
-            if (status in RETRYABLE_STATUS or status >= 500) and attempt <= self.settings.retries \
-                    and time.monotonic() + self._delay(attempt, retry_after) < deadline:
+            if (status in RETRYABLE_STATUS or status >= 500) and attempt <= self.settings.retries:
+                # a retry only where its wait ends before the deadline: a wait cut at the deadline would end in
+                # a request with no time left, whose outcome (the same status, or no answer) would be a race
+                if time.monotonic() + self._delay(attempt, retry_after) >= deadline:
+                    raise ServerUnreachable(f"{self.server}: {self._no_answer} ({attempt} attempt"
+                                            f"{'s' if attempt > 1 else ''}, the last HTTP {status}); a slow model "
+                                            f"may need a longer --timeout")
                 notes.append(self._wait(attempt, f"HTTP {status}", retry_after, deadline))
                 continue
             raise self._status_error(status, self.redact(_error_detail(answer.body)), attempt)
