@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 import typer
+from hostile_solutions import FORGED_FRAMES
 from typer.testing import CliRunner
 
 from cudalint.verify import diagnostics, gpu_check, results
@@ -1408,8 +1409,7 @@ def test_timed_rounds_cannot_be_rescaled_from_an_earlier_run() -> None:
 
 
 # a solution that slows the reference down in its process (x * 2 sleeps there) and stops the clocks it can
-# reach; and one whose thread forges the timing protocol's frames (ready, then done at once with made-up
-# projections) on the pipes named in the worker's request
+# reach (the one that forges the timing protocol's frames: `hostile_solutions.FORGED_FRAMES`)
 _SLOW_REFERENCE = """\
 import time, torch
 _multiply = torch.Tensor.__mul__
@@ -1419,21 +1419,6 @@ def _slow(self, other):
 torch.Tensor.__mul__ = _slow
 time.perf_counter = time.monotonic = lambda: 0.0
 """
-_FORGED_FRAMES = """\
-import gc, json, os, threading, torch
-REQUEST = next(o for o in gc.get_objects() if isinstance(o, dict) and "timing_fd" in o and "control_fd" in o)
-def _frame(message):
-    body = json.dumps(message).encode()
-    return b"CLK1" + len(body).to_bytes(4, "big") + body
-def _forge():
-    control = os.fdopen(os.dup(REQUEST["control_fd"]), "rb")
-    for number in range(1, len(REQUEST["timing_seeds"]) + 1):
-        os.write(REQUEST["timing_fd"], _frame({"kind": "ready", "round": number}))
-        go = json.loads(control.readline())
-        done = {"kind": "done", "round": number, "projections": [0.0] * go["iterations"]}
-        os.write(REQUEST["timing_fd"], _frame(done))
-threading.Thread(target=_forge, daemon=True).start()
-"""
 
 
 def test_a_solution_cannot_forge_its_speedup(tmp_path: Path) -> None:
@@ -1442,7 +1427,7 @@ def test_a_solution_cannot_forge_its_speedup(tmp_path: Path) -> None:
     protocol's frames gives no speedup."""
     records = _forgery_batch(tmp_path, {
         "slower": _SLOW_REFERENCE + "import torch\n" + _MODEL.format("torch.add(x, x)"),
-        "frames": _FORGED_FRAMES + _MODEL.format("torch.add(x, x)"),
+        "frames": FORGED_FRAMES + "import torch\n" + _MODEL.format("torch.add(x, x)"),
         "honest": "import torch\n" + _MODEL.format("torch.add(x, x)")})
     assert {k: r["status"] for k, r in records.items()} == dict.fromkeys(records, "correct")
     slower = records["slower"]["timing"]

@@ -22,6 +22,7 @@ pytestmark = [
 ]
 
 from cudalint.verify import Candidate, VerifyOptions, gpu_reports, verify_batch  # noqa: E402
+from hostile_solutions import FORGED_FRAMES  # noqa: E402
 
 FIXTURES = Path(__file__).parent / "fixtures" / "verify"
 RUN = FIXTURES / "run"
@@ -198,8 +199,8 @@ def test_a_single_node_ray_run_matches_the_local_run(batch: dict, tmp_path: Path
 
 
 # what a solution can do to its speed from its own process: CUDA events that say a microsecond, no
-# synchronize, the clocks stopped, the reference's op (torch.relu) slowed by 50 ms; and a thread forging
-# the timing protocol's frames (ready, then done at once with made-up projections)
+# synchronize, the clocks stopped, the reference's op (torch.relu) slowed by 50 ms (the frames' forger:
+# `hostile_solutions.FORGED_FRAMES`)
 _HOSTILE_TIMERS = """\
 import time, torch
 torch.cuda.Event.elapsed_time = lambda self, end: 1e-6
@@ -211,21 +212,6 @@ def _slow_relu(x):
     return _relu(x)
 torch.relu = _slow_relu
 """
-_FORGED_FRAMES = """\
-import gc, json, os, threading
-REQUEST = next(o for o in gc.get_objects() if isinstance(o, dict) and "timing_fd" in o and "control_fd" in o)
-def _frame(message):
-    body = json.dumps(message).encode()
-    return b"CLK1" + len(body).to_bytes(4, "big") + body
-def _forge():
-    control = os.fdopen(os.dup(REQUEST["control_fd"]), "rb")
-    for number in range(1, len(REQUEST["timing_seeds"]) + 1):
-        os.write(REQUEST["timing_fd"], _frame({"kind": "ready", "round": number}))
-        go = json.loads(control.readline())
-        done = {"kind": "done", "round": number, "projections": [0.0] * go["iterations"]}
-        os.write(REQUEST["timing_fd"], _frame(done))
-threading.Thread(target=_forge, daemon=True).start()
-"""
 
 
 def test_a_hostile_solution_cannot_forge_its_speedup(tmp_path: Path) -> None:
@@ -235,7 +221,7 @@ def test_a_hostile_solution_cannot_forge_its_speedup(tmp_path: Path) -> None:
     honest = RUN / "level_1_problem_19_sample_0_kernel.py"
     reference = next((PROBLEMS / "level1").glob("19_*.py"))
     candidates = [Candidate(str(honest), str(reference))]
-    for name, header in (("timers", _HOSTILE_TIMERS), ("frames", _FORGED_FRAMES)):
+    for name, header in (("timers", _HOSTILE_TIMERS), ("frames", FORGED_FRAMES)):
         path = tmp_path / f"{name}.py"
         path.write_text(header + honest.read_text())
         candidates.append(Candidate(str(path), str(reference)))

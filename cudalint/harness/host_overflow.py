@@ -19,10 +19,10 @@ from dataclasses import dataclass
 from cudalint.analysis.guards import strip
 from cudalint.analysis.launch_link import LaunchLinks
 from cudalint.harness.host_run import written_refs
+from cudalint.harness.index_overflow import outermost_int32
 from cudalint.harness.shapes import ShapedLaunch, is_signed_int32, reached_launches_at_reference
 from cudalint.model import ir
 
-_ARITHMETIC = {"+", "-", "*", "<<"}
 
 
 @dataclass(frozen=True)
@@ -76,14 +76,7 @@ def host_overflows(ctx) -> list[HostOverflow]:
 def _candidates(decl: ir.VarDecl) -> list[tuple[ir.Expr, str]]:
     """The signed 32-bit arithmetic of the initializer, outermost first, then the initializer itself
     when the local is signed 32-bit."""
-    found = [(node, "arithmetic") for node in _int32_arithmetic(decl.init)]
+    found = [(node, "arithmetic") for node in outermost_int32(decl.init)]
     if is_signed_int32(decl.type):
         found.append((decl.init, f"local `{decl.name}`"))
     return found
-
-
-def _int32_arithmetic(expr: ir.Expr) -> list[ir.Expr]:
-    expr = strip(expr)
-    if isinstance(expr, ir.Binary) and expr.op in _ARITHMETIC and is_signed_int32(expr.type):
-        return [expr]
-    return [inner for child in expr.children() if isinstance(child, ir.Expr) for inner in _int32_arithmetic(child)]

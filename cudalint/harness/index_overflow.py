@@ -94,18 +94,19 @@ def _int32_index_expressions(program, kernel: ir.Function) -> list[ir.Expr]:
     ids: set[int] = set()
     stored_ids = {id(v) for v in stored}
     for root in stored + roots:
-        for node in [root] if id(root) in stored_ids else _outermost_int32(root):
+        for node in [root] if id(root) in stored_ids else outermost_int32(root):
             if id(node) not in ids:
                 ids.add(id(node))
                 found.append(node)
     return found
 
 
-def _outermost_int32(expr: ir.Expr) -> list[ir.Expr]:
+def outermost_int32(expr: ir.Expr) -> list[ir.Expr]:
+    """The outermost signed 32-bit additions, subtractions, products and shifts in `expr`."""
     expr = strip(expr)
     if isinstance(expr, ir.Binary) and expr.op in _ARITHMETIC and is_signed_int32(expr.type):
         return [expr]
-    return [inner for child in expr.children() if isinstance(child, ir.Expr) for inner in _outermost_int32(child)]
+    return [inner for child in expr.children() if isinstance(child, ir.Expr) for inner in outermost_int32(child)]
 
 
 class _ThreadEnv(ShapeEnv):
