@@ -1431,7 +1431,9 @@ def test_a_solution_cannot_forge_its_speedup(tmp_path: Path) -> None:
         "honest": "import torch\n" + _MODEL.format("torch.add(x, x)")})
     assert {k: r["status"] for k, r in records.items()} == dict.fromkeys(records, "correct")
     slower = records["slower"]["timing"]
-    assert slower["status"] == "trusted" and slower["speedup"] < 5, slower  # 20 ms of reference would be 1000x
+    # 20 ms of reference would be about 1000x; two microsecond ops timed one run a round on a loaded machine
+    # differ by scheduling noise alone (7x measured), so the bound is far from both
+    assert slower["status"] == "trusted" and slower["speedup"] < 50, slower
     frames = records["frames"]["timing"]
     assert frames["status"] == "rejected" and frames["speedup"] is None, frames
     assert "timing rejected" in records["frames"]["message"]
