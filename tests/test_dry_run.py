@@ -323,3 +323,20 @@ def test_the_dry_runs_own_limits_are_never_the_solution_exiting() -> None:
         facts = _facts({"status": {"exit": -signal_number}}, {"stage": "call 1"}, 20.0, 1.0)
         assert facts.data["error"]["cause"] == cause
         assert (facts.harness_failure() is None) == (cause == "limits")
+
+
+def test_an_error_raised_inside_a_backend_stand_in_is_the_environments() -> None:
+    """Whatever its message says, an error that passed through a stand-in for Triton, cupy or CuTe comes from
+    the dry run's model of that backend, never proves the solution raises (CL436 stays silent); the same
+    error from the solution's own file is the solution's."""
+    from cudalint.dryrun import stand_ins, worker
+
+    def raised_in(filename: str) -> BaseException:
+        try:
+            exec(compile("raise ValueError('too many values to unpack')", filename, "exec"), {})
+        except ValueError as error:
+            return error
+        raise AssertionError("nothing raised")
+
+    assert worker._cause(raised_in(stand_ins.__file__)) == "environment"
+    assert worker._cause(raised_in("/tmp/solution.py")) == "solution"

@@ -524,9 +524,21 @@ def _cause(error: BaseException) -> str:
     text = f"{type(error).__name__}: {error}"
     if "can't allocate memory" in text:  # the dry run's address-space limit, met by torch's CPU allocator
         return "limits"
-    if any(marker in text for marker in _ENVIRONMENT_MARKERS):
+    if any(marker in text for marker in _ENVIRONMENT_MARKERS) or _raised_in_a_stand_in(error):
         return "environment"
     return "solution"
+
+
+def _raised_in_a_stand_in(error: BaseException) -> bool:
+    """Whether the error passed through a backend stand-in (`stand_ins`): what a stand-in does is the dry run's
+    model of Triton, cupy or CuTe, not the solution's, whatever the message says."""
+    here = os.path.abspath(stand_ins.__file__)
+    traceback = error.__traceback__
+    while traceback is not None:
+        if os.path.abspath(traceback.tb_frame.f_code.co_filename) == here:
+            return True
+        traceback = traceback.tb_next
+    return False
 
 
 def _traceback_line(error: BaseException, files: set[str]) -> int | None:
