@@ -31,7 +31,8 @@ from cudalint.verify.cli import parse_tolerances, register
 from cudalint.verify.gpus import Gpu, arch_list, detect_gpus, parse_nvidia_smi, parse_visible_devices
 from cudalint.verify.isolation import run_worker
 from cudalint.verify.runner import Candidate, VerifyOptions, collect_candidates, verify_batch
-from cudalint.verify.worker import classify_error, summarize
+from cudalint.verify.clock import summarize
+from cudalint.verify.worker import classify_error
 
 HERE = Path(__file__).parent
 FIXTURES = HERE / "fixtures" / "verify"

@@ -40,7 +40,7 @@ def fresh_inputs(reference, seed: int, device, torch, progress: channel.Progress
                   dtype=None) -> list:
     """get_inputs() under `seed`; a floating-point input that comes back all zeros is replaced by random
     values of the same shape (zeros hide unwritten outputs and wrong indexing) unless `keep_zeros`; cast to
-    `dtype` when given (`_precision`)."""
+    `dtype` when given (`precision`)."""
     torch.manual_seed(seed)
     inputs = list(reference.get_inputs())
     for index, value in enumerate(inputs if not keep_zeros else ()):

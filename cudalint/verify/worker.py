@@ -106,9 +106,6 @@ def _deadline(request: dict) -> float | None:
     return STARTED + float(timeout) - 5.0 if timeout else None
 
 
-summarize = clock.summarize  # the timing summary (median, quartiles, ...) of a list of milliseconds
-
-
 def kernelbench_trial_seeds(torch, seed: int, trials: int) -> list[int]:
     """The per-trial seeds KernelBench's `run_and_check_correctness` draws from `seed`."""
     torch.manual_seed(seed)
@@ -243,7 +240,7 @@ def run(request: dict, progress: channel.Progress) -> None:
                              timed_round=timed["round"])
             events = [ms for timed in rounds for ms in timed.get("events_ms") or []]
             if events:
-                progress.state["timing_self_reported"] = {"cuda_events": summarize(events)}
+                progress.state["timing_self_reported"] = {"cuda_events": clock.summarize(events)}
         progress.finish("correct", f"{correctness['trials']} trials passed")
 
 
@@ -596,7 +593,7 @@ def _judge_timing(request, progress, torch, device, reference, reference_model, 
     progress.state["timing_check"] = timed_rounds.check_rounds(candidate, rounds, tolerances, torch)
     events = [ms for timed in rounds for ms in timed.get("events_ms") or []]
     if events:
-        progress.state["timing_reference_events"] = summarize(events)
+        progress.state["timing_reference_events"] = clock.summarize(events)
     if request.get("compile"):
         progress.stage("timing: torch.compile of the reference")
         try:
