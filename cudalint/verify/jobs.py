@@ -21,7 +21,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from cudalint.verify import clock, diagnostics
+from cudalint.verify import clock, diagnostics, launch_counter
 from cudalint.verify.gpus import Gpu, detect_gpus
 from cudalint.sandbox import Channel, Isolation, isolation, private_directory, scrubbed_environment
 from cudalint.verify.isolation import WorkerOutcome, judged, run_worker, worker_command
@@ -196,6 +196,10 @@ def _sanitize(job: WorkerJob, command: list[str], env: dict, directory: str, iso
     # add to it, never take back what compute-sanitizer wrote (a file, even unlinked, it could rewrite through
     # /proc/<compute-sanitizer's pid>/fd; namespaces apart from compute-sanitizer's would hide that, but on the
     # H200 compute-sanitizer cannot start its target in them: "unshare failed: Invalid argument")
+    # without the counter the worker counts no launch, and claims none
+    counter = launch_counter.build(job.workdir or os.path.dirname(directory))
+    if counter is not None:
+        env = launch_counter.preload(env, counter)
     report = Channel(SANITIZER_LOG_LIMIT)
     prefix = diagnostics.sanitizer_command(job.sanitizer["tool"], executable, job.sanitizer["kernels"])
     outcome = run_worker(command, request, job.timeout, env=env, workdir=directory, prefix=prefix,

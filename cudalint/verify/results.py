@@ -124,7 +124,7 @@ def table_rows(records: Iterable[dict]) -> list[list[str]]:
 def _sanitizer_cell(tool: str, result: dict) -> str:
     if not result.get("ran"):
         return f"{tool}: not run"
-    if result.get("status") in ("not_launched", "sanitizer_internal_error") and not result.get("errors"):
+    if result.get("status") in ("not_launched", "uncounted", "sanitizer_internal_error") and not result.get("errors"):
         return f"{tool}: {result['status'].replace('sanitizer_', '').replace('_', ' ')}"
     if not result.get("complete", True) and not result.get("errors"):
         return f"{tool}: unfinished"

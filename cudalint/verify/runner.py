@@ -578,7 +578,11 @@ class _Batch:
         launched = _selected_launches(outcome.result, kernels or sorted(names))
         if summary.get("internal"):  # the tool failed: its own words, not the worker's (a Python fatal-error dump)
             complete, status, message = False, "sanitizer_internal_error", "; ".join(summary["internal"])[:400]
-        elif complete and launched is not None and not any(k["attributed"] for k in launched):
+        elif complete and launched is None:  # a clean summary of launches nobody counted shows nothing ran
+            complete, status = False, "uncounted"
+            message = ("the sanitizer finished, but the launches under it could not be counted (no launch counter "
+                       "in the worker), so nothing shows the candidate's kernels ran")
+        elif complete and not any(k["attributed"] for k in launched):
             complete, status = False, "not_launched"
             others = sorted({lib for k in launched for lib in k["other_libraries"]})
             message = (f"none of the instrumented kernels ({', '.join(kernels or sorted(names)) or 'none'}) was "
@@ -628,8 +632,10 @@ class _Batch:
         if unfinished:
             why = "; ".join(f"{t}: {r.get('message') or r.get('status') or 'no summary'}"[:200]
                             for t, r in unfinished.items())
-            what = "checked nothing" if all(r.get("status") == "not_launched" for r in unfinished.values()) \
-                else "did not finish, so nothing was checked"
+            statuses = {r.get("status") for r in unfinished.values()}
+            what = "checked nothing" if statuses == {"not_launched"} else \
+                "cannot show it checked anything" if statuses <= {"not_launched", "uncounted"} else \
+                "did not finish, so nothing was checked"
             _final(record, "unchecked", f"correct output, but the sanitizer {what} ({why})")
         elif warnings:
             tools = [t for t, r in results.items() if r.get("warnings")]

@@ -37,7 +37,8 @@ only the standard library at the top, and sibling modules):
 - `poisoning`: the output poisoning before each candidate forward (an element never written reads back as NaN).
 - `comparison`: the correctness comparison of outputs, within the tolerances of each dtype.
 - `timed_rounds`: the timed rounds of the timing protocol (`clock`) and the judge's check of them.
-- `host_split` (the split of a CUDA unit's host code) and `clock` (the parent's clock of the rounds).
+- `host_split` (the split of a CUDA unit's host code), `clock` (the parent's clock of the rounds) and
+  `launch_counter` (launches counted under compute-sanitizer).
 This file holds the modes above and `main`.
 """
 
@@ -52,13 +53,14 @@ import time
 import traceback
 
 if __package__:
-    from . import builds, channel, clock, comparison, forwards, poisoning, timed_rounds
+    from . import builds, channel, clock, comparison, forwards, launch_counter, poisoning, timed_rounds
 else:  # run as a script: the modules beside it
     import builds
     import channel
     import clock
     import comparison
     import forwards
+    import launch_counter
     import poisoning
     import timed_rounds
 
@@ -293,12 +295,21 @@ def _apply_sizes(module, sizes: dict[str, list[int]], which: int) -> None:
 
 
 def counted_launches(torch, device, forward) -> dict | None:
-    """Run `forward` once (and synchronize) under torch's profiler: the GPU kernels it launched, by name, with
-    their counts; None where the profiler recorded nothing, not even a launch of its own made inside the same
-    region (under compute-sanitizer CUPTI may be unavailable): then no count is claimed."""
+    """Run `forward` once (and synchronize): the GPU kernels it launched, by name, with their counts. Counted by
+    the preloaded launch counter where the worker has one (under compute-sanitizer, which holds CUPTI), else by
+    torch's profiler; None where the counter saw nothing, not even a launch of its own made after the forward:
+    then no count is claimed."""
     if device.type != "cuda":
         forward()
         return None
+    counter = launch_counter.Counter.loaded()
+    if counter is not None:
+        counter.reset()
+        forward()
+        forwards.synchronize(torch, device)
+        _launch_probe(torch, device)
+        counts = counter.counts()
+        return counts if any("mul" in name.lower() for name in counts) else None
     try:
         from torch.profiler import ProfilerActivity, profile
 
@@ -311,8 +322,7 @@ def counted_launches(torch, device, forward) -> dict | None:
     try:
         forward()
         forwards.synchronize(torch, device)
-        torch.full((1,), 7, device=device).mul_(3)  # a launch the profiler must see, or it saw nothing
-        forwards.synchronize(torch, device)
+        _launch_probe(torch, device)
     finally:
         profiler.__exit__(None, None, None)
     counts: dict[str, int] = {}
@@ -322,9 +332,13 @@ def counted_launches(torch, device, forward) -> dict | None:
                 counts[event.name] = counts.get(event.name, 0) + 1
     except Exception:  # noqa: BLE001 - a profiler that cannot report counted nothing
         return None
-    if not any("mul" in name.lower() for name in counts):
-        return None
-    return counts
+    return counts if any("mul" in name.lower() for name in counts) else None
+
+
+def _launch_probe(torch, device) -> None:
+    """A launch of torch's multiply kernel that a working counter must see, or it saw nothing."""
+    torch.full((1,), 7, device=device).mul_(3)
+    forwards.synchronize(torch, device)
 
 
 def kernel_base_name(name: str) -> str:
