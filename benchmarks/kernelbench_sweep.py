@@ -25,7 +25,7 @@ KernelBench's side, re-implemented faithfully from ScalingIntelligence/KernelBen
 - `scripts/eval_from_generations.py`: `num_correct_trials` 5, `num_perf_trials` 100, `timeout` 180 s,
   `measure_performance` on; on one GPU one sample at a time (`batch_size = num_gpu_devices = 1`), each in
   a fresh spawned process (`mp.Pool(1)`), its build directory `cache/<run>/<problem>/<sample>` (fresh here:
-  cold); with `--kb-build-cache` (the default here, its faster mode: `build_cache = True`) all samples are
+  cold); with `--kb-build-cache` (its faster mode, `build_cache = True`; off by default there and here) all samples are
   first built in parallel on the CPU (`compile.batch_compile`, `num_cpu_workers` processes, here the host's
   cores; a build past the timeout is not retried here), and the eval then loads the built library.
 - `src/kernelbench/eval.py` `eval_kernel_against_ref`: the reference `exec`'d into a context; `set_seed`;
@@ -106,28 +106,44 @@ def sample_id(row: dict) -> str:
 # ------------------------------------------------------------------------------------------ cudalint side
 
 
-def run_cudalint(chosen: list[dict], data: str, out: str, precision: str) -> dict:
+def _cudalint_result(record: dict) -> dict:
+    return {"status": record["status"], "correct": bool(record["passed"]),
+            "build_s": (record.get("seconds") or {}).get("build"),
+            "speedup": (record.get("timing") or {}).get("speedup"),
+            "excessive_speedup": bool(record.get("excessive_speedup")), "message": record.get("message", "")[:300]}
+
+
+def run_cudalint(chosen: list[dict], data: str, out: str, precision: str, save=None) -> dict:
+    """cudalint's stage over `chosen`; each phase a candidate ends is printed, and `save(partial)` is called with
+    the candidates settled so far (a call cut short by its time limit keeps them, `complete` false)."""
     from cudalint.verify.runner import Candidate, VerifyOptions, harness_tolerances, verify_batch
 
     cache = os.path.join(out, "cudalint-cache")
     shutil.rmtree(cache, ignore_errors=True)
+    keys = {os.path.join(data, "kernels", r["path"]): sample_id(r) for r in chosen}
     candidates = [Candidate(os.path.join(data, "kernels", r["path"]), os.path.join(data, "problems", r["reference"]),
                             r["level"], r["problem_id"]) for r in chosen]
     options = VerifyOptions(parity="kernelbench", precision=precision,
                             tolerances=harness_tolerances("kernelbench", precision), lint=False, cache_dir=cache,
                             run_timeout=KB_TIMEOUT)
     started = time.monotonic()
-    records = verify_batch(candidates, options)
+    results: dict[str, dict] = {}
+
+    def progress(phase: str, record: dict) -> None:
+        elapsed = time.monotonic() - started
+        print(f"[cudalint {elapsed:6.1f}s] {phase:9} {record.get('status', '')!s:16} {record.get('solution', '')}",
+              flush=True)
+        key = keys.get(str(record.get("solution")))
+        if key and record.get("status") not in (None, "pending") and phase in ("build", "run"):
+            results[key] = _cudalint_result(record)
+            if save is not None:
+                save({"wall_s": elapsed, "results": dict(results), "complete": False})
+
+    records = verify_batch(candidates, options, progress)
     wall = time.monotonic() - started
-    results = {}
-    for row, record in zip(chosen, records):
-        results[sample_id(row)] = {"status": record["status"], "correct": bool(record["passed"]),
-                                   "build_s": (record.get("seconds") or {}).get("build"),
-                                   "speedup": (record.get("timing") or {}).get("speedup"),
-                                   "excessive_speedup": bool(record.get("excessive_speedup")),
-                                   "message": record.get("message", "")[:300]}
+    results = {sample_id(row): _cudalint_result(record) for row, record in zip(chosen, records)}
     shutil.rmtree(cache, ignore_errors=True)  # each extra precompiled header is 750 MB
-    return {"wall_s": wall, "results": results}
+    return {"wall_s": wall, "results": results, "complete": True}
 
 
 # --------------------------------------------------------------------------- KernelBench side (re-implemented)
@@ -317,6 +333,8 @@ def run_kernelbench(chosen: list[dict], data: str, out: str, precision: str, bui
         if key in built:
             result["eval_build_s"], result["build_s"] = result.get("build_s"), built[key]["build_s"]
         results[key] = result
+        print(f"[kernelbench {time.monotonic() - started:6.1f}s] {key} correct={result.get('correct')} "
+              f"compiled={result.get('compiled')} {str(result.get('error', ''))[:100]}", flush=True)
         if save is not None:
             save({"wall_s": time.monotonic() - started, "results": results, "build_cache": build_cache,
                   "cpu_workers": cpu_workers, "complete": False})
@@ -427,8 +445,9 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--levels", default="1,2", help="KernelBench levels, comma-separated")
     parser.add_argument("--phase", choices=PHASES, default="both")
     parser.add_argument("--precision", choices=tuple(KB_TOLERANCE), default="fp32")
-    parser.add_argument("--kb-build-cache", action=argparse.BooleanOptionalAction, default=True,
-                        help="KernelBench's parallel CPU build before its eval (its build_cache option)")
+    parser.add_argument("--kb-build-cache", action=argparse.BooleanOptionalAction, default=False,
+                        help="KernelBench's parallel CPU build before its eval (its build_cache option, off by "
+                             "default in eval_from_generations.py)")
     parser.add_argument("--kb-cpu-workers", type=int, default=os.cpu_count() or 1)
     arguments = parser.parse_args(argv)
     arguments.data = arguments.data or default_data_dir()
@@ -471,8 +490,9 @@ def main(argv: list[str] | None = None) -> int:
         _save(os.path.join(arguments.out, "device.json"), {"name": torch.cuda.get_device_name(0),
                                                             "torch": torch.__version__, "cuda": torch.version.cuda})
     if arguments.phase in ("both", "cudalint"):
-        _save(os.path.join(arguments.out, "cudalint.json"),
-              run_cudalint(chosen, arguments.data, arguments.out, arguments.precision))
+        path = os.path.join(arguments.out, "cudalint.json")
+        _save(path, run_cudalint(chosen, arguments.data, arguments.out, arguments.precision,
+                                 save=lambda partial: _save(path, partial)))
     if arguments.phase in ("both", "kernelbench"):
         path = os.path.join(arguments.out, "kernelbench.json")
         _save(path, run_kernelbench(chosen, arguments.data, arguments.out, arguments.precision,
