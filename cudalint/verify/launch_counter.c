@@ -2,7 +2,7 @@
 
    compute-sanitizer holds CUDA's profiling interface (CUPTI), so torch's profiler counts nothing there; without
    a count a clean sanitizer summary cannot tell "checked, no error" from "the kernel never ran". This library
-   interposes the runtime's and the driver's launch entry points that code outside libcudart calls through the
+   interposes the runtime's (nvcc 13's `__cudaLaunchKernel` included) and the driver's launch entry points that code outside libcudart calls through the
    dynamic linker (an nvcc `<<<...>>>` stub, torch's kernels, Triton's and cupy's launchers), counts each
    launch by function, and passes it on unchanged. The worker resets and reads the counts through ctypes
    (`cudalint_launches_reset`, `cudalint_launches_read`). No CUDA header is needed: the arguments are passed
@@ -18,7 +18,9 @@
 typedef struct { unsigned x, y, z; } dim3_t;
 typedef int status_t; /* cudaError_t and CUresult are both C enums */
 
-enum { RUNTIME = 0, DRIVER = 1, SLOTS = 4096 };
+/* RUNTIME: a host function (cudaLaunchKernel); KERNEL: a cudaKernel_t (nvcc 13's `<<<...>>>` stubs call
+   __cudaLaunchKernel with one); DRIVER: a CUfunction */
+enum { RUNTIME = 0, KERNEL = 1, DRIVER = 2, SLOTS = 4096 };
 
 struct slot { const void *function; int api; const void *via; long count; };  /* via: the real entry point */
 static struct slot slots[SLOTS];
@@ -85,6 +87,14 @@ status_t cudaLaunchKernel(const void *f, dim3_t g, dim3_t b, void **args, size_t
   PASS_ON(cudaLaunchKernel, runtime_launch_t, RUNTIME, f, f, g, b, args, shared, stream);
 }
 
+status_t __cudaLaunchKernel(const void *f, dim3_t g, dim3_t b, void **args, size_t shared, void *stream) {
+  PASS_ON(__cudaLaunchKernel, runtime_launch_t, KERNEL, f, f, g, b, args, shared, stream);
+}
+
+status_t __cudaLaunchKernel_ptsz(const void *f, dim3_t g, dim3_t b, void **args, size_t shared, void *stream) {
+  PASS_ON(__cudaLaunchKernel_ptsz, runtime_launch_t, KERNEL, f, f, g, b, args, shared, stream);
+}
+
 status_t cudaLaunchCooperativeKernel(const void *f, dim3_t g, dim3_t b, void **args, size_t shared, void *stream) {
   PASS_ON(cudaLaunchCooperativeKernel, runtime_launch_t, RUNTIME, f, f, g, b, args, shared, stream);
 }
@@ -115,19 +125,21 @@ void cudalint_launches_reset(void) {
   pthread_mutex_unlock(&lock);
 }
 
-/* The function's name, demangled where it can be ("?" where CUDA cannot name it), asked of the library whose
-   entry point launched it (cudaFuncGetName of that libcudart, cuFuncGetName of libcuda). */
+/* The function's name, demangled where it can be ("?" where CUDA cannot name it): cudaFuncGetName of the
+   libcudart whose entry point launched it, cuKernelGetName or cuFuncGetName of libcuda. */
 static const char *name_of(const struct slot *s, char **owned) {
+  static const char *getters[] = {"cudaFuncGetName", "cuKernelGetName", "cuFuncGetName"};
   const char *name = NULL;
   Dl_info info;
+  void *library = NULL;
   *owned = NULL;
-  if (dladdr(s->via, &info) && info.dli_fname) {
-    void *library = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
-    status_t (*get)(const char **, const void *) =
-        library ? dlsym(library, s->api == RUNTIME ? "cudaFuncGetName" : "cuFuncGetName") : NULL;
-    if (!get || get(&name, s->function) != 0) name = NULL;
-    if (library) dlclose(library);
-  }
+  if (s->api != RUNTIME)
+    library = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+  else if (dladdr(s->via, &info) && info.dli_fname)
+    library = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+  status_t (*get)(const char **, const void *) = library ? dlsym(library, getters[s->api]) : NULL;
+  if (!get || get(&name, s->function) != 0) name = NULL;
+  if (library) dlclose(library);
   if (!name) return "?";
   void *cxx = dlopen("libstdc++.so.6", RTLD_LAZY);
   char *(*demangle)(const char *, char *, size_t *, int *) = cxx ? dlsym(cxx, "__cxa_demangle") : NULL;
