@@ -32,10 +32,11 @@ from typing import TYPE_CHECKING
 from cudalint.analysis.accesses import ATOMIC, WRITE, GlobalBuffer, MemoryAccess, Race, AccessCollector
 from cudalint.analysis.cfg import BLOCK_LEVEL, GRID, WARP, CfgNode, Graph, Guard, Scope, immediate_dominators
 from cudalint.analysis.conflicts import (
-    CONFLICT, NONE, UNKNOWN, BlockShape, Constraint, Lin, LinearContext, Linearizer, Verdict, assigned_values,
-    block_bounds, block_var, decide, distinct, eq, ge, less, less_equal, linear_thread_id, mentions, renamed_constraint,
-    renamed_lin, thread_bounds, thread_var, unify_products,
+    CONFLICT, NONE, UNKNOWN, BlockShape, Verdict, block_bounds, block_var, decide, distinct, linear_thread_id, mentions,
+    renamed_constraint, renamed_lin, thread_bounds, thread_var, unify_products,
 )
+from cudalint.analysis.linearizer import LinearContext, Linearizer, assigned_values
+from cudalint.analysis.omega import Constraint, Lin, eq, ge, less, less_equal
 from cudalint.analysis.uniformity import per_thread_nodes
 from cudalint.model import ir
 from cudalint.model.constants import bare_type, is_integer_type, type_size
