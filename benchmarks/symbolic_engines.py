@@ -3,8 +3,9 @@
     python benchmarks/symbolic_engines.py [--corpus corpus] [--runs ../shared/data/realkernels] [--gv /tmp/gv]
                                           [--timeout-ms 2000] [--verdicts] [--lint-speed]
 
-Every call the product makes to `conflicts.feasible` during a lint of the given files is captured (the
-function is wrapped in this process only) and the systems are deduplicated. Each unique system is then
+Every call the product makes to `conflicts.feasible` (the Omega test of `omega.py`, under the name the
+conflict test's `decide` calls) during a lint of the given files is captured (the function is wrapped in
+this process only) and the systems are deduplicated. Each unique system is then
 solved cold by the Omega test as shipped (its memo cleared first), by z3 (QF_LIA, `--timeout-ms` per
 query) and by isl (islpy: one BasicSet, `is_empty()`, with a bound on its operations), and the table
 gives, per engine: systems decided feasible / infeasible, undecided (budget, timeout), disagreements with
@@ -33,6 +34,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from cudalint.analysis import conflicts  # noqa: E402
+from cudalint.analysis import omega as omega_test  # noqa: E402
 from cudalint.config import LintOptions  # noqa: E402
 from cudalint.engine import lint_source  # noqa: E402
 from cudalint.evaluation.corpus import load_corpus  # noqa: E402
@@ -42,7 +44,7 @@ from gpuverify_races import kernels as gpuverify_kernels  # noqa: E402
 from gpuverify_races import with_launch  # noqa: E402
 
 Answer = bool | None
-Engine = Callable[[list[conflicts.Constraint]], Answer]
+Engine = Callable[[list[omega_test.Constraint]], Answer]
 SystemKey = frozenset
 
 
@@ -56,12 +58,12 @@ class Source:
     options: LintOptions
 
 
-def system_key(constraints: Iterable[conflicts.Constraint]) -> SystemKey:
+def system_key(constraints: Iterable[omega_test.Constraint]) -> SystemKey:
     """The system as a set of constraints with their zero coefficients dropped: equal keys, equal systems."""
     return frozenset((tuple(sorted((v, a) for v, a in c.items() if a)), k, is_eq) for c, k, is_eq in constraints)
 
 
-def constraints_of(key: SystemKey) -> list[conflicts.Constraint]:
+def constraints_of(key: SystemKey) -> list[omega_test.Constraint]:
     return [(dict(coeffs), k, is_eq) for coeffs, k, is_eq in key]
 
 
@@ -160,9 +162,9 @@ def lint_interleaved(sources: list[Source], engines: list[tuple[str, Engine]]) -
 SHIPPED = conflicts.feasible  # taken before any lint here puts a wrapper in its place
 
 
-def omega(constraints: list[conflicts.Constraint]) -> Answer:
+def omega(constraints: list[omega_test.Constraint]) -> Answer:
     """The shipped Omega test, cold: its memo cleared so that the time is the solving, not a look-up."""
-    conflicts._MEMO.clear()
+    omega_test._MEMO.clear()
     return SHIPPED(constraints)
 
 
@@ -173,7 +175,7 @@ def z3_engine(timeout_ms: int) -> Engine | None:
     except ImportError:
         return None
 
-    def solve(constraints: list[conflicts.Constraint]) -> Answer:
+    def solve(constraints: list[omega_test.Constraint]) -> Answer:
         solver = z3.SolverFor("QF_LIA")
         solver.set("timeout", timeout_ms)
         variables: dict[str, z3.ArithRef] = {}
@@ -198,7 +200,7 @@ def isl_engine(max_operations: int) -> Engine | None:
     context.set_max_operations(max_operations)
     context.set_on_error(isl.on_error.CONTINUE)
 
-    def solve(constraints: list[conflicts.Constraint]) -> Answer:
+    def solve(constraints: list[omega_test.Constraint]) -> Answer:
         names: dict[str, str] = {}
         for coeffs, _, _ in constraints:
             for v in coeffs:
@@ -223,7 +225,7 @@ def memoized(engine: Engine) -> Engine:
     """`engine` with answers remembered per system, as the Omega test remembers its own."""
     memo: dict[SystemKey, Answer] = {}
 
-    def solve(constraints: list[conflicts.Constraint]) -> Answer:
+    def solve(constraints: list[omega_test.Constraint]) -> Answer:
         key = system_key(constraints)
         if key not in memo:
             memo[key] = engine(constraints_of(key))
@@ -235,7 +237,7 @@ def memoized(engine: Engine) -> Engine:
 def with_fallback(first: Engine, second: Engine) -> Engine:
     """`first`'s answer, or `second`'s where `first` is undecided."""
 
-    def solve(constraints: list[conflicts.Constraint]) -> Answer:
+    def solve(constraints: list[omega_test.Constraint]) -> Answer:
         answer = first(constraints)
         return second(constraints) if answer is None else answer
 
@@ -389,7 +391,7 @@ def main() -> None:
         for label, gone, new in changed:
             print(f"- {label}: only before {gone}; only after {new}")
     if args.lint_speed and deciders:
-        conflicts._MEMO.clear()  # every engine starts with nothing remembered
+        omega_test._MEMO.clear()  # every engine starts with nothing remembered
         captures = lint_interleaved(sources, [("Omega test", SHIPPED)]
                                     + [(name, memoized(engine)) for name, engine in deciders])
         base = captures["Omega test"]

@@ -9,8 +9,10 @@ from pathlib import Path
 import pytest
 
 import cudalint
-from cudalint.analysis.guards import GuardAnalysis, comparisons_of, global_axes
+from cudalint.analysis.guard_analysis import GuardAnalysis
+from cudalint.analysis.guards import comparisons_of
 from cudalint.analysis.launch_link import CAPPED, CEIL, EXACT, FLOOR, UNKNOWN, LaunchLinks
+from cudalint.analysis.provenance import global_axes
 from cudalint.analysis.ranges import Evaluator, RangeAnalysis
 from cudalint.analysis.symbolic import Atom, Poly
 from cudalint.frontend import lower_unit

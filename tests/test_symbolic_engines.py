@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from cudalint.analysis import conflicts
+from cudalint.analysis import conflicts, omega
 from tests.benchmark_scripts import load_script
 
 CORPUS = Path(__file__).resolve().parents[1] / "corpus"
@@ -100,12 +100,12 @@ def test_fallback_asks_the_second_engine_only_when_the_first_is_undecided(bench)
 def test_library_engines_answer_over_the_integers(bench, library, make) -> None:
     pytest.importorskip(library)
     engine = make(bench)
-    x, y = conflicts.Lin.var("x"), conflicts.Lin.var("y")
+    x, y = omega.Lin.var("x"), omega.Lin.var("y")
     # Pugh's example: rational solutions, no integer one
-    shadows = [conflicts.ge(x.scale(11) + y.scale(13) - conflicts.Lin.of(27)),
-               conflicts.ge(conflicts.Lin.of(45) - x.scale(11) - y.scale(13)),
-               conflicts.ge(x.scale(7) - y.scale(9) + conflicts.Lin.of(10)),
-               conflicts.ge(conflicts.Lin.of(4) - x.scale(7) + y.scale(9))]
+    shadows = [omega.ge(x.scale(11) + y.scale(13) - omega.Lin.of(27)),
+               omega.ge(omega.Lin.of(45) - x.scale(11) - y.scale(13)),
+               omega.ge(x.scale(7) - y.scale(9) + omega.Lin.of(10)),
+               omega.ge(omega.Lin.of(4) - x.scale(7) + y.scale(9))]
     assert engine(shadows) is False
     assert engine(shadows[:2]) is True
-    assert engine([conflicts.eq(x.scale(2) - y.scale(2) - conflicts.Lin.of(1))]) is False
+    assert engine([omega.eq(x.scale(2) - y.scale(2) - omega.Lin.of(1))]) is False

@@ -9,7 +9,8 @@ import pytest
 from cudalint.analysis.barriers import SyncAnalysis, sync_analysis
 from cudalint.analysis.intervals import KernelSync
 from cudalint.analysis.cfg import BLOCK, GRID, WARP
-from cudalint.analysis.conflicts import CONFLICT, NONE, UNKNOWN, Lin, eq, feasible, ge, less
+from cudalint.analysis.conflicts import CONFLICT, NONE, UNKNOWN
+from cudalint.analysis.omega import Lin, eq, feasible, ge, less
 from cudalint.frontend import lower_unit
 from cudalint.model import ir
 from cudalint.model.program import Program, build_program

@@ -1,7 +1,7 @@
 """The synchronization analysis of one program: `sync_analysis(program)` computes on demand and caches, per
 program, what the rules read:
 - `races(kernel)` (shared memory) and `global_races(kernel)`: the races within barrier intervals
-  (`intervals.py`, over the accesses of `accesses.py`);
+  (`intervals.py`, over the accesses of `accesses.py` lowered by `kernel_constraints.py`);
 - `divergent_barriers` and `partial_warp_calls`: barriers and warp intrinsics under thread-dependent
   conditions (`divergence.py`);
 - `global_store_races`: many threads storing to one global address (`global_stores.py`);

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from cudalint.analysis.cfg import BLOCK_LEVEL, CfgNode, Guard, Scope
-from cudalint.analysis.conflicts import NONE, Linearizer, decide, thread_bounds
+from cudalint.analysis.conflicts import NONE, decide, thread_bounds
+from cudalint.analysis.linearizer import Linearizer
 from cudalint.analysis.intervals import KernelSync, value_dependent_expr
 from cudalint.findings import short_text
 from cudalint.model import ir

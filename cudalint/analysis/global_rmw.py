@@ -21,7 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from cudalint.analysis.barriers import sync_analysis
-from cudalint.analysis.guards import AXES, GuardAnalysis, comparisons_of, strip
+from cudalint.analysis.guard_analysis import GuardAnalysis
+from cudalint.analysis.guards import AXES, comparisons_of, strip
 from cudalint.analysis.launch_link import LaunchLinks
 from cudalint.analysis.symbolic import BLOCK_DIM, BLOCK_IDX, THREAD_IDX, Poly
 from cudalint.analysis.uniformity import Uniformity

@@ -9,13 +9,11 @@ from typing import TYPE_CHECKING
 
 from cudalint.analysis.accesses import element_name, product_of
 from cudalint.analysis.cfg import CfgNode, Scope
-from cudalint.analysis.conflicts import (
-    CONFLICT, NONE, Lin, Linearizer, block_bounds, block_var, by_value_param_member, decide, distinct, eq,
-    thread_bounds, thread_var,
-)
-from cudalint.analysis.intervals import (
-    KernelSync, evaluated_exprs, linear_sum, mentions_block_or_memory, guard_alternatives, value_dependent_expr,
-)
+from cudalint.analysis.conflicts import CONFLICT, NONE, block_bounds, block_var, decide, distinct, thread_bounds, thread_var
+from cudalint.analysis.intervals import KernelSync, mentions_block_or_memory, value_dependent_expr
+from cudalint.analysis.kernel_constraints import evaluated_exprs, guard_alternatives, linear_sum
+from cudalint.analysis.linearizer import Linearizer, by_value_param_member
+from cudalint.analysis.omega import Lin, eq
 from cudalint.model import ir
 
 if TYPE_CHECKING:

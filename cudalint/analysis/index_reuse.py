@@ -26,7 +26,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from cudalint.analysis.guards import Access, FunctionGuards, GuardAnalysis, comparisons_of, strip
+from cudalint.analysis.guard_analysis import GuardAnalysis
+from cudalint.analysis.guards import FunctionGuards, comparisons_of, strip
+from cudalint.analysis.pointer_accesses import Access
 from cudalint.analysis.uniformity import ThreadDependence, Uniformity
 from cudalint.model import ir
 from cudalint.model.constants import ConstantEnv, is_integer_type

@@ -17,7 +17,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from cudalint.analysis.guards import Access, GuardAnalysis, strip
+from cudalint.analysis.guard_analysis import GuardAnalysis
+from cudalint.analysis.guards import strip
+from cudalint.analysis.pointer_accesses import Access
 from cudalint.analysis.symbolic import BLOCK_IDX, THREAD_IDX, Atom
 from cudalint.model import ir
 from cudalint.model.program import Program

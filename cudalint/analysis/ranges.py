@@ -16,8 +16,10 @@ import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from cudalint.analysis.guards import AXES, Access, FunctionGuards, GuardAnalysis, strip
+from cudalint.analysis.guard_analysis import GuardAnalysis
+from cudalint.analysis.guards import AXES, FunctionGuards, strip
 from cudalint.analysis.launch_link import LaunchLinks
+from cudalint.analysis.pointer_accesses import Access
 from cudalint.analysis.symbolic import BLOCK_DIM, THREAD_IDX, Poly, Symbolizer
 from cudalint.analysis.uniformity import Uniformity
 from cudalint.model import ir

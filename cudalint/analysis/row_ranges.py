@@ -18,7 +18,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cudalint.analysis.guards import Comparison, GuardAnalysis, strip
+from cudalint.analysis.guard_analysis import GuardAnalysis
+from cudalint.analysis.guards import Comparison, strip
 from cudalint.analysis.symbolic import Atom, Poly, Symbolizer
 from cudalint.model import ir
 from cudalint.model.program import Program

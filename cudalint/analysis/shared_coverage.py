@@ -23,8 +23,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 
-from cudalint.analysis.guards import Access, GuardAnalysis, shared_parameters, strip
+from cudalint.analysis.guard_analysis import GuardAnalysis
+from cudalint.analysis.guards import strip
 from cudalint.analysis.launch_link import LaunchLinks
+from cudalint.analysis.pointer_accesses import Access, shared_parameters
 from cudalint.analysis.ranges import RangeAnalysis, Witness
 from cudalint.model import ir
 from cudalint.model.constants import ConstantEnv, Dim3

@@ -21,8 +21,10 @@ import itertools
 import re
 from dataclasses import dataclass
 
-from cudalint.analysis.guards import AXES, Access, GuardAnalysis
+from cudalint.analysis.guard_analysis import GuardAnalysis
+from cudalint.analysis.guards import AXES
 from cudalint.analysis.launch_link import LaunchLinks
+from cudalint.analysis.pointer_accesses import Access
 from cudalint.analysis.ranges import Evaluator, _loop_of, _references, _step_function
 from cudalint.analysis.symbolic import BLOCK_DIM, THREAD_IDX, Atom, Poly
 from cudalint.model import ir

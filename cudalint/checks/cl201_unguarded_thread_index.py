@@ -6,8 +6,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from cudalint.analysis.barriers import index_proven_below
-from cudalint.analysis.guards import AXES, Access, GuardAnalysis, global_axes
+from cudalint.analysis.guard_analysis import GuardAnalysis
+from cudalint.analysis.guards import AXES
 from cudalint.analysis.launch_link import CEIL, LaunchLinks
+from cudalint.analysis.pointer_accesses import Access
+from cudalint.analysis.provenance import global_axes
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
 from cudalint.findings import Edit, Finding, Fix

@@ -6,7 +6,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from cudalint.analysis.barriers import index_proven_below
-from cudalint.analysis.guards import Comparison, GuardAnalysis, global_axes, strip
+from cudalint.analysis.guard_analysis import GuardAnalysis
+from cudalint.analysis.guards import Comparison, strip
+from cudalint.analysis.provenance import global_axes
 from cudalint.analysis.symbolic import BLOCK_DIM, BLOCK_IDX, GRID_DIM, Poly
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from cudalint.analysis.guards import GuardAnalysis
+from cudalint.analysis.guard_analysis import GuardAnalysis
 from cudalint.analysis.ranges import RangeAnalysis
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from cudalint.analysis.guards import AXES, GuardAnalysis, strip
+from cudalint.analysis.guard_analysis import GuardAnalysis
+from cudalint.analysis.guards import AXES, strip
 from cudalint.analysis.launch_link import FLOOR, GridAxis, LaunchLink, LaunchLinks
 from cudalint.analysis.symbolic import Symbolizer
 from cudalint.checks.context import RuleContext

@@ -6,7 +6,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from cudalint.analysis.guards import GuardAnalysis, global_axes, strip
+from cudalint.analysis.guard_analysis import GuardAnalysis
+from cudalint.analysis.guards import strip
+from cudalint.analysis.provenance import global_axes
 from cudalint.analysis.symbolic import Poly
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule

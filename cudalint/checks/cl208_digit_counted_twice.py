@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from cudalint.analysis.guards import GuardAnalysis, strip
+from cudalint.analysis.guard_analysis import GuardAnalysis
+from cudalint.analysis.guards import strip
 from cudalint.analysis.symbolic import Poly
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule

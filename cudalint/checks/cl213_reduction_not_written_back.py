@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from cudalint.analysis.guards import Access, GuardAnalysis, definitions, strip
+from cudalint.analysis.guard_analysis import GuardAnalysis
+from cudalint.analysis.guards import definitions, strip
+from cudalint.analysis.pointer_accesses import Access
 from cudalint.analysis.symbolic import THREAD_IDX
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule

@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from cudalint.analysis.guards import Access, GuardAnalysis
+from cudalint.analysis.guard_analysis import GuardAnalysis
+from cudalint.analysis.pointer_accesses import Access
 from cudalint.analysis.ranges import RangeAnalysis, Witness
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from cudalint.analysis.guards import GuardAnalysis, strip
+from cudalint.analysis.guard_analysis import GuardAnalysis
+from cudalint.analysis.guards import strip
 from cudalint.analysis.launch_link import CEIL, LaunchLink, LaunchLinks
 from cudalint.analysis.symbolic import Atom, Poly, Symbolizer
 from cudalint.checks.context import RuleContext

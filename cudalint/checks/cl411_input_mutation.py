@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from cudalint.analysis.guards import GuardAnalysis, strip
+from cudalint.analysis.guard_analysis import GuardAnalysis
+from cudalint.analysis.guards import strip
 from cudalint.analysis.launch_link import LaunchLinks, data_pointer_of
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule

@@ -19,7 +19,8 @@ import re
 from collections.abc import Iterator
 
 from cudalint import pyast
-from cudalint.analysis.guards import GuardAnalysis, strip
+from cudalint.analysis.guard_analysis import GuardAnalysis
+from cudalint.analysis.guards import strip
 from cudalint.analysis.launch_link import LaunchLinks
 from cudalint.checks.cl405_output_not_written import escapes
 from cudalint.checks.cl411_input_mutation import data_pointer_of

@@ -23,7 +23,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from math import gcd
 
-from cudalint.analysis.guards import GuardAnalysis, strip
+from cudalint.analysis.guard_analysis import GuardAnalysis
+from cudalint.analysis.guards import strip
 from cudalint.analysis.launch_link import LaunchLink, LaunchLinks
 from cudalint.analysis.warp_lanes import element_bytes
 from cudalint.analysis.symbolic import BLOCK_DIM, BLOCK_IDX, GRID_DIM, THREAD_IDX, Atom, Poly

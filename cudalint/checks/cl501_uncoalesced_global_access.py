@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from cudalint.analysis.guards import GuardAnalysis
+from cudalint.analysis.guard_analysis import GuardAnalysis
 from cudalint.analysis.warp_lanes import WarpLanes, element_bytes
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from cudalint.analysis.guards import GuardAnalysis
+from cudalint.analysis.guard_analysis import GuardAnalysis
 from cudalint.analysis.warp_lanes import WARP_SIZE, WarpLanes, element_bytes, flat_subscripts
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule

@@ -27,7 +27,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from cudalint.analysis.guards import GuardAnalysis, strip
+from cudalint.analysis.guard_analysis import GuardAnalysis
+from cudalint.analysis.guards import strip
 from cudalint.analysis.launch_link import LaunchLinks, data_pointer_of
 from cudalint.harness.kernelbench import Solution
 from cudalint.model import ir

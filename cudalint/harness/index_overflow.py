@@ -20,7 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from math import prod
 
-from cudalint.analysis.guards import AXES, GuardAnalysis, definitions, strip
+from cudalint.analysis.guard_analysis import GuardAnalysis
+from cudalint.analysis.guards import AXES, definitions, strip
 from cudalint.harness.host_run import HostRun, ShapeEnv, TensorArgument
 from cudalint.harness.shapes import (
     ShapedLaunch, is_signed_int32, kernel_env_at_reference, reached_launches_at_reference,

@@ -18,7 +18,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cudalint.analysis.guards import AXES, Access, GuardAnalysis, strip
+from cudalint.analysis.guard_analysis import GuardAnalysis
+from cudalint.analysis.guards import AXES, strip
+from cudalint.analysis.pointer_accesses import Access
 from cudalint.analysis.symbolic import Atom, Poly
 from cudalint.harness.host_run import ShapeEnv
 from cudalint.harness.shapes import ShapedLaunch, kernel_env_at_reference, reached_launches_at_reference
