@@ -383,7 +383,7 @@ class _Workspace:
         path = stem + ".pch"
         if self._persistent:
             path = os.path.join(self._directory, f"{language}-{_digest(text)[:16]}.pch")
-            if os.path.exists(path) and self._loads(language, path):
+            if os.path.exists(path) and self._accepted(language, path):
                 return path
             if headers not in _PRELUDES.values() and _count_preludes(self._directory) >= self.MAX_CACHED:
                 return None  # the cache keeps what it has (a file in use must not go), and grows no further
@@ -395,11 +395,42 @@ class _Workspace:
             tu.save(stem + ".pch")
             if stem + ".pch" != path:
                 os.replace(stem + ".pch", path)  # readers in other processes see a whole file or none
+                self._mark_accepted(path)
             return path
         except (ci.TranslationUnitLoadError, ci.TranslationUnitSaveError, OSError):
             if self._persistent and os.path.exists(stem + ".pch"):
                 os.remove(stem + ".pch")  # no half-written file left in the shared cache
             return None
+
+    def _accepted(self, language: str, path: str) -> bool:
+        """Whether clang accepts the cached prelude `path`: tried (`_loads`, a parse: 3-5 ms) once, then known
+        from a mark beside it that names the file and the headers' folder as they were then. A prelude rebuilt,
+        replaced or changed, or headers written again, do not match the mark: the prelude is tried again."""
+        try:
+            with open(path + ".accepted", encoding="utf-8") as handle:
+                if handle.read() == self._state_of(path):
+                    return True
+        except OSError:
+            pass
+        if not self._loads(language, path):
+            return False
+        self._mark_accepted(path)
+        return True
+
+    def _mark_accepted(self, path: str) -> None:
+        staged = f"{path}.accepted.{os.getpid()}"
+        try:
+            with open(staged, "w", encoding="utf-8") as handle:
+                handle.write(self._state_of(path))
+            os.replace(staged, path + ".accepted")  # a whole mark or none
+        except OSError:
+            pass  # a read-only cache: tried again by the next process
+
+    def _state_of(self, path: str) -> str:
+        """The prelude file and the headers' folder it was built from, as the file system tells them."""
+        prelude, headers = os.stat(path), os.stat(self._include or "")
+        return (f"{prelude.st_ino}:{prelude.st_size}:{prelude.st_mtime_ns} "
+                f"{headers.st_ino}:{headers.st_mtime_ns}")
 
     def _loads(self, language: str, path: str) -> bool:
         """Whether clang accepts the precompiled prelude `path` (a cached file may come from an interrupted
