@@ -533,7 +533,7 @@ def _dry_run_facts(document: SourceDocument, reference: str | None, units: list[
                    use_cache: bool, timeout: float | None = None) -> DryRunFacts:
     from cudalint.dryrun.extension import extension_model
     from cudalint.dryrun.runner import run_dry
-    from cudalint.harness.forward import state_of
+    from cudalint.harness.document_state import state_of
 
     solution = state_of(document).solution
     if solution is None or not solution.model_new_named or not solution.builds_kernels:
