@@ -296,7 +296,7 @@ def _lint_in_child(path: str, function: Callable, args: tuple, budget: Budget) -
         return result if isinstance(result, FileResult) else FileResult(path, result)
     if child == 0:  # pragma: no cover - the child (coverage does not follow a fork)
         os.close(readable)
-        _serve_in_child(writable, function, args, budget)
+        _serve_in_child(writable, path, function, args, budget)
     os.close(writable)
     chunks, status, deadline = [], None, time.monotonic() + budget.wall_seconds
     try:
@@ -324,30 +324,25 @@ def _lint_in_child(path: str, function: Callable, args: tuple, budget: Budget) -
     if code != 0:
         return _past_budget(path, _ended(code, budget))
     try:
-        ok, value = pickle.loads(b"".join(chunks))
+        result = pickle.loads(b"".join(chunks))
     except Exception as error:  # noqa: BLE001 - cut short
-        ok, value = False, error
-    if not ok:
-        return FileResult(path, [_internal_error(path, value, stage="the worker")])
-    return value if isinstance(value, FileResult) else FileResult(path, value)
+        return FileResult(path, [_internal_error(path, error, stage="the worker")])
+    return result if isinstance(result, FileResult) else FileResult(path, result)
 
 
-def _serve_in_child(writable: int, function: Callable, args: tuple, budget: Budget) -> None:
-    """The forked child of `_lint_in_child`: sends back (True, the result) or (False, the exception), then ends
-    (0: all sent) without the parent's exit handlers and output buffers; never returns."""
+def _serve_in_child(writable: int, path: str, function: Callable, args: tuple, budget: Budget) -> None:
+    """The forked child of `_lint_in_child`: sends back the result (an exception raised: the file's internal-error
+    finding, placed where it was raised), then ends (0: all sent) without the parent's exit handlers and output
+    buffers; never returns."""
     status = 1
     try:
         try:
             _start_worker(budget.memory_bytes)
-            outcome = (True, _within_cpu_time(budget.seconds, function, args))
-        except BaseException as error:  # noqa: BLE001 - the parent reports it
-            outcome = (False, error)
-        try:
-            data = pickle.dumps(outcome)
-        except Exception as error:  # noqa: BLE001 - an exception that cannot be pickled
-            data = pickle.dumps((False, RuntimeError(f"{type(outcome[1]).__name__}: {outcome[1]} ({error})")))
+            result = _within_cpu_time(budget.seconds, function, args)
+        except Exception as error:  # noqa: BLE001 - this file's failure, reported as its finding
+            result = [_internal_error(path, error, stage="the worker")]
         with os.fdopen(writable, "wb") as pipe:
-            pipe.write(data)
+            pipe.write(pickle.dumps(result))
         status = 0
     finally:
         os._exit(status)
