@@ -48,8 +48,11 @@ def install() -> None:
 
     def build_runtime_param(descriptor: Any) -> Any:
         if _plain_type(descriptor.annotation, descriptor.parameter_info) and descriptor.file_annotation is None:
-            return _PlainParam(parameter_info=descriptor.parameter_info, annotation=descriptor.annotation,
-                               descriptor=descriptor)
+            try:
+                return _PlainParam(parameter_info=descriptor.parameter_info, annotation=descriptor.annotation,
+                                   descriptor=descriptor)
+            except TypeError:  # a typer whose RuntimeParam has other fields: its own conversion
+                pass
         return build(descriptor)
 
     build_runtime_param.plain_types_first = True
@@ -80,7 +83,8 @@ def plain_value(annotation: Any, info: Any, value: Any, ctx: Any) -> Any:
         return _number(annotation, info, value)
     if isinstance(value, annotation):  # an Enum member: the default
         return value
-    if isinstance(value, str) and info.case_sensitive and getattr(ctx, "token_normalize_func", None) is None:
+    if isinstance(value, str) and getattr(info, "case_sensitive", False) and \
+            getattr(ctx, "token_normalize_func", None) is None:
         for member in annotation:
             if str(member.value) == value:
                 return member
@@ -92,6 +96,7 @@ def _number(kind: type, info: Any, value: Any) -> Any:
         value = kind(value)
     if type(value) is not kind and not (kind is float and type(value) is int):
         return None
-    if (info.min is not None and value < info.min) or (info.max is not None and value > info.max):
+    low, high = getattr(info, "min", None), getattr(info, "max", None)
+    if (low is not None and value < low) or (high is not None and value > high):
         return None
     return kind(value)
