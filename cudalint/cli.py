@@ -8,6 +8,7 @@ configuration or input errors, or a file whose analysis did not complete (CL900;
 from __future__ import annotations
 
 import dataclasses
+import gc
 import os
 import re
 import sys
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING, Annotated, NoReturn, Optional
 
 import typer
 
+from cudalint.cli_coercion import install as _convert_plain_values
 from cudalint.version import version_line
 
 if TYPE_CHECKING:  # the engine, the rules and the configuration load when a command needs them (start-up)
@@ -33,6 +35,8 @@ _DUNDER = re.compile(r"(?<![`\w])(__\w+__)(?![`\w])")  # __launch_bounds__ would
 EXIT_OK = 0
 EXIT_FINDINGS = 1
 EXIT_ERROR = 2
+
+_convert_plain_values()  # typer's pydantic adapters, for what needs one only (cli_coercion.py)
 
 app = typer.Typer(
     name="cudalint",
@@ -225,6 +229,7 @@ def _main(
     from cudalint.engine import tune_garbage_collector
 
     tune_garbage_collector()
+    gc.enable()  # off while `__main__` imported the command line
 
 
 @app.command()
@@ -823,8 +828,18 @@ _register_subsystem_commands()
 
 
 def main() -> None:
-    """The console script `cudalint`."""
-    app(prog_name="cudalint")
+    """The console script `cudalint`. Typer makes a click command of every registered command, reading each
+    signature, before it runs one (20 ms for all of them): a command line that names a command first (the
+    group has no other option than `--version` and `--help`) gets a group of that command alone."""
+    from typer.main import get_command_name
+
+    commands = app.registered_commands
+    app.registered_commands = [command for command in commands if sys.argv[1:2] == [
+        command.name or get_command_name(command.callback.__name__)]] or commands
+    try:
+        app(prog_name="cudalint")
+    finally:
+        app.registered_commands = commands
 
 
 __all__ = ["EXIT_ERROR", "EXIT_FINDINGS", "EXIT_OK", "app", "build_options", "main"]

@@ -9,17 +9,17 @@ import gc
 import math
 import multiprocessing
 import os
+import pickle
 import queue
 import resource
+import select
 import signal
 import threading
+import time
 import traceback
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
-
-import pebble
 
 from cudalint.archs import architecture
 from cudalint.checks.context import RuleContext, UnitFacts
@@ -36,6 +36,8 @@ from cudalint.sources import SourceDocument, load_document
 from cudalint.suppressions import apply_suppressions, parse_suppressions, problems
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     from cudalint.result_cache import ResultCache
 
 BOM = "\ufeff"
@@ -47,11 +49,6 @@ UNANALYSED = "CL904"  # code that no rule could check: a source known only at ru
 # the process dies with SIGSEGV, taking the caller with it. With it set, libclang parses on the calling
 # thread: the lint thread below, whose stack is far larger.
 os.environ.setdefault("LIBCLANG_NOTHREADS", "1")
-
-# pebble's pools poll every 0.1 s: a one-file `cudalint check` waited that long for its worker pool to stop
-# (a quarter of its time), and a batch as long for a free worker after each file. 10 ms polls cost a few
-# microseconds each.
-pebble.common.CONSTS.sleep_unit = 0.01
 
 
 @dataclass(frozen=True)
@@ -209,8 +206,17 @@ def _lint_in_workers(tasks: list[tuple[str, Callable, tuple]], jobs: int, budget
     The functions lint on the lint thread themselves (`lint_file`, `lint_source`)."""
     if not tasks:
         return
-    if multiprocessing.get_start_method() == "fork":
+    forks = multiprocessing.get_start_method() == "fork"
+    if forks:
         prepare_workspace([path for path, _, _ in tasks])  # forked workers share its headers and preludes
+    if forks and len(tasks) == 1:  # one file (a `cudalint check` of it): a child of its own, no pool
+        yield _lint_in_child(*tasks[0], budget)
+        return
+    import pebble  # with its imports (asyncio among them) 15 ms of a one-file check's start, which needs no pool
+
+    # pebble's pools poll every 0.1 s: a batch waited that long for a free worker after each file, and for its
+    # pool to stop. 10 ms polls cost a few microseconds each.
+    pebble.common.CONSTS.sleep_unit = 0.01
     # pebble ends a worker whose task is past the time limit and starts another in its place
     try:
         pool = pebble.ProcessPool(max_workers=jobs, initializer=_start_worker, initargs=(budget.memory_bytes,))
@@ -264,20 +270,99 @@ def _lower_limit(which: int, value: int, replace: bool = False) -> None:
 
 
 def _worker_result(path: str, future: Future, budget: Budget) -> FileResult:
+    import pebble
+
     try:
         result = future.result()
         return result if isinstance(result, FileResult) else FileResult(path, result)
     except TimeoutError:
-        reason = f"its analysis took longer than {budget.wall_seconds:g} s, the limit for one file"
+        return _past_budget(path, _took_too_long(budget))
     except pebble.ProcessExpired as error:
-        if error.exitcode == -signal.SIGXCPU:
-            reason = f"its analysis took more than {budget.seconds} s of CPU time, the limit for one file"
-        else:  # a stack overflow in libclang, or an allocation past the limit that libclang cannot survive
-            cause = f"signal {-error.exitcode}" if error.exitcode < 0 else f"exit code {error.exitcode}"
-            reason = (f"the process linting it ended ({cause}): a crash, or more memory than the "
-                      f"{budget.memory_bytes / 1024 ** 3:g} GiB allowed for one file")
+        return _past_budget(path, _ended(error.exitcode, budget))
     except Exception as error:  # noqa: BLE001 - one file's failure must not lose the others' results
         return FileResult(path, [_internal_error(path, error, stage="the worker")])
+
+
+def _lint_in_child(path: str, function: Callable, args: tuple, budget: Budget) -> FileResult:
+    """`function(*args)` (a FileResult or findings) in a forked child process under `budget`, as a pool's
+    worker would run it: for one file, without the pool's threads and imports."""
+    readable, writable = os.pipe()
+    try:
+        child = os.fork()
+    except OSError:  # no process can be made: linted here, complete but without a budget
+        os.close(readable)
+        os.close(writable)
+        result = function(*args)
+        return result if isinstance(result, FileResult) else FileResult(path, result)
+    if child == 0:  # pragma: no cover - the child (coverage does not follow a fork)
+        os.close(readable)
+        _serve_in_child(writable, path, function, args, budget)
+    os.close(writable)
+    chunks, status, deadline = [], None, time.monotonic() + budget.wall_seconds
+    try:
+        while status is None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return _past_budget(path, _took_too_long(budget))
+            if select.select([readable], [], [], min(left, 0.05))[0]:
+                chunk = os.read(readable, 1 << 20)
+                if chunk:
+                    chunks.append(chunk)
+                else:  # all sent: the child is ending
+                    status = os.waitpid(child, 0)[1]
+            else:  # ended without a word (a crash), unless a process it started holds the pipe open
+                ended, status_now = os.waitpid(child, os.WNOHANG)
+                status = status_now if ended else None
+        while select.select([readable], [], [], 0)[0] and (chunk := os.read(readable, 1 << 20)):
+            chunks.append(chunk)
+    finally:
+        os.close(readable)
+        if status is None:  # past the budget, or the caller was interrupted
+            os.kill(child, signal.SIGKILL)
+            os.waitpid(child, 0)
+    code = os.waitstatus_to_exitcode(status)
+    if code != 0:
+        return _past_budget(path, _ended(code, budget))
+    try:
+        result = pickle.loads(b"".join(chunks))
+    except Exception as error:  # noqa: BLE001 - cut short
+        return FileResult(path, [_internal_error(path, error, stage="the worker")])
+    return result if isinstance(result, FileResult) else FileResult(path, result)
+
+
+def _serve_in_child(writable: int, path: str, function: Callable, args: tuple, budget: Budget) -> None:
+    """The forked child of `_lint_in_child`: sends back the result (an exception raised: the file's internal-error
+    finding, placed where it was raised), then ends (0: all sent) without the parent's exit handlers and output
+    buffers; never returns."""
+    status = 1
+    try:
+        try:
+            _start_worker(budget.memory_bytes)
+            result = _within_cpu_time(budget.seconds, function, args)
+        except Exception as error:  # noqa: BLE001 - this file's failure, reported as its finding
+            result = [_internal_error(path, error, stage="the worker")]
+        with os.fdopen(writable, "wb") as pipe:
+            pipe.write(pickle.dumps(result))
+        status = 0
+    finally:
+        os._exit(status)
+
+
+def _took_too_long(budget: Budget) -> str:
+    return f"its analysis took longer than {budget.wall_seconds:g} s, the limit for one file"
+
+
+def _ended(exitcode: int, budget: Budget) -> str:
+    """Why a worker process that ended with `exitcode` (negative: the signal) left its file unchecked."""
+    if exitcode == -signal.SIGXCPU:
+        return f"its analysis took more than {budget.seconds} s of CPU time, the limit for one file"
+    # a stack overflow in libclang, or an allocation past the limit that libclang cannot survive
+    cause = f"signal {-exitcode}" if exitcode < 0 else f"exit code {exitcode}"
+    return (f"the process linting it ended ({cause}): a crash, or more memory than the "
+            f"{budget.memory_bytes / 1024 ** 3:g} GiB allowed for one file")
+
+
+def _past_budget(path: str, reason: str) -> FileResult:
     return FileResult(path, [_incomplete(path, f"{reason}; it was not checked")])
 
 
@@ -443,7 +528,7 @@ def _dry_run_facts(document: SourceDocument, reference: str | None, units: list[
                    use_cache: bool, timeout: float | None = None) -> DryRunFacts:
     from cudalint.dryrun.extension import extension_model
     from cudalint.dryrun.runner import run_dry
-    from cudalint.harness.forward import state_of
+    from cudalint.harness.document_state import state_of
 
     solution = state_of(document).solution
     if solution is None or not solution.model_new_named or not solution.builds_kernels:

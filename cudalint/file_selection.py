@@ -20,11 +20,13 @@ import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
-
-import pathspec
+from typing import TYPE_CHECKING
 
 from cudalint.config import ConfigError
 from cudalint.sources import SUFFIXES
+
+if TYPE_CHECKING:
+    import pathspec
 
 DEFAULT_EXCLUDE = (".*", "__pycache__", "build", "dist", "node_modules", "site-packages", "venv")
 
@@ -131,6 +133,8 @@ def file_selection(config_exclude: Iterable[str] | None = None, config_extend_ex
         base = [Patterns(here, DEFAULT_EXCLUDE)]
     extra = [Patterns(configured_base, tuple(config_extend_exclude)), Patterns(here, tuple(extend_exclude))]
     for patterns in base + extra:
+        if patterns.patterns is DEFAULT_EXCLUDE:
+            continue  # valid: checking them would load the matcher (pathspec) for a check of named files
         for pattern in patterns.patterns:
             try:
                 _spec((pattern,))
@@ -146,6 +150,8 @@ def _drain(items: list[str]) -> Iterator[str]:
 
 @lru_cache(maxsize=256)
 def _spec(patterns: tuple[str, ...]) -> pathspec.GitIgnoreSpec:
+    import pathspec  # 8 ms: a check of the files named needs no matching
+
     return pathspec.GitIgnoreSpec.from_lines(patterns)
 
 

@@ -146,7 +146,7 @@ def test_facts_are_plain_json_and_cached() -> None:
 def test_extension_model_of_a_wrapper_and_a_void_launcher() -> None:
     from cudalint.dryrun.extension import extension_model
     from cudalint.engine import _unit_facts
-    from cudalint.harness.forward import state_of
+    from cudalint.harness.document_state import state_of
     from cudalint.sources import load_document
 
     path = FIXTURES / "void_in_place.py"

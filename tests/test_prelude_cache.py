@@ -75,6 +75,19 @@ def test_a_corrupt_cached_prelude_is_rebuilt(fresh_workspace) -> None:
     assert second.prelude(*CUDA_FILE) == path and os.path.getsize(path) > 1000
 
 
+def test_a_cached_prelude_accepted_once_is_tried_again_only_when_it_changes(fresh_workspace, monkeypatch) -> None:
+    """Trying a cached prelude costs a parse: a mark beside it says it was accepted, while it stays the same."""
+    path = fresh_workspace().prelude(*CUDA_FILE)  # built, and marked
+    tried = []
+    loads = parse._Workspace._loads
+    monkeypatch.setattr(parse._Workspace, "_loads",
+                        lambda self, language, prelude: tried.append(prelude) or loads(self, language, prelude))
+    assert fresh_workspace().prelude(*CUDA_FILE) == path and tried == []
+    os.utime(path, ns=(1, 1))  # changed since it was marked (restored from a copy, edited)
+    assert fresh_workspace().prelude(*CUDA_FILE) == path and tried == [path]
+    assert fresh_workspace().prelude(*CUDA_FILE) == path and tried == [path]
+
+
 def test_a_changed_cached_header_is_not_used(fresh_workspace, tmp_path) -> None:
     first = fresh_workspace()
     first.prelude(*CUDA_FILE)

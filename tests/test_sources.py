@@ -342,7 +342,7 @@ def test_columns_of_cuda_findings_count_characters_not_bytes(tmp_path) -> None:
 def test_columns_of_python_findings_count_characters_not_bytes() -> None:
     import ast
 
-    from cudalint.harness.forward import node_location
+    from cudalint.harness.statements import node_location
     from cudalint.sources import load_document
 
     text = 'x = "日本"; y = len(x)\n'

@@ -16,10 +16,10 @@ from cudalint import pyast
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
 from cudalint.findings import Finding, Location
-from cudalint.harness.forward import line_location as _line
-from cudalint.harness.forward import node_location as _node_location
-from cudalint.harness.forward import state_of
+from cudalint.harness.document_state import state_of
 from cudalint.harness.kernelbench import callee_name, in_kernelbench_run
+from cudalint.harness.statements import line_location as _line
+from cudalint.harness.statements import node_location as _node_location
 
 
 @rule("CL400", "invalid-solution", "error",

@@ -18,7 +18,8 @@ from cudalint import pyast
 from cudalint.checks.context import RuleContext, UnitFacts
 from cudalint.checks.registry import rule
 from cudalint.findings import Finding
-from cudalint.harness.forward import node_location, record_unit
+from cudalint.harness.document_state import record_unit
+from cudalint.harness.statements import node_location
 from cudalint.model import ir
 
 

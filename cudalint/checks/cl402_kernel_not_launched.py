@@ -19,7 +19,8 @@ from collections.abc import Iterator
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
 from cudalint.findings import Finding
-from cudalint.harness.forward import line_location, record_unit
+from cudalint.harness.document_state import record_unit
+from cudalint.harness.statements import line_location
 
 _LAUNCH_CALLS = {"cudaLaunchKernel", "cudaLaunchKernelEx", "cudaLaunchCooperativeKernel", "cuLaunchKernel",
                  "cudaLaunchCooperativeKernelMultiDevice", "cudaGraphLaunch", "cuLaunchKernelEx",

@@ -36,9 +36,10 @@ from cudalint import pyast
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
 from cudalint.findings import Finding, short_text
-from cudalint.harness.forward import (
-    SIMPLE_STATEMENTS, ForwardFlow, _names_in_target, _targets_and_value, graded_paths, line_location, problem_of,
-    reference_operations, state_of, statements_in_order,
+from cudalint.harness.document_state import problem_of, reference_operations, state_of
+from cudalint.harness.forward import ForwardFlow
+from cudalint.harness.statements import (
+    SIMPLE_STATEMENTS, _names_in_target, _targets_and_value, graded_paths, line_location, statements_in_order,
 )
 
 

@@ -34,7 +34,8 @@ from cudalint import pyast
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
 from cudalint.findings import Finding
-from cudalint.harness.forward import line_location, state_of
+from cudalint.harness.document_state import state_of
+from cudalint.harness.statements import line_location
 
 # attribute targets whose replacement is tampering: dotted prefixes (anything below them counts)
 _TAMPER_PREFIXES = ("torch.", "time.perf_counter", "time.perf_counter_ns", "time.time", "time.time_ns",

@@ -19,7 +19,8 @@ from cudalint import pyast
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
 from cudalint.findings import Finding
-from cudalint.harness.forward import node_location, record_unit, reference_of
+from cudalint.harness.document_state import record_unit, reference_of
+from cudalint.harness.statements import node_location
 from cudalint.model import ir
 from cudalint.model.ir import Span
 from cudalint.model.program import Program

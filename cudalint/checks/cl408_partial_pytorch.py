@@ -17,7 +17,7 @@ from cudalint.checks.cl403_pytorch_fallback import fallback_claims
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
 from cudalint.findings import Finding
-from cudalint.harness.forward import line_location
+from cudalint.harness.statements import line_location
 
 
 @rule("CL408", "partial-pytorch", "warning",

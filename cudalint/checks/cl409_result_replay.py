@@ -25,7 +25,8 @@ from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
 from cudalint.findings import Finding
 from cudalint.harness.dataflow import Dataflow, dataflow_of, replays_graph, statement_path
-from cudalint.harness.forward import line_location, node_location, record_unit
+from cudalint.harness.document_state import record_unit
+from cudalint.harness.statements import line_location, node_location
 from cudalint.model import ir
 
 

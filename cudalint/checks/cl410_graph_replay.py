@@ -20,7 +20,8 @@ from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
 from cudalint.findings import Finding
 from cudalint.harness.dataflow import replays_graph, dataflow_of
-from cudalint.harness.forward import node_location, record_unit
+from cudalint.harness.document_state import record_unit
+from cudalint.harness.statements import node_location
 from cudalint.model import ir
 
 _MESSAGE = ("replays a captured CUDA graph without copying this call's inputs into its static input buffers: "

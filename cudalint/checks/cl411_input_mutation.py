@@ -19,8 +19,9 @@ from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
 from cudalint.findings import Finding
 from cudalint.harness.dataflow import dataflow_of
-from cudalint.harness.forward import node_location, record_unit
+from cudalint.harness.document_state import record_unit
 from cudalint.harness.kernelbench import callee_name
+from cudalint.harness.statements import node_location
 from cudalint.model import ir
 
 _CPP_VIEWS = {"contiguous", "view", "reshape", "flatten", "squeeze", "unsqueeze", "permute", "transpose", "t",

@@ -16,7 +16,7 @@ from cudalint.analysis.guards import strip
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
 from cudalint.findings import Finding
-from cudalint.harness.forward import state_of
+from cudalint.harness.document_state import state_of
 from cudalint.model import ir
 
 _CREATORS = {"cudaStreamCreate", "cudaStreamCreateWithFlags", "cudaStreamCreateWithPriority", "cuStreamCreate",

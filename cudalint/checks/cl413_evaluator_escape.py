@@ -27,7 +27,8 @@ from cudalint import pyast
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
 from cudalint.findings import Finding
-from cudalint.harness.forward import line_location, node_location, state_of
+from cudalint.harness.document_state import state_of
+from cudalint.harness.statements import line_location, node_location
 
 _INTROSPECTION = {
     "inspect.stack", "inspect.currentframe", "inspect.getouterframes", "inspect.getinnerframes", "inspect.trace",

@@ -28,8 +28,9 @@ from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
 from cudalint.findings import Finding
 from cudalint.harness.dataflow import dataflow_of, statement_path, stepped_slice
-from cudalint.harness.forward import graded_paths, node_location, record_unit, reference_of
+from cudalint.harness.document_state import record_unit, reference_of
 from cudalint.harness.kernelbench import callee_name
+from cudalint.harness.statements import graded_paths, node_location
 from cudalint.model import ir
 
 _CPP_METADATA = {"size", "sizes", "numel", "dim", "options", "dtype", "scalar_type", "device", "stride", "strides",

@@ -34,8 +34,9 @@ from collections.abc import Iterator
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
 from cudalint.findings import Finding
-from cudalint.harness.forward import line_location, reference_of, state_of
+from cudalint.harness.document_state import reference_of, state_of
 from cudalint.harness.init_order import first_difference, init_draws, reference_init, reference_init_of_module
+from cudalint.harness.statements import line_location
 
 
 @rule("CL420", "weights-differ-from-reference", "error",

@@ -6,7 +6,7 @@ the batch itself there, so a kernel that normalizes with `running_mean`/`running
 folding) computes another function. Reported on the call's argument, when:
 - the statistics of an `nn.BatchNorm*`/`nn.SyncBatchNorm`/`nn.InstanceNorm*` attribute reach a call of
   compiled code, directly or through a local, on a statement the harness runs (not under
-  `if not self.training:` or after a training-mode return; see `harness.forward.graded_paths`);
+  `if not self.training:` or after a training-mode return; see `harness.statements.graded_paths`);
 - and the compiled sources never name a momentum: a training-mode kernel that updates the running
   statistics needs one, and is left alone.
 
@@ -26,7 +26,8 @@ from cudalint import pyast
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
 from cudalint.findings import Finding
-from cudalint.harness.forward import SIMPLE_STATEMENTS, graded_paths, node_location, state_of, statements_in_order
+from cudalint.harness.document_state import state_of
+from cudalint.harness.statements import SIMPLE_STATEMENTS, graded_paths, node_location, statements_in_order
 
 _STATISTICS = ("running_mean", "running_var")
 _NORMALIZATIONS = re.compile(r"^(Sync)?BatchNorm(\dd)?$|^InstanceNorm\dd$")

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
 from cudalint.findings import Finding
-from cudalint.harness.forward import state_of
+from cudalint.harness.document_state import state_of
 from cudalint.model import ir
 
 _FACTORIES = {"empty", "zeros", "ones", "full", "rand", "randn"}

@@ -26,7 +26,7 @@ from cudalint import pyast
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
 from cudalint.findings import Finding, short_text
-from cudalint.harness.forward import state_of
+from cudalint.harness.document_state import state_of
 from cudalint.model import ir
 
 _FACTORIES = {"torch.empty", "torch.zeros", "torch.ones", "torch.tensor", "torch.Tensor", "torch.randn"}

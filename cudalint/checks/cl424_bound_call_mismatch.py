@@ -30,7 +30,8 @@ from collections.abc import Iterator
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
 from cudalint.findings import Finding, short_text
-from cudalint.harness.forward import line_location, node_location, state_of
+from cudalint.harness.document_state import state_of
+from cudalint.harness.statements import line_location, node_location
 from cudalint.model import ir
 
 _TENSOR = re.compile(r"^(const\s+)?(torch|at)::Tensor\s*&?$")

@@ -26,7 +26,7 @@ from functools import lru_cache
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
 from cudalint.findings import Finding
-from cudalint.harness.forward import record_unit, reference_of
+from cudalint.harness.document_state import record_unit, reference_of
 from cudalint.harness.init_order import LayerCall, init_inputs, model_layers
 from cudalint.harness.kernelbench import import_map, read_python
 from cudalint.model import ir

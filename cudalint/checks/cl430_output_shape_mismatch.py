@@ -26,8 +26,9 @@ from collections.abc import Iterator
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
 from cudalint.findings import Finding
-from cudalint.harness.forward import line_location, node_location, state_of
+from cudalint.harness.document_state import state_of
 from cudalint.harness.output_shape import Output, complete_reading, input_shapes_text, shape_text
+from cudalint.harness.statements import line_location, node_location
 
 
 @rule("CL430", "output-shape-mismatch", "error",

@@ -28,9 +28,10 @@ from cudalint import pyast
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
 from cudalint.findings import Finding
-from cudalint.harness.forward import (always_run_functions, always_run_statements, evaluated_nodes, node_location,
-                                      reference_of, state_of)
+from cudalint.harness.document_state import reference_of, state_of
+from cudalint.harness.forward import always_run_functions
 from cudalint.harness.kernelbench import module_bound_names
+from cudalint.harness.statements import always_run_statements, evaluated_nodes, node_location
 
 
 

@@ -18,9 +18,10 @@ from collections.abc import Iterator
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
 from cudalint.findings import Finding
-from cudalint.harness.forward import (always_run_functions, always_run_statements, evaluated_nodes, node_location,
-                                      reference_of, state_of)
+from cudalint.harness.document_state import reference_of, state_of
+from cudalint.harness.forward import always_run_functions
 from cudalint.harness.kernelbench import python_module_at, returned_list_lengths
+from cudalint.harness.statements import always_run_statements, evaluated_nodes, node_location
 
 
 @rule("CL434", "call-arity-mismatch", "error",

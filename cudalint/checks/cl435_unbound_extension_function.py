@@ -17,8 +17,9 @@ from cudalint import pyast
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
 from cudalint.findings import Finding
-from cudalint.harness.forward import (always_run_functions, always_run_statements, evaluated_nodes, node_location,
-                                      state_of)
+from cudalint.harness.document_state import state_of
+from cudalint.harness.forward import always_run_functions
+from cudalint.harness.statements import always_run_statements, evaluated_nodes, node_location
 
 
 @rule("CL435", "unbound-extension-function", "error",

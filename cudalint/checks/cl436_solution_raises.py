@@ -18,7 +18,8 @@ from collections.abc import Iterator
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
 from cudalint.findings import Finding
-from cudalint.harness.forward import line_location, state_of
+from cudalint.harness.document_state import state_of
+from cudalint.harness.statements import line_location
 
 _STAGES = {"import": "importing the solution", "construct": "building ModelNew(*get_init_inputs())",
            "forward": "forward", "call 1": "the first forward call"}

@@ -12,12 +12,9 @@ import tempfile
 import itertools
 import json
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from importlib import resources
-from pathlib import PurePosixPath
 
 import clang.cindex as ci
 
@@ -51,6 +48,7 @@ _PRELUDES = {
 }
 
 _INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"]+)[>"]', re.MULTILINE)
+_INCLUDE_DIRECTIVE = re.compile(r'#[ \t]*include[ \t]*[<"]([^>"]+)[>"]')  # `_INCLUDE` from its `#`
 _NOT_FOUND = re.compile(r"'(.+)' file not found")  # clang's err_pp_file_not_found, the name after macro expansion
 
 
@@ -98,17 +96,19 @@ class ParsedUnit:
 
 @cache
 def stub_headers() -> tuple[tuple[str, str], ...]:
-    root = resources.files("cudalint.frontend") / "stubs"
+    """The stub headers as (path under the virtual include directory, text), in their folders' order."""
     found: list[tuple[str, str]] = []
 
-    def walk(node, prefix: PurePosixPath) -> None:
-        for child in node.iterdir():
-            if child.is_dir():
-                walk(child, prefix / child.name)
-            elif child.name.endswith((".h", ".hpp", ".cuh")) or "." not in child.name:
-                found.append((str(prefix / child.name), child.read_text(encoding="utf-8")))
+    def walk(folder: str, prefix: str) -> None:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.is_dir():
+                    walk(entry.path, f"{prefix}/{entry.name}")
+                elif entry.name.endswith((".h", ".hpp", ".cuh")) or "." not in entry.name:
+                    with open(entry.path, encoding="utf-8") as handle:
+                        found.append((f"{prefix}/{entry.name}", handle.read()))
 
-    walk(root, PurePosixPath(VIRTUAL_INCLUDE_DIR))
+    walk(os.path.join(os.path.dirname(__file__), "stubs"), VIRTUAL_INCLUDE_DIR)
     return tuple(found)
 
 
@@ -314,9 +314,15 @@ class _Workspace:
         at a time: a build is a parse in libclang, which runs without Python's lock."""
         with self._lock:
             self._prepare()
+            for key in keys - self._pch.keys():
+                cached = self._cached(*key)
+                if cached is not None:
+                    self._pch[key] = cached
             missing = sorted(key for key in keys if key not in self._pch)
         if not missing:
             return
+        from concurrent.futures import ThreadPoolExecutor  # with logging: 2.5 ms of a start that builds none
+
         with ThreadPoolExecutor(max_workers=2) as pool:
             built = dict(zip(missing, pool.map(lambda key: self._build(*key), missing)))
         with self._lock:
@@ -373,6 +379,17 @@ class _Workspace:
         except OSError:
             self._directory = self._directory or ""
 
+    def _cached(self, language: str, headers: tuple[str, ...]) -> str | None:
+        """The persistent cache's prelude of `headers`, when it is there and clang accepts it."""
+        if not self._directory or not self._persistent:
+            return None
+        path = self._cached_path(language, headers)
+        return path if os.path.exists(path) and self._accepted(language, path) else None
+
+    def _cached_path(self, language: str, headers: tuple[str, ...]) -> str:
+        text = "".join(f"#include <{h}>\n" for h in headers)
+        return os.path.join(self._directory or "", f"{language}-{_digest(text)[:16]}.pch")
+
     def _build(self, language: str, headers: tuple[str, ...]) -> str | None:
         if not self._directory:
             return None
@@ -381,8 +398,8 @@ class _Workspace:
         stem = os.path.join(self._directory, f"prelude{next(self._names)}-{os.getpid()}")
         path = stem + ".pch"
         if self._persistent:
-            path = os.path.join(self._directory, f"{language}-{_digest(text)[:16]}.pch")
-            if os.path.exists(path) and self._loads(language, path):
+            path = self._cached_path(language, headers)
+            if self._cached(language, headers) is not None:
                 return path
             if headers not in _PRELUDES.values() and _count_preludes(self._directory) >= self.MAX_CACHED:
                 return None  # the cache keeps what it has (a file in use must not go), and grows no further
@@ -394,11 +411,42 @@ class _Workspace:
             tu.save(stem + ".pch")
             if stem + ".pch" != path:
                 os.replace(stem + ".pch", path)  # readers in other processes see a whole file or none
+                self._mark_accepted(path)
             return path
         except (ci.TranslationUnitLoadError, ci.TranslationUnitSaveError, OSError):
             if self._persistent and os.path.exists(stem + ".pch"):
                 os.remove(stem + ".pch")  # no half-written file left in the shared cache
             return None
+
+    def _accepted(self, language: str, path: str) -> bool:
+        """Whether clang accepts the cached prelude `path`: tried (`_loads`, a parse: 3-5 ms) once, then known
+        from a mark beside it that names the file and the headers' folder as they were then. A prelude rebuilt,
+        replaced or changed, or headers written again, do not match the mark: the prelude is tried again."""
+        try:
+            with open(path + ".accepted", encoding="utf-8") as handle:
+                if handle.read() == self._state_of(path):
+                    return True
+        except OSError:
+            pass
+        if not self._loads(language, path):
+            return False
+        self._mark_accepted(path)
+        return True
+
+    def _mark_accepted(self, path: str) -> None:
+        staged = f"{path}.accepted.{os.getpid()}"
+        try:
+            with open(staged, "w", encoding="utf-8") as handle:
+                handle.write(self._state_of(path))
+            os.replace(staged, path + ".accepted")  # a whole mark or none
+        except OSError:
+            pass  # a read-only cache: tried again by the next process
+
+    def _state_of(self, path: str) -> str:
+        """The prelude file and the headers' folder it was built from, as the file system tells them."""
+        prelude, headers = os.stat(path), os.stat(self._include or "")
+        return (f"{prelude.st_ino}:{prelude.st_size}:{prelude.st_mtime_ns} "
+                f"{headers.st_ino}:{headers.st_mtime_ns}")
 
     def _loads(self, language: str, path: str) -> bool:
         """Whether clang accepts the precompiled prelude `path` (a cached file may come from an interrupted
@@ -697,8 +745,25 @@ def _closure(headers: tuple[str, ...]) -> frozenset[str]:
         if name in seen or name not in texts:
             continue
         seen.add(name)
-        stack.extend(match.group(1).strip() for match in _INCLUDE.finditer(texts[name]))
+        stack.extend(_includes_of(name))
     return frozenset(seen)
+
+
+@cache
+def _includes_of(name: str) -> tuple[str, ...]:
+    """The headers the stub header `name` includes: `_INCLUDE`'s matches, found from each `#` that begins a
+    line's text (5x faster than `_INCLUDE`, whose pattern starts with a line's start, on 700 KB of headers)."""
+    text = _stub_texts()[name]
+    found: list[str] = []
+    position = 0
+    while (match := _INCLUDE_DIRECTIVE.search(text, position)) is not None:
+        start = match.start()
+        if text[text.rfind("\n", 0, start) + 1:start].strip(" \t"):
+            position = start + 1  # not first on its line: `_INCLUDE` may still match at a later `#`
+        else:
+            found.append(match.group(1).strip())
+            position = match.end()
+    return tuple(found)
 
 
 @cache

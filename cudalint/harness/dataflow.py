@@ -23,8 +23,9 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from cudalint import pyast
-from cudalint.harness.forward import FunctionInfo, ForwardFlow, statements_in_order
+from cudalint.harness.forward import ForwardFlow, FunctionInfo
 from cudalint.harness.kernelbench import callee_name
+from cudalint.harness.statements import statements_in_order
 
 # methods (and torch functions) whose result is the same storage as their tensor argument
 VIEW_METHODS = {"view", "reshape", "contiguous", "flatten", "unflatten", "squeeze", "unsqueeze", "permute",

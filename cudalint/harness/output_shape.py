@@ -763,9 +763,9 @@ def read_solution(module: ast.Module, imports: ImportMap, problem: Problem, unit
 
 
 def problem_of(ctx) -> Problem | None:
-    """The reference problem of the document being linted (`harness.forward.reference_of`), read: the
+    """The reference problem of the document being linted (`harness.document_state.reference_of`), read: the
     file's own `get_inputs` (and `class Model`, if any) when the reference is the file itself."""
-    from cudalint.harness.forward import reference_of
+    from cudalint.harness.document_state import reference_of
 
     reference = reference_of(ctx)
     if reference is None:
@@ -779,7 +779,7 @@ def solution_reading(ctx) -> SolutionReading | None:
     """`read_solution` of the document at its reference problem, with the units parsed so far (rules on an
     early unit see the calls, the last one the whole output). Built once per set of host functions those
     units define, all that the reading takes from them: a unit of declarations only adds none."""
-    from cudalint.harness.forward import state_of
+    from cudalint.harness.document_state import state_of
 
     state = state_of(ctx.document)
     key = ("solution_reading", tuple((id(function), id(facts)) for function, facts in
@@ -795,8 +795,8 @@ def solution_reading(ctx) -> SolutionReading | None:
 def complete_reading(ctx) -> tuple[Problem, SolutionReading] | None:
     """(the reference problem, `solution_reading`) on the document's last unit, for a KernelBench solution
     whose reference is known: what the rules on the whole solution's shapes (CL430, CL431) read; None on
-    earlier units and otherwise. Every unit is recorded on the way (`harness.forward.record_unit`)."""
-    from cudalint.harness.forward import record_unit
+    earlier units and otherwise. Every unit is recorded on the way (`harness.document_state.record_unit`)."""
+    from cudalint.harness.document_state import record_unit
 
     state, last = record_unit(ctx)
     solution = state.solution

@@ -2,7 +2,7 @@
 
 A launch configuration computed from tensor sizes (`<<<rows, x.size(1)>>>`, `cols * sizeof(float)` bytes
 of dynamic shared memory) has no value in the source, but it has one at the shapes the harness uses.
-When the reference is known (`harness.forward.reference_of`), each argument forward passes to a bound
+When the reference is known (`harness.document_state.reference_of`), each argument forward passes to a bound
 C++ function (`ext.fn(x, self.linear.weight, self.dim)`) has the shape or value `harness.output_shape`
 reads for it at `get_inputs()`/`get_init_inputs()` (a tensor forward hands unchanged keeps its input's
 shape even when the rest of forward is not followed). In the C++ function, `t.size(k)`, `t.sizes()[k]`,
@@ -22,7 +22,7 @@ import dataclasses
 from cudalint import pyast
 from cudalint.analysis.guards import strip
 from cudalint.analysis.launch_link import LaunchLinks
-from cudalint.harness.forward import record_unit, reference_of, state_of
+from cudalint.harness.document_state import record_unit, reference_of, state_of
 from cudalint.harness.host_run import _PASS_THROUGH, HostRun, ShapeEnv, TensorArgument
 from cudalint.harness.output_shape import reference_call_arguments
 from cudalint.model import ir
