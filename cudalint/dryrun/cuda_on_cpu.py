@@ -8,6 +8,7 @@ library and the worker's modules beside it; torch is passed in.
 
 from __future__ import annotations
 
+import sys
 import time
 from typing import TYPE_CHECKING
 
@@ -175,6 +176,24 @@ class CudaOnCpu:
                 return result
 
         self.mode_type = Mode
+        self._fake_tensors_say_cuda(cuda_device)
+
+    def _fake_tensors_say_cuda(self, cuda_device) -> None:
+        """A fake tensor's `device` is a Python property that no torch-function mode sees: to the solution's
+        and the reference's code it says cuda:0 like every real tensor here (a `x.device.type == "cpu"`
+        branch must take the path the GPU takes); torch's own code still sees the fake tensor's device."""
+        from torch._subclasses.fake_tensor import FakeTensor
+
+        own = FakeTensor.__dict__["device"]
+        files = {self.recorder.solution_path, self.recorder.reference_path}
+
+        def device(tensor):
+            value = own.__get__(tensor, FakeTensor)
+            if value.type == "cpu" and sys._getframe(1).f_code.co_filename in files:
+                return cuda_device
+            return value
+
+        FakeTensor.device = property(device)
 
     def note_creation(self, tensor) -> None:
         """Remember the solution's line that made a tensor's storage while the models are built."""
