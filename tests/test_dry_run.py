@@ -77,6 +77,7 @@ def test_device_branch_takes_the_path_the_gpu_takes() -> None:
     facts = run("device_branch.py")  # fake tensors: their `device` says cuda to the solution too
     assert facts.completed and facts.data["mode"] == "fake"
     assert custom_lines(facts) == [[("relu_cuda", 41)]] * 4 and facts.kernel_ran()
+    assert not [e for e in facts.data["events"] if e["kind"] == "frame"]  # reading the device is no frame access
 
 
 @needs_torch
