@@ -531,8 +531,8 @@ def _dry_run_facts(document: SourceDocument, reference: str | None, units: list[
     from cudalint.harness.document_state import state_of
 
     solution = state_of(document).solution
-    if solution is None or not solution.model_new_named or not solution.builds_kernels:
-        return DryRunFacts.skip("dry run skipped: not a KernelBench solution with custom kernels")
+    if solution is None or not solution.model_new_named:
+        return DryRunFacts.skip("dry run skipped: not a KernelBench solution")
     extension = extension_model(solution, units)
     if timeout is None:
         return run_dry(document.text, reference, extension, use_cache=use_cache)

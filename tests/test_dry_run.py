@@ -73,6 +73,23 @@ def test_training_mode_branch_never_reaches_the_kernel() -> None:
 
 
 @needs_torch
+def test_device_branch_takes_the_path_the_gpu_takes() -> None:
+    facts = run("device_branch.py")  # fake tensors: their `device` says cuda to the solution too
+    assert facts.completed and facts.data["mode"] == "fake"
+    assert custom_lines(facts) == [[("relu_cuda", 41)]] * 4 and facts.kernel_ran()
+    assert not [e for e in facts.data["events"] if e["kind"] == "frame"]  # reading the device is no frame access
+
+
+@needs_torch
+def test_a_solution_without_custom_kernels_runs_too() -> None:
+    facts = run("torch_only_raises.py")
+    assert facts.completed
+    assert {(c["error"]["type"], c["error"]["line"], c["error"]["cause"]) for c in facts.calls} == \
+        {("NameError", 11, "solution")}
+    assert facts.harness_failure()["stage"] == "forward"
+
+
+@needs_torch
 def test_hang_is_killed_at_the_wall_clock_limit() -> None:
     facts = run("hangs.py", timeout=3)
     assert not facts.completed

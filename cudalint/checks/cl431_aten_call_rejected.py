@@ -1,7 +1,8 @@
 """CL431 aten-call-rejected (error): an ATen call in the C++ wrapper that torch raises for at the
 reference's inputs: a convolution whose input has another number of channels than its weight expects
 (a transposed convolution's weight read as `[out, in, ...]`), a bias of the wrong size, a `view` whose
-sizes do not match the elements, a `linear` whose input and weight cannot be multiplied.
+sizes do not match the elements, a `linear` whose input and weight cannot be multiplied, a `group_norm` or
+`layer_norm` whose groups, normalized shape or affine parameters do not fit the input.
 
 The wrapper is evaluated as CL430 evaluates it (harness/output_shape.py): the arguments forward passes at
 `get_init_inputs()` and `get_inputs()`, the C++ host code stepped through, torch's shape rules

@@ -8,6 +8,7 @@ library and the worker's modules beside it; torch is passed in.
 
 from __future__ import annotations
 
+import sys
 import time
 from typing import TYPE_CHECKING
 
@@ -175,6 +176,30 @@ class CudaOnCpu:
                 return result
 
         self.mode_type = Mode
+        self._fake_tensors_say_cuda(cuda_device)
+
+    def _fake_tensors_say_cuda(self, cuda_device) -> None:
+        """A fake tensor's `device` is a Python property that no torch-function mode sees: to the solution's
+        and the reference's code it says cuda:0 like every real tensor here (a `x.device.type == "cpu"`
+        branch must take the path the GPU takes); torch's own code still sees the fake tensor's device."""
+        from torch._subclasses.fake_tensor import FakeTensor
+
+        own = FakeTensor.__dict__["device"].fget
+        files = {self.recorder.solution_path, self.recorder.reference_path}
+        busy = self.recorder.busy  # the audit hook then records no frame access of the solution's
+
+        def device(tensor):
+            value = own(tensor)
+            if value.type != "cpu":
+                return value
+            held, busy[0] = busy[0], True
+            try:
+                asked_by = sys._getframe(1).f_code.co_filename
+            finally:
+                busy[0] = held
+            return cuda_device if asked_by in files else value
+
+        FakeTensor.device = property(device)
 
     def note_creation(self, tensor) -> None:
         """Remember the solution's line that made a tensor's storage while the models are built."""

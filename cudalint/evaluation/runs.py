@@ -67,7 +67,10 @@ EXPLAINS: dict[str, frozenset[str]] = {cause: frozenset(rules) for cause, rules 
     "B5": {"CL301", "CL302", "CL901"}, "B6": {"CL401"}, "B?": _BUILD,
     "E": _MEMORY | {"CL104", "CL302", "CL405", "CL423"},
     "F": {"CL301", "CL302"},
-    "G1": {"CL401", "CL421", "CL424", "CL434"}, "G2": {"CL206", "CL407", "CL433"}, "G3": {"CL206", "CL212", "CL406"},
+    # CL436 is the dry run reproducing the harness's runtime error in the solution's own Python, whichever
+    # subcause the label gives it
+    "G1": {"CL401", "CL421", "CL424", "CL434", "CL436"}, "G2": {"CL206", "CL407", "CL433", "CL436"},
+    "G3": {"CL206", "CL212", "CL406", "CL436"},
     "G4": {"CL401", "CL407", "CL422", "CL423", "CL431", "CL432", "CL433", "CL434", "CL435", "CL436"},
     "H": {"CL405", "CL407", "CL422", "CL430"},
     # a launch that cannot run, unchecked, leaves the output unwritten: wrong values (CL302)

@@ -684,6 +684,56 @@ def _pixel_shuffle(b: dict) -> TensorType:
     return TensorType((*lead, c // (r * r), h * r, w * r), tensor.dtype)
 
 
+def _group_norm(b: dict) -> TensorType:
+    """torch's checks of `group_norm(input, num_groups, weight, bias, ...)`: channels (dimension 1) divisible
+    by the groups, and an affine weight and bias of one value per channel. The result has the input's shape;
+    a check whose arguments are not all known is not made."""
+    tensor = _tensor(b["input"])
+    if len(tensor.shape) < 2:
+        raise _NotKnown
+    channels = tensor.shape[1]
+    groups = b["num_groups"]
+    if isinstance(groups, int) and not isinstance(groups, bool) and groups > 0 and channels % groups:
+        raise Rejected(f"expected number of channels in input to be divisible by num_groups, but got input of "
+                       f"shape {list(tensor.shape)} and num_groups={groups}")
+    for name in ("weight", "bias"):
+        shape = _known_shape(b[name])
+        if shape is not None and shape != (channels,):
+            raise Rejected(f"expected {name} to be a vector of size equal to the number of channels in input, but "
+                           f"got {name} of shape {list(shape)} and input of shape {list(tensor.shape)}")
+    return tensor
+
+
+def _layer_norm(b: dict) -> TensorType:
+    """torch's checks of `layer_norm(input, normalized_shape, weight, bias, ...)`: the input ends in the
+    normalized shape, and an affine weight and bias have that shape. The result has the input's shape; a
+    check whose arguments are not all known is not made."""
+    tensor = _tensor(b["input"])
+    try:
+        normalized = _ints(b["normalized_shape"])
+    except _NotKnown:
+        return tensor
+    if not normalized:
+        return tensor
+    if tensor.shape[max(len(tensor.shape) - len(normalized), 0):] != normalized:
+        raise Rejected(f"given normalized_shape={list(normalized)}, expected input with shape "
+                       f"[*, {', '.join(map(str, normalized))}], but got input of size{list(tensor.shape)}")
+    for name in ("weight", "bias"):
+        shape = _known_shape(b[name])
+        if shape is not None and shape != normalized:
+            raise Rejected(f"expected {name} to be of same shape as normalized_shape, but got {name} of shape "
+                           f"{list(shape)} and normalized_shape = {list(normalized)}")
+    return tensor
+
+
+def _known_shape(value: object) -> tuple[int, ...] | None:
+    """The shape of a tensor argument known exactly; None for None (no affine parameter) or one not known."""
+    try:
+        return _tensor(value).shape if value is not None else None
+    except _NotKnown:
+        return None
+
+
 def _glu(b: dict) -> TensorType:
     tensor = _tensor(b["input"])
     dim = _dim(b["dim"], len(tensor.shape))
@@ -701,7 +751,7 @@ _UNARY = (
     "neg", "negative", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh",
     "sign", "sgn", "floor", "ceil", "round", "trunc", "frac", "reciprocal", "square", "erf", "erfc", "erfinv",
     "nan_to_num", "dropout", "alpha_dropout", "feature_alpha_dropout", "dropout1d", "dropout2d", "dropout3d",
-    "normalize", "layer_norm", "group_norm", "batch_norm", "instance_norm", "local_response_norm", "rms_norm",
+    "normalize", "batch_norm", "instance_norm", "local_response_norm", "rms_norm",
     "tril", "triu", "flip", "roll", "contiguous", "clone", "detach", "cpu", "cuda", "requires_grad_",
     "rrelu", "prelu", "logit", "sigmoid_", "relu_", "tanh_", "exp_", "abs_", "neg_", "sqrt_", "clamp_",
     "clamp_min_", "clamp_max_", "leaky_relu_", "elu_", "hardtanh_", "zero_", "fill_", "mul_", "add_", "sub_",
@@ -792,6 +842,11 @@ _define(("interpolate", "upsample"), ("input", ("size", None), ("scale_factor", 
                                       ("antialias", False)), _interpolate)
 _define("pixel_shuffle", ("input", "upscale_factor"), _pixel_shuffle)
 _define("glu", ("input", ("dim", -1)), _glu)
+# F.* and ATen order their arguments alike; ATen's trailing cudnn flag is accepted and ignored
+_define("group_norm", ("input", "num_groups", ("weight", None), ("bias", None), ("eps", 1e-5),
+                       ("cudnn_enabled", True)), _group_norm)
+_define("layer_norm", ("input", "normalized_shape", ("weight", None), ("bias", None), ("eps", 1e-5),
+                       ("cudnn_enable", True)), _layer_norm)
 
 
 def known_op(name: str) -> bool:
