@@ -39,6 +39,37 @@ class Progress:
         self.write()
 
 
+def wait_for_gpu(request: dict, progress: Progress) -> bool:
+    """With overlap (the request's `gpu_grant`, `cudalint.verify.turns`): say that this worker is ready (a byte
+    on `ready`) and block until the parent grants it the GPU (a JSON line on `grant`, whose `request` fields
+    are merged into `request`). Call it before the first CUDA call and before any candidate code. False:
+    refused (the parent no longer needs this worker). Without `gpu_grant`: True at once. The traceback dump
+    before the time limit (`faulthandler`) is moved by the time waited, which the limit does not count."""
+    fds = request.get("gpu_grant")
+    if not fds:
+        return True
+    progress.stage("waiting for the GPU")
+    asked = time.time()
+    write_all(fds["ready"], b"r")
+    os.close(fds["ready"])
+    with os.fdopen(fds["grant"], "rb") as pipe:
+        line = pipe.readline()
+    try:
+        grant = json.loads(line)
+    except ValueError:
+        return False
+    if not isinstance(grant, dict) or grant.get("granted") is not True:
+        return False
+    request.update(grant.get("request") or {})
+    if request.get("timeout"):
+        import faulthandler
+
+        spent = asked - float(progress.state["started"])
+        faulthandler.dump_traceback_later(max(float(request["timeout"]) - 2.0 - spent, 1.0), exit=False)
+    progress.stage("granted the GPU")
+    return True
+
+
 def _json_default(value):
     if isinstance(value, float) and not math.isfinite(value):
         return str(value)

@@ -142,6 +142,12 @@ def run(request: dict, progress: channel.Progress) -> None:
 
     sanitize = request["mode"] == "sanitize"
     device = torch.device(request.get("device", "cuda"))
+    builds.install_build_cache(progress, request["cache_dir"], light=bool(request.get("light_build", False)),
+                        precompiled=bool(request.get("precompiled_header", False)), pch_dir=request.get("pch_dir"))
+    # no CUDA call and no candidate code before the GPU is this worker's (with overlap: `turns`)
+    if not channel.wait_for_gpu(request, progress):
+        progress.finish("not_granted", "the parent withdrew this worker's turn on the GPU")
+        return
     if device.type == "cuda" and not torch.cuda.is_available():
         progress.finish("no_gpu", "torch sees no CUDA device in the worker")
         return
@@ -150,8 +156,6 @@ def run(request: dict, progress: channel.Progress) -> None:
     _set_precision(torch, None if kernelbench else bool(request.get("allow_tf32", False)))
     if device.type == "cuda":
         progress.state["device_name"] = torch.cuda.get_device_name(device)
-    builds.install_build_cache(progress, request["cache_dir"], light=bool(request.get("light_build", False)),
-                        precompiled=bool(request.get("precompiled_header", False)), pch_dir=request.get("pch_dir"))
     seed = int(request.get("seed", 42))
     tolerances = {k: tuple(v) for k, v in (request.get("tolerances") or {}).items()}
     synchronize = forwards.synchronizer(torch, device)  # captured before the solution can patch it
@@ -539,6 +543,11 @@ def judge(request: dict, progress: channel.Progress) -> None:
     candidate outputs it sent (`outputs`: the parent's copy of that channel)."""
     import torch
 
+    # with overlap (`turns`) this worker starts beside its run: its outputs, and its timing rounds' nonces and
+    # projections, come with the grant, once the run has ended
+    if not channel.wait_for_gpu(request, progress):
+        progress.finish("not_granted", "the parent withdrew this worker's turn on the GPU")
+        return
     device = torch.device(request.get("device", "cuda"))
     kernelbench = _kernelbench(request)
     precision = forwards.precision(request, torch)
