@@ -466,8 +466,9 @@ def test_one_worker_per_gpu_and_builds_see_no_gpu(tmp_path: Path, monkeypatch) -
     assert all(e["visible"] == "" for e in builds)  # builds never touch a GPU
     assert max(e["end"] for e in builds) <= min(e["start"] for e in runs)  # no build runs while timing
     assert {e["visible"] for e in runs} == {"0", "1"}
-    for gpu in ("0", "1"):
-        spans = sorted((e["start"], e["end"]) for e in runs if e["visible"] == gpu)
+    for gpu in ("0", "1"):  # from its grant to its end, a worker is alone on its GPU (`turns`, with overlap)
+        spans = sorted((e["granted"] or e["start"], e["end"]) for e in entries
+                       if e["mode"] in ("run", "judge") and e["visible"] == gpu)
         assert all(a_end <= b_start for (_, a_end), (b_start, _) in zip(spans, spans[1:]))
     assert {r["gpu"]["id"] for r in records} == {"0", "1"}
 

@@ -82,7 +82,7 @@ class GpuGrant:
 
     def __init__(self, turns: GpuTurns, key: tuple, opened: bool = True) -> None:
         self.turns, self.key = turns, key
-        self.ready_fd, self._ready_read = os.pipe()
+        self._ready_read, self.ready_fd = os.pipe()
         self._grant_read, self._grant_write = os.pipe()
         self._opened, self.withdrawn = threading.Event(), threading.Event()
         self._fields: dict = {}
