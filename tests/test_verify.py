@@ -1054,6 +1054,12 @@ def test_real_worker_on_the_cpu(tmp_path: Path) -> None:
     assert {k: r["status"] for k, r in records.items()} == {
         "good": "correct", "inplace": "incorrect", "shape": "incorrect", "wrong": "incorrect",
         "raises": "runtime_error"}
+    # two in flight (the default overlap): each real worker waited for its grant before its first torch op
+    held = sorted((h["granted"], h["released"], name, h["worker"]) for name, r in records.items()
+                  for h in r["gpu"].get("held") or [])
+    assert _one_at_a_time([(a, b) for a, b, _, _ in held])
+    assert [w for _, _, name, w in held if name == "good"] == ["run", "judge"]
+    assert {name for _, _, name, _ in held} == set(bodies)
     good = records["good"]
     assert good["correctness"]["passed"] == 5 and good["correctness"]["max_abs_error"] < 1e-5
     assert good["timing"]["candidate"]["trials"] == 5 and good["timing"]["speedup"] > 0
