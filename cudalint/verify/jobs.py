@@ -128,9 +128,12 @@ def execute(job: WorkerJob, turn: Turn | None = None) -> JobResult:
             judge_run = functools.partial(outcome_of, env=_environment(job, judge_directory), workdir=judge_directory)
             if turn is not None:
                 judge.start(judge_run)
-            outcome = outcome_of(request, env=_environment(job, directory), workdir=directory,
-                                 outputs_into=outputs, writable=writable, clock=candidate_clock, grant=grant)
-            verdict, judge_clock = judge.verdict(judge_run, outcome.status == "correct")
+            try:
+                outcome = outcome_of(request, env=_environment(job, directory), workdir=directory,
+                                     outputs_into=outputs, writable=writable, clock=candidate_clock, grant=grant)
+                verdict, judge_clock = judge.verdict(judge_run, outcome.status == "correct")
+            finally:
+                judge.close()  # a judge started beside a run that raised here must not wait on forever
             timing = None
             if verdict is not None and candidate_clock is not None:
                 timing = clock.timing_record(candidate_clock, judge_clock, verdict.result.get("timing_check"),
@@ -182,10 +185,7 @@ class _Judge:
     def verdict(self, run, correct: bool) -> tuple[WorkerOutcome | None, clock.Timekeeper | None]:
         """The judge's outcome and clock (None, None when the run was not correct: nothing to judge)."""
         if not correct:
-            if self.grant is not None:
-                self.grant.withdraw()
-                self._thread.join()
-            return None, None
+            return None, None  # one started beside the run is withdrawn (`close`)
         fields, nonces = {}, None
         candidate = self.candidate_clock
         if candidate is not None and candidate.complete():
@@ -202,6 +202,13 @@ class _Judge:
         self.grant.open(fields)
         self._thread.join()
         return self._outcome, self.clock if nonces is not None else None
+
+    def close(self) -> None:
+        """A judge started beside its run and never given its grant is withdrawn (killed); then it has ended."""
+        if self._thread is not None:
+            if not self.grant.opened():
+                self.grant.withdraw()
+            self._thread.join()
 
 
 def _uses_cuda(job: WorkerJob) -> bool:

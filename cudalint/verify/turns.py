@@ -106,6 +106,9 @@ class GpuGrant:
         self._fields = dict(fields or {})
         self._opened.set()
 
+    def opened(self) -> bool:
+        return self._opened.is_set()
+
     def withdraw(self) -> None:
         self.withdrawn.set()
         self._opened.set()
