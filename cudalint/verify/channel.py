@@ -1,6 +1,7 @@
 """The verify worker's progress channel: its state (`Progress`), one JSON line per snapshot on the pipe the
 parent gave it, at each stage, so that when the process dies or hangs the parent still knows how far it got:
-`stage`, the extensions built, the trials done.
+`stage`, the extensions built, the trials done; and, with overlap, the wait for its turn on the GPU
+(`wait_for_gpu`, the worker's side of `cudalint.verify.turns`).
 
 Part of the worker (`worker.py`, run as a script): standard library only.
 """
@@ -48,8 +49,11 @@ def wait_for_gpu(request: dict, progress: Progress) -> bool:
     fds = request.get("gpu_grant")
     if not fds:
         return True
+    import faulthandler
+
     progress.stage("waiting for the GPU")
     asked = time.time()
+    faulthandler.cancel_dump_traceback_later()  # the wait is not the limit's: no dump of a "hang" meanwhile
     write_all(fds["ready"], b"r")
     os.close(fds["ready"])
     with os.fdopen(fds["grant"], "rb") as pipe:
@@ -62,8 +66,6 @@ def wait_for_gpu(request: dict, progress: Progress) -> bool:
         return False
     request.update(grant.get("request") or {})
     if request.get("timeout"):
-        import faulthandler
-
         spent = asked - float(progress.state["started"])
         faulthandler.dump_traceback_later(max(float(request["timeout"]) - 2.0 - spent, 1.0), exit=False)
     progress.stage("granted the GPU")
