@@ -21,6 +21,10 @@ the parent's `judge` decides.
   compares the candidate's, as the `run` worker sent them (file descriptor `outputs`), with them: the
   correctness verdict; then runs the reference's timed rounds (the same seeds and nonces, the same
   parent's clock) and checks the candidate's rounds against them (`check_rounds`).
+- With overlap (`cudalint.verify.turns`), `run` and `judge` start before their turn on the GPU: each imports
+  torch (and `run` routes the build cache), then waits for the parent's grant (`channel.wait_for_gpu`)
+  before its first CUDA call and, in `run`, before the solution is loaded; the judge's grant brings the
+  run's timing rounds.
 - `pch`: never loads a solution. Precompiles the binding header the builds share (`BindingHeader`).
 - `sanitize`: one candidate forward pass and nothing else; the parent runs this mode under
   compute-sanitizer with the caching allocator off (`PYTORCH_NO_CUDA_MEMORY_CACHING=1`), so every
