@@ -491,6 +491,32 @@ def _one_at_a_time(spans) -> bool:
     return all(a[1] <= b[0] for a, b in zip(spans, spans[1:]))
 
 
+def test_gpu_turns_grant_the_earliest_waiting_job_and_skip_a_withdrawn_one() -> None:
+    from cudalint.verify.turns import GpuTurns
+
+    turns, order, never = GpuTurns(), [], threading.Event()
+    assert turns.acquire((5, 0), never)  # the GPU is free: the first to ask has it
+    withdrawn = threading.Event()
+
+    def wait(key, event=never) -> None:
+        if turns.acquire(key, event):
+            order.append(key)
+            turns.release(key, time.time())
+
+    threads = [threading.Thread(target=wait, args=(key,)) for key in ((3, 1), (1, 0), (3, 0))]
+    threads.append(threading.Thread(target=wait, args=((0, 0), withdrawn)))  # the earliest, but it is withdrawn
+    for thread in threads:
+        thread.start()
+    time.sleep(0.3)  # all four wait now
+    withdrawn.set()
+    turns.wake()
+    turns.release((5, 0), time.time())
+    for thread in threads:
+        thread.join(5)
+    assert order == [(1, 0), (3, 0), (3, 1)]
+    assert [entry[:2] for entry in turns.log] == [(5, 0), (1, 0), (3, 0), (3, 1)]
+
+
 def test_overlap_starts_the_next_workers_while_one_holds_the_gpu(tmp_path: Path, monkeypatch) -> None:
     """(a) at most one worker holds the GPU at any instant, by this process's grants and by the workers' own
     clocks; (b) the next candidates' start-up (3 s each for the run and the judge of the stand-in) overlaps
