@@ -225,7 +225,8 @@ def launcher_argv(command: list[str], directory: str, limits: Limits = Limits(),
 
 def run_sandboxed(command: list[str], directory: str, env: dict, timeout: float, limits: Limits = Limits(),
                   isolated: Isolation | None = None, pass_fds: tuple[int, ...] = (), stdout=None, stderr=None,
-                  unix_sockets: bool = False, writable: tuple[str, ...] = (), grace: float = 5.0) -> Finished:
+                  unix_sockets: bool = False, writable: tuple[str, ...] = (), grace: float = 5.0,
+                  paused=None, stop: threading.Event | None = None) -> Finished:
     """Run `command` in `directory` with `env` for at most `timeout` seconds, under the launcher (limits,
     every descendant killed at the end; no Unix sockets unless `unix_sockets`, and then, where the file
     system is confined, socket files hidden) and inside the namespaces of `isolated` (None: none), where
@@ -233,7 +234,9 @@ def run_sandboxed(command: list[str], directory: str, env: dict, timeout: float,
     `pass_fds` stay open in the command (the write ends of `Channel`s, a request pipe).
 
     When time is up the launcher is asked to kill everything (SIGTERM; a PID namespace dies with it);
-    `grace` seconds later whatever is left of the process group is killed."""
+    `grace` seconds later whatever is left of the process group is killed. `paused()`: the seconds so far
+    that do not count against `timeout` (a GPU worker waiting for its turn: `cudalint.verify.turns`); `stop`:
+    kill it as soon as this is set (not a timeout)."""
     argv = launcher_argv(command, directory, limits, isolated, unix_sockets, writable)
     if shutil.which(command[0], path=env.get("PATH", os.defpath)) is None:
         return Finished(None, None, False, 0.0, f"cannot start {command[0]}: not found or not executable")
@@ -244,10 +247,9 @@ def run_sandboxed(command: list[str], directory: str, env: dict, timeout: float,
     except OSError as error:
         return Finished(None, None, False, 0.0, f"cannot start {command[0]}: {error}")
     timed_out = False
-    try:
-        returncode = process.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        timed_out = True
+    returncode = _wait(process, started, timeout, paused, stop)
+    if returncode is None:
+        timed_out = stop is None or not stop.is_set()
         _signal(process.pid, signal.SIGTERM)
         try:
             returncode = process.wait(timeout=grace)
@@ -261,6 +263,24 @@ def run_sandboxed(command: list[str], directory: str, env: dict, timeout: float,
     elif returncode is not None and 128 < returncode < 128 + signal.NSIG and not timed_out:
         finished.signal = signal_name(returncode - 128)
     return finished
+
+
+def _wait(process: subprocess.Popen, started: float, timeout: float, paused, stop) -> int | None:
+    """The process's exit status, or None when its time is up (or `stop` was set) first."""
+    if paused is None and stop is None:
+        try:
+            return process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return None
+    while not (stop is not None and stop.is_set()):
+        left = started + timeout + (paused() if paused is not None else 0.0) - time.monotonic()
+        if left <= 0:
+            return None
+        try:
+            return process.wait(timeout=min(left, 0.1))
+        except subprocess.TimeoutExpired:
+            continue
+    return None
 
 
 def signal_name(number: int) -> str:

@@ -466,10 +466,143 @@ def test_one_worker_per_gpu_and_builds_see_no_gpu(tmp_path: Path, monkeypatch) -
     assert all(e["visible"] == "" for e in builds)  # builds never touch a GPU
     assert max(e["end"] for e in builds) <= min(e["start"] for e in runs)  # no build runs while timing
     assert {e["visible"] for e in runs} == {"0", "1"}
-    for gpu in ("0", "1"):
-        spans = sorted((e["start"], e["end"]) for e in runs if e["visible"] == gpu)
+    for gpu in ("0", "1"):  # from its grant to its end, a worker is alone on its GPU (`turns`, with overlap)
+        spans = sorted((e["granted"] or e["start"], e["end"]) for e in entries
+                       if e["mode"] in ("run", "judge") and e["visible"] == gpu)
         assert all(a_end <= b_start for (_, a_end), (b_start, _) in zip(spans, spans[1:]))
     assert {r["gpu"]["id"] for r in records} == {"0", "1"}
+
+
+# ------------------------------------------------------------------------------------------ GPU turns
+
+
+def _overlap_options(tmp_path: Path, **changes) -> VerifyOptions:
+    return _options(tmp_path, pass_env=("STANDIN_LOG", "STANDIN_PIDS", "STANDIN_STARTUP"), **changes)
+
+
+def _held(records: list[dict]) -> list[tuple[float, float, str, str]]:
+    """Every grant of the batch's GPU, as this process recorded it: (granted, released, solution, worker)."""
+    return sorted((h["granted"], h["released"], Path(r["solution"]).stem, h["worker"])
+                  for r in records for h in (r.get("gpu") or {}).get("held") or [])
+
+
+def _one_at_a_time(spans) -> bool:
+    spans = sorted(spans)
+    return all(a[1] <= b[0] for a, b in zip(spans, spans[1:]))
+
+
+def test_gpu_turns_grant_the_earliest_waiting_job_and_skip_a_withdrawn_one() -> None:
+    from cudalint.verify.turns import GpuTurns
+
+    turns, order, never = GpuTurns(), [], threading.Event()
+    assert turns.acquire((5, 0), never)  # the GPU is free: the first to ask has it
+    withdrawn = threading.Event()
+
+    def wait(key, event=never) -> None:
+        if turns.acquire(key, event):
+            order.append(key)
+            turns.release(key, time.time())
+
+    threads = [threading.Thread(target=wait, args=(key,)) for key in ((3, 1), (1, 0), (3, 0))]
+    threads.append(threading.Thread(target=wait, args=((0, 0), withdrawn)))  # the earliest, but it is withdrawn
+    for thread in threads:
+        thread.start()
+    time.sleep(0.3)  # all four wait now
+    withdrawn.set()
+    turns.wake()
+    turns.release((5, 0), time.time())
+    for thread in threads:
+        thread.join(5)
+    assert order == [(1, 0), (3, 0), (3, 1)]
+    assert [entry[:2] for entry in turns.log] == [(5, 0), (1, 0), (3, 0), (3, 1)]
+
+
+def test_overlap_starts_the_next_workers_while_one_holds_the_gpu(tmp_path: Path, monkeypatch) -> None:
+    """(a) at most one worker holds the GPU at any instant, by this process's grants and by the workers' own
+    clocks; (b) the next candidates' start-up (3 s each for the run and the judge of the stand-in) overlaps
+    the GPU work of the current one: four candidates take far less than their start-ups one after another."""
+    log = tmp_path / "log.jsonl"
+    monkeypatch.setenv("STANDIN_LOG", str(log))
+    startup, count = 3.0, 4
+    monkeypatch.setenv("STANDIN_STARTUP", str(startup))
+    candidates = [Candidate(_solution(tmp_path, f"s{i}.py", "ok"), str(RELU_REF)) for i in range(count)]
+    records = verify_batch(candidates, _overlap_options(tmp_path, overlap=2))
+    assert [r["status"] for r in records] == ["correct"] * count
+    held = _held(records)
+    assert sorted((name, worker) for _, _, name, worker in held) == \
+        [(f"s{i}", worker) for i in range(count) for worker in ("judge", "run")]
+    for i in range(count):  # each candidate's run, then its judge (a later run may come between them)
+        assert [w for _, _, name, w in held if name == f"s{i}"] == ["run", "judge"]
+    assert _one_at_a_time([(a, b) for a, b, _, _ in held])
+    workers = [e for e in _log(log) if e["mode"] in ("run", "judge")]
+    assert len(workers) == 2 * count and all(e["granted"] for e in workers)
+    assert _one_at_a_time([(e["granted"], e["end"]) for e in workers])
+    for entry in workers:  # the worker's GPU work lies within the grant this process recorded for it
+        [(granted, released)] = [(a, b) for a, b, name, worker in held
+                                 if name == Path(entry["solution"]).stem and worker == entry["mode"]]
+        assert granted <= entry["granted"] and entry["end"] <= released
+    # some worker started while another held the GPU, and the whole run phase took much less than the
+    # start-ups alone would one after another (2 * count * startup = 24 s; about 10 s here)
+    assert any(a < e["start"] < b for a, b, _, _ in held for e in workers)
+    run_phase = max(e["end"] for e in workers) - min(e["start"] for e in workers)
+    assert run_phase < 0.7 * 2 * count * startup, run_phase
+    # the time waited for the GPU is not the candidate's: its run seconds leave it out
+    assert all(r["seconds"]["run"] < startup + 3.0 for r in records)
+
+
+def _verdicts(records: list[dict]) -> dict:
+    return {Path(r["solution"]).stem: (r["status"], r["passed"], r["message"], r["correctness"],
+                                       (r["timing"] or {}).get("status"), r["build"]["status"] if r["build"] else None,
+                                       [dict(e, file=os.path.basename(e["file"] or "")) for e in r["compile_errors"]])
+            for r in records}
+
+
+def test_overlapped_verdicts_are_the_serial_ones(tmp_path: Path) -> None:
+    """(c) the same batch, one run at a time and with three in flight: the same records, speedups alike."""
+    names = ["ok", "incorrect", "crash", "illegal", "fast", "forger", "pybind", "initbuild", "compile"]
+    candidates = [Candidate(_solution(tmp_path, f"{n}.py", n, "__global__ void k(float* y) {\n  y[0] = BROKEN;\n}\n"
+                                      if n == "compile" else ""), str(RELU_REF)) for n in names]
+    serial = verify_batch(candidates, _options(tmp_path, overlap=1))
+    overlapped = verify_batch(candidates, _options(tmp_path, overlap=3))
+    assert _verdicts(overlapped) == _verdicts(serial)
+    assert {Path(r["solution"]).stem: r["status"] for r in serial}["forger"] == "incorrect"
+    for before, after in zip(serial, overlapped):
+        if before["timing"] and before["timing"]["speedup"]:
+            assert after["timing"]["speedup"] == pytest.approx(before["timing"]["speedup"], rel=0.3)
+    assert not any((r.get("gpu") or {}).get("held") for r in serial)  # one at a time: no turns to take
+    assert _one_at_a_time([(a, b) for a, b, _, _ in _held(overlapped)])
+
+
+def test_a_hostile_candidate_holds_the_gpu_no_longer_than_its_time_limit(tmp_path: Path, monkeypatch) -> None:
+    """(d) a run that hangs holding the GPU, one that hangs before asking for it and one that crashes: each
+    ends at its own time limit or earlier; the candidate that waited behind the hang (it asks a second
+    later) for longer than its own limit is still verified (waiting is not counted), and the GPU was never
+    shared."""
+    pids, log = tmp_path / "pids", tmp_path / "log.jsonl"
+    monkeypatch.setenv("STANDIN_PIDS", str(pids))
+    monkeypatch.setenv("STANDIN_LOG", str(log))
+    limit = 5.0
+    names = ["a_hang", "b_late", "c_hangstart", "d_crash", "e_ok"]
+    candidates = [Candidate(_solution(tmp_path, f"{n}.py", n.split("_")[1]), str(RELU_REF)) for n in names]
+    started = time.monotonic()
+    records = verify_batch(candidates, _overlap_options(tmp_path, overlap=2, run_timeout=limit))
+    elapsed = time.monotonic() - started
+    by_name = {Path(r["solution"]).stem: r for r in records}
+    assert {n: r["status"] for n, r in by_name.items()} == {
+        "a_hang": "timeout", "b_late": "correct", "c_hangstart": "timeout", "d_crash": "crash", "e_ok": "correct"}
+    assert "during start" in by_name["c_hangstart"]["message"]
+    held = _held(records)
+    assert _one_at_a_time([(a, b) for a, b, _, _ in held])
+    [(hang_granted, hang_released)] = [(a, b) for a, b, name, _ in held if name == "a_hang"]
+    assert hang_released - hang_granted < limit + 5.0 + 1.5  # its limit, then the kill's grace at most
+    assert not [h for h in held if h[2] == "c_hangstart"]  # it never asked, never held the GPU
+    [ok_granted] = [a for a, _, name, worker in held if name == "b_late" and worker == "run"]
+    assert hang_released <= ok_granted  # it waited behind the hang: longer than its own limit, not counted
+    [ok_run] = [e for e in _log(log) if e["mode"] == "run" and e["solution"] == "b_late.py"]
+    assert ok_run["end"] - ok_run["start"] > limit and by_name["b_late"]["seconds"]["run"] < limit
+    assert elapsed < 4 * limit + 20
+    for pid in pids.read_text().split():
+        assert _gone_within(int(pid), 5.0), f"process {pid} of the hung candidate still runs"
 
 
 def test_build_only_fills_the_cache_and_runs_nothing(tmp_path: Path, monkeypatch) -> None:
@@ -948,6 +1081,12 @@ def test_real_worker_on_the_cpu(tmp_path: Path) -> None:
     assert {k: r["status"] for k, r in records.items()} == {
         "good": "correct", "inplace": "incorrect", "shape": "incorrect", "wrong": "incorrect",
         "raises": "runtime_error"}
+    # two in flight (the default overlap): each real worker waited for its grant before its first torch op
+    held = sorted((h["granted"], h["released"], name, h["worker"]) for name, r in records.items()
+                  for h in r["gpu"].get("held") or [])
+    assert _one_at_a_time([(a, b) for a, b, _, _ in held])
+    assert [w for _, _, name, w in held if name == "good"] == ["run", "judge"]
+    assert {name for _, _, name, _ in held} == set(bodies)
     good = records["good"]
     assert good["correctness"]["passed"] == 5 and good["correctness"]["max_abs_error"] < 1e-5
     assert good["timing"]["candidate"]["trials"] == 5 and good["timing"]["speedup"] > 0

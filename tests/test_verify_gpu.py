@@ -9,6 +9,7 @@ them. benchmarks/verify_gpu_demo.py runs these after its batch, with a warm cach
 from __future__ import annotations
 
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -41,13 +42,32 @@ def _options(**changes) -> VerifyOptions:
     return VerifyOptions(**base)
 
 
+def _batch_candidates() -> list[Candidate]:
+    return [_candidate(1, 19, 0), _candidate(1, 21, 1), _candidate(2, 76, 1), _candidate(1, 26, 1),
+            _candidate(1, 36, 1)]
+
+
+RUN_PHASE: dict[int, float] = {}  # overlap -> seconds of the run phase, of the batches below
+
+
+def _timed_batch(overlap: int) -> list[dict]:
+    """The batch's records with `overlap` runs in flight on each GPU; the run phase's seconds in RUN_PHASE."""
+    marks = []
+
+    def progress(phase: str, record: dict) -> None:
+        if phase == "run":
+            marks.append(time.monotonic())
+
+    records = verify_batch(_batch_candidates(), _options(overlap=overlap), progress)
+    RUN_PHASE[overlap] = marks[-1] - marks[0]
+    return records
+
+
 @pytest.fixture(scope="module")
 def batch() -> dict:
-    """One batch of five candidates: correct, wrong result, unwritten output, host crash, illegal address."""
-    candidates = [_candidate(1, 19, 0), _candidate(1, 21, 1), _candidate(2, 76, 1), _candidate(1, 26, 1),
-                  _candidate(1, 36, 1)]
-    records = verify_batch(candidates, _options())
-    return {Path(r["solution"]).stem.replace("_kernel", "").replace("level_", "L"): r for r in records}
+    """One batch of five candidates: correct, wrong result, unwritten output, host crash, illegal address
+    (two runs in flight on the GPU, taking it in turns: the default)."""
+    return {Path(r["solution"]).stem.replace("_kernel", "").replace("level_", "L"): r for r in _timed_batch(2)}
 
 
 def test_correct_kernel_is_checked_and_timed(batch: dict) -> None:
@@ -175,13 +195,32 @@ def test_a_kernel_that_never_launched_is_not_launched_never_clean() -> None:
     assert record["status"] == "unchecked" and not record["passed"]
 
 
+def test_overlapped_runs_take_the_gpu_in_turns(batch: dict) -> None:
+    """The batch ran with two runs in flight on the GPU: every worker (run and judge) held the GPU alone, by
+    the grants cudalint's process recorded, each candidate's run before its judge; one at a time, the same
+    candidates get the same verdicts and messages, and the run phase takes longer."""
+    held = sorted((h["granted"], h["released"], name, h["worker"])
+                  for name, r in batch.items() for h in (r.get("gpu") or {}).get("held") or [])
+    assert all(a[1] <= b[0] for a, b in zip(held, held[1:])), held
+    assert [w for _, _, name, w in held if name == "L1_problem_19_sample_0"] == ["run", "judge"]
+    assert all((r.get("gpu") or {}).get("held") for r in batch.values())  # every candidate ran, in its turn
+    serial = _timed_batch(1)
+    for record in serial:
+        overlapped = batch[Path(record["solution"]).stem.replace("_kernel", "").replace("level_", "L")]
+        assert (record["status"], record["message"]) == (overlapped["status"], overlapped["message"]) \
+            or record["status"] in ("crash", "illegal_address") and record["status"] == overlapped["status"]
+        assert (record["correctness"] or {}).get("max_abs_error") == \
+            (overlapped["correctness"] or {}).get("max_abs_error")
+        assert not (record.get("gpu") or {}).get("held")
+    print(f"run phase of the batch: {RUN_PHASE[2]:.1f} s with two runs in flight, {RUN_PHASE[1]:.1f} s one at a time")
+    assert RUN_PHASE[2] < RUN_PHASE[1], RUN_PHASE
+
+
 def test_a_single_node_ray_run_matches_the_local_run(batch: dict, tmp_path: Path) -> None:
     """`verify --ray` on a Ray started on this machine: the same verdicts, trials and errors as the local
     batch, each run on a GPU Ray gave it, with the build shipped from its CPU task."""
     pytest.importorskip("ray")
-    candidates = [_candidate(1, 19, 0), _candidate(1, 21, 1), _candidate(2, 76, 1), _candidate(1, 26, 1),
-                  _candidate(1, 36, 1)]
-    records = verify_batch(candidates, _options(ray="", results_file=str(tmp_path / "sweep.jsonl")))
+    records = verify_batch(_batch_candidates(), _options(ray="", results_file=str(tmp_path / "sweep.jsonl")))
     local = [batch[Path(r["solution"]).stem.replace("_kernel", "").replace("level_", "L")] for r in records]
     assert [r["status"] for r in records] == [r["status"] for r in local]
     for on_ray, here in zip(records, local):

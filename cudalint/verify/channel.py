@@ -1,6 +1,7 @@
 """The verify worker's progress channel: its state (`Progress`), one JSON line per snapshot on the pipe the
 parent gave it, at each stage, so that when the process dies or hangs the parent still knows how far it got:
-`stage`, the extensions built, the trials done.
+`stage`, the extensions built, the trials done; and, with overlap, the wait for its turn on the GPU
+(`wait_for_gpu`, the worker's side of `cudalint.verify.turns`).
 
 Part of the worker (`worker.py`, run as a script): standard library only.
 """
@@ -37,6 +38,38 @@ class Progress:
         self.state.update(fields)
         self.state.update(status=status, message=message, done=True, seconds=time.time() - self.state["started"])
         self.write()
+
+
+def wait_for_gpu(request: dict, progress: Progress) -> bool:
+    """With overlap (the request's `gpu_grant`, `cudalint.verify.turns`): say that this worker is ready (a byte
+    on `ready`) and block until the parent grants it the GPU (a JSON line on `grant`, whose `request` fields
+    are merged into `request`). Call it before the first CUDA call and before any candidate code. False:
+    refused (the parent no longer needs this worker). Without `gpu_grant`: True at once. The traceback dump
+    before the time limit (`faulthandler`) is moved by the time waited, which the limit does not count."""
+    fds = request.get("gpu_grant")
+    if not fds:
+        return True
+    import faulthandler
+
+    progress.stage("waiting for the GPU")
+    asked = time.time()
+    faulthandler.cancel_dump_traceback_later()  # the wait is not the limit's: no dump of a "hang" meanwhile
+    write_all(fds["ready"], b"r")
+    os.close(fds["ready"])
+    with os.fdopen(fds["grant"], "rb") as pipe:
+        line = pipe.readline()
+    try:
+        grant = json.loads(line)
+    except ValueError:
+        return False
+    if not isinstance(grant, dict) or grant.get("granted") is not True:
+        return False
+    request.update(grant.get("request") or {})
+    if request.get("timeout"):
+        spent = asked - float(progress.state["started"])
+        faulthandler.dump_traceback_later(max(float(request["timeout"]) - 2.0 - spent, 1.0), exit=False)
+    progress.stage("granted the GPU")
+    return True
 
 
 def _json_default(value):

@@ -129,6 +129,9 @@ def verify_command(
     gpus: Annotated[Optional[str], typer.Option("--gpus", metavar="IDS",
                                                 help="GPUs to use, comma-separated (default: all visible).")] = None,
     timeout: Annotated[float, typer.Option("--timeout", help="Seconds per candidate run.")] = 300.0,
+    overlap: Annotated[int, typer.Option(
+        "--overlap", metavar="K", help="Candidate runs in flight per GPU: the next ones start while one uses the GPU, "
+                                       "which they take in turns (1: one at a time).")] = 2,
     build_timeout: Annotated[float, typer.Option("--build-timeout", help="Seconds per build.")] = 900.0,
     sanitize_timeout: Annotated[float, typer.Option("--sanitize-timeout", help="Seconds per sanitizer run.")] = 600.0,
     python: Annotated[Optional[str], typer.Option("--python", metavar="EXE",
@@ -218,7 +221,7 @@ def verify_command(
             sanitize=tuple(t.strip() for t in (sanitize or "").split(",") if t.strip()), lint=not no_lint,
             poison=not no_poison, allow_tf32=allow_tf32, cache_dir=cache, build_jobs=jobs,
             gpus=[g.strip() for g in gpus.split(",") if g.strip()] if gpus else None, build_timeout=build_timeout,
-            run_timeout=timeout, sanitize_timeout=sanitize_timeout, python=python, device=device, fast_p=fast_p,
+            run_timeout=timeout, overlap=overlap, sanitize_timeout=sanitize_timeout, python=python, device=device, fast_p=fast_p,
             build_only=build_only, sanitize_kernels=sanitize_kernels, parity=harness, precision=precision,
             sanitize_shapes=sanitize_shapes,
             isolate_network=not network,

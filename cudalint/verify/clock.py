@@ -194,6 +194,12 @@ class Timekeeper:
         self._thread = threading.Thread(target=self._serve, daemon=True)
         self._thread.start()
 
+    def use_nonces(self, nonces: list[int]) -> None:
+        """The rounds' nonces, given before the worker's first `ready` (a judge started before its run ended
+        repeats the run's nonces, known only then)."""
+        for current, nonce in zip(self.rounds, nonces):
+            current.nonce = nonce
+
     def request(self) -> dict:
         """What the worker's request carries: the pipes and the inputs' seeds (the iterations come with the nonce)."""
         return {"control_fd": self.control_fd, "timing_fd": self.timing_fd, "timing_seeds": list(self.seeds)}

@@ -69,7 +69,7 @@ def run_worker(command: list[str], request: dict, timeout: float, env: dict | No
                workdir: str | None = None, prefix: list[str] | None = None, on_timeout=None,
                isolated: Isolation | None = None, outputs_into=None, outputs_from=None,
                writable: tuple[str, ...] = (), unix_sockets: bool = False, clock=None,
-               stdout_into: Channel | None = None) -> WorkerOutcome:
+               stdout_into: Channel | None = None, grant=None) -> WorkerOutcome:
     """Run `prefix + command + [/dev/fd/N]` (N: a pipe holding the request) in the sandbox with `env` for at
     most `timeout` seconds.
 
@@ -82,7 +82,9 @@ def run_worker(command: list[str], request: dict, timeout: float, env: dict | No
     `on_timeout(partial_result)` runs after a kill (to clean up a lock). `clock` (a `clock.Timekeeper`) times
     the worker's timed rounds from here: its pipes are passed and named in the request. `stdout_into`: a
     `Channel` the standard output goes to instead of a file in the worker's directory (compute-sanitizer's
-    report: a pipe can be written to by the worker, never rewritten)."""
+    report: a pipe can be written to by the worker, never rewritten). `grant` (a `turns.GpuGrant`): the
+    worker waits for its turn on the GPU before its first CUDA call; the wait is not counted against
+    `timeout`, nor in the outcome's seconds, and the GPU is taken back once the process has ended."""
     own_dir = workdir is None
     directory = workdir or private_directory(prefix="cudalint-verify-")
     stdout_path = os.path.join(directory, f"{request.get('mode', 'job')}.stdout")
@@ -96,18 +98,27 @@ def run_worker(command: list[str], request: dict, timeout: float, env: dict | No
         request = dict(request, outputs=outputs_from.fileno())
     if clock is not None:
         request = dict(request, **clock.request())
+    if grant is not None:
+        request = dict(request, **grant.request())
     request = dict(request, channel=progress.fd, timeout=timeout)
     # the request is read from a pipe (/dev/fd/N), not from a file another worker could rewrite first
     request_fd = _pipe_holding(json.dumps(request).encode("utf-8"))
     argv = list(prefix or []) + list(command) + [f"/dev/fd/{request_fd}"]
     passed = (request_fd, progress.fd) + ((request["outputs"],) if "outputs" in request else ())
     passed += clock.pass_fds() if clock is not None else ()
+    passed += grant.pass_fds() if grant is not None else ()
     try:
         with open(stdout_path, "wb") as stdout, open(stderr_path, "wb") as stderr:
             finished = run_sandboxed(argv, directory, env if env is not None else dict(os.environ), timeout,
                                      worker_limits(timeout), isolated, pass_fds=passed,
                                      stdout=stdout if stdout_into is None else stdout_into.fd,
-                                     stderr=stderr, writable=writable, unix_sockets=unix_sockets)
+                                     stderr=stderr, writable=writable, unix_sockets=unix_sockets,
+                                     paused=grant.waited if grant is not None else None,
+                                     stop=grant.withdrawn if grant is not None else None)
+        waited = 0.0
+        if grant is not None:
+            grant.finish()  # the process has ended: the GPU is free for the next
+            waited = grant.waited()
         sent = progress.read()
         if outputs is not None:
             outputs.read()
@@ -116,7 +127,7 @@ def run_worker(command: list[str], request: dict, timeout: float, env: dict | No
         stdout_tail = _tail(stdout_path) if stdout_into is None else \
             stdout_into.read()[-TAIL_BYTES:].decode("utf-8", errors="replace")
         outcome = WorkerOutcome("", "", last_state(sent), finished.returncode, finished.signal, finished.timed_out,
-                                finished.seconds, stdout_tail, _tail(stderr_path))
+                                max(finished.seconds - waited, 0.0), stdout_tail, _tail(stderr_path))
         if outputs is not None and outputs.overflowed:
             outcome.result["outputs_overflowed"] = True
     finally:
@@ -126,6 +137,8 @@ def run_worker(command: list[str], request: dict, timeout: float, env: dict | No
                 channel.started()
         if clock is not None:
             clock.finish()
+        if grant is not None:
+            grant.finish()
         if own_dir:
             _remove_tree(directory)
     if outcome.timed_out and on_timeout is not None:

@@ -25,6 +25,7 @@ from cudalint.verify import clock, diagnostics, launch_counter
 from cudalint.verify.gpus import Gpu, detect_gpus
 from cudalint.sandbox import Channel, Isolation, isolation, private_directory, scrubbed_environment
 from cudalint.verify.isolation import WorkerOutcome, judged, run_worker, worker_command
+from cudalint.verify.turns import GpuTurns, Turn
 
 
 SANITIZER_LOG_LIMIT = 64 << 20  # what is read of compute-sanitizer's log (--print-limit keeps it far smaller)
@@ -59,6 +60,8 @@ class JobResult:
     log: str = ""  # compute-sanitizer's log
     network: str = ""  # the network isolation the worker had
     gpu: dict = field(default_factory=dict)  # where a GPU job ran: {"id", "name"} (and "node" on a cluster)
+    # with overlap: when each worker of the job held its GPU ({"worker", "granted", "released"}, time.time())
+    held: list = field(default_factory=list)
 
 
 def worker_isolation(isolate: bool, standin: bool) -> Isolation | None:
@@ -87,11 +90,13 @@ def isolation_record(isolate: bool, standin: bool) -> dict:
             "verdict": "judge (a worker that never loads the solution)"}
 
 
-def execute(job: WorkerJob) -> JobResult:
+def execute(job: WorkerJob, turn: Turn | None = None) -> JobResult:
     """Run `job` in a worker process on this host, with this host's toolchain environment, scrubbed, in a
     private directory of its own (under the batch's work directory, or a temporary one removed after). A
     run is judged: its candidate outputs are compared by a second worker, in a directory of its own, that
-    never loads the solution."""
+    never loads the solution. With `turn` (its GPU's `turns.GpuTurns`: overlap), the run's worker and its
+    judge both start at once and each uses the GPU only in its turn; the judge gets the run's outputs and
+    nonces with its grant, or is withdrawn when the run failed."""
     directories = []
 
     def private() -> str:
@@ -116,32 +121,94 @@ def execute(job: WorkerJob) -> JobResult:
         timed = bool(job.request.get("timing", True))
         rounds, iterations = clock.schedule(int(job.request.get("timing_trials", 100)))
         candidate_clock = clock.Timekeeper(clock.round_seeds(rounds), iterations) if timed else None
+        grant = turn.grant(0) if turn is not None else None
         with tempfile.TemporaryFile(dir=job.workdir) as outputs:
-            outcome = outcome_of(request, env=_environment(job, directory), workdir=directory,
-                                 outputs_into=outputs, writable=writable, clock=candidate_clock)
-            verdict, judge_clock, timing = None, None, None
-            if outcome.status == "correct":  # the judge writes nothing but its own directory
-                judge_directory = private()
-                request = dict(job.request, mode="judge", cache_dir=None)
-                if candidate_clock is not None and candidate_clock.complete():
-                    repeat = 2 if job.request.get("compile") else 1  # then the reference's torch.compile
-                    judge_clock = clock.Timekeeper(candidate_clock.seeds * repeat, iterations,
-                                                   [r.nonce for r in candidate_clock.rounds] * repeat)
-                    request["timing_rounds"] = [{"projections": r.projections} for r in candidate_clock.rounds]
-                verdict = outcome_of(request, env=_environment(job, judge_directory), workdir=judge_directory,
-                                     outputs_from=outputs, clock=judge_clock)
-                if candidate_clock is not None:
-                    timing = clock.timing_record(candidate_clock, judge_clock, verdict.result.get("timing_check"),
-                                                 bool(job.request.get("compile")),
-                                                 outcome.result.get("timing_self_reported"),
-                                                 verdict.result.get("timing_reference_events"))
-                    if verdict.result.get("compiled_error"):
-                        timing["compiled_error"] = verdict.result["compiled_error"]
-        return JobResult(judged(outcome, verdict, timing), network=network)
+            judge = _Judge(job, outputs, candidate_clock, turn)
+            judge_directory = private()
+            judge_run = functools.partial(outcome_of, env=_environment(job, judge_directory), workdir=judge_directory)
+            if turn is not None:
+                judge.start(judge_run)
+            try:
+                outcome = outcome_of(request, env=_environment(job, directory), workdir=directory,
+                                     outputs_into=outputs, writable=writable, clock=candidate_clock, grant=grant)
+                verdict, judge_clock = judge.verdict(judge_run, outcome.status == "correct")
+            finally:
+                judge.close()  # a judge started beside a run that raised here must not wait on forever
+            timing = None
+            if verdict is not None and candidate_clock is not None:
+                timing = clock.timing_record(candidate_clock, judge_clock, verdict.result.get("timing_check"),
+                                             bool(job.request.get("compile")),
+                                             outcome.result.get("timing_self_reported"),
+                                             verdict.result.get("timing_reference_events"))
+                if verdict.result.get("compiled_error"):
+                    timing["compiled_error"] = verdict.result["compiled_error"]
+        held = [{"worker": name, "granted": round(g.held[0], 6), "released": round(g.held[1], 6)}
+                for name, g in (("run", grant), ("judge", judge.grant)) if g is not None and g.held]
+        return JobResult(judged(outcome, verdict, timing), network=network, held=held)
     finally:
         if job.workdir is None:
             for directory in directories:
                 shutil.rmtree(directory, ignore_errors=True)
+
+
+class _Judge:
+    """A run's judge worker (`worker.py`'s `judge` mode; it never loads the solution). Without a turn it starts
+    once the run has ended correct, its request holding the run's timing rounds (projections, nonces). With a
+    turn (overlap) it starts beside the run (`start`), prepares, and waits: its grant brings those, once the
+    run has ended correct, or it is withdrawn."""
+
+    def __init__(self, job: WorkerJob, outputs, candidate_clock: clock.Timekeeper | None, turn: Turn | None) -> None:
+        self.request = dict(job.request, mode="judge", cache_dir=None)
+        self.outputs = outputs
+        self.candidate_clock = candidate_clock
+        self.repeat = 2 if job.request.get("compile") else 1  # then the reference's torch.compile
+        self.grant = turn.grant(1, opened=False) if turn is not None else None
+        self.clock: clock.Timekeeper | None = None
+        self._thread: threading.Thread | None = None
+        self._outcome: WorkerOutcome | None = None
+
+    def start(self, run) -> None:
+        """Start the judge beside the run: its clock's nonces and the run's outputs come later (`verdict`)."""
+        if self.candidate_clock is not None:
+            self.clock = clock.Timekeeper(self.candidate_clock.seeds * self.repeat, self.candidate_clock.iterations)
+        # a description of the outputs file of its own (offset 0), read after the grant: the run's outputs are
+        # written through ours meanwhile
+        reader = open(f"/proc/self/fd/{self.outputs.fileno()}", "rb")  # noqa: SIM115 - closed by the thread
+
+        def judge() -> None:
+            with reader:
+                self._outcome = run(self.request, outputs_from=reader, clock=self.clock, grant=self.grant)
+
+        self._thread = threading.Thread(target=judge, daemon=True)
+        self._thread.start()
+
+    def verdict(self, run, correct: bool) -> tuple[WorkerOutcome | None, clock.Timekeeper | None]:
+        """The judge's outcome and clock (None, None when the run was not correct: nothing to judge)."""
+        if not correct:
+            return None, None  # one started beside the run is withdrawn (`close`)
+        fields, nonces = {}, None
+        candidate = self.candidate_clock
+        if candidate is not None and candidate.complete():
+            fields["timing_rounds"] = [{"projections": r.projections} for r in candidate.rounds]
+            nonces = [r.nonce for r in candidate.rounds] * self.repeat
+        elif candidate is not None:
+            fields["timing"] = False  # the candidate's timing cannot be used: the reference is not timed
+        if self._thread is None:
+            if nonces is not None:
+                self.clock = clock.Timekeeper(candidate.seeds * self.repeat, candidate.iterations, nonces)
+            return run(dict(self.request, **fields), outputs_from=self.outputs, clock=self.clock), self.clock
+        if nonces is not None:
+            self.clock.use_nonces(nonces)
+        self.grant.open(fields)
+        self._thread.join()
+        return self._outcome, self.clock if nonces is not None else None
+
+    def close(self) -> None:
+        """A judge started beside its run and never given its grant is withdrawn (killed); then it has ended."""
+        if self._thread is not None:
+            if not self.grant.opened():
+                self.grant.withdraw()
+            self._thread.join()
 
 
 def _uses_cuda(job: WorkerJob) -> bool:
@@ -249,20 +316,30 @@ class LocalExecutor:
         with ThreadPoolExecutor(max_workers=parallel) as pool:
             list(pool.map(build, jobs))
 
-    def run_on_gpus(self, jobs: list[WorkerJob], gpus: list[Gpu], done: JobDone) -> None:
+    def run_on_gpus(self, jobs: list[WorkerJob], gpus: list[Gpu], done: JobDone, overlap: int = 1) -> None:
+        """Run GPU jobs, one worker process at a time on each GPU; with `overlap` above 1, up to that many
+        jobs per GPU at once (at most one per core), whose workers take turns on it (`turns`)."""
+        per_gpu = max(1, min(overlap, (os.cpu_count() or 1) // max(1, len(gpus))))
+        turns = {gpu.id: GpuTurns() for gpu in gpus} if per_gpu > 1 else {}
+        order = {id(job): number for number, job in enumerate(jobs)}
+
         def run(job: WorkerJob, gpu: Gpu) -> None:
-            result = execute(dataclasses.replace(job, workdir=self.workdir, visible=gpu.id))
+            gpu_turns = turns.get(gpu.id)
+            result = execute(dataclasses.replace(job, workdir=self.workdir, visible=gpu.id),
+                             gpu_turns.turn(order[id(job)]) if gpu_turns is not None else None)
             result.gpu = {"id": gpu.id, "name": gpu.name}
+            if result.held:
+                result.gpu["held"] = result.held
             done(job, result)
 
-        spread(jobs, gpus, run)
+        spread(jobs, gpus, run, per_gpu)
 
     def close(self) -> None:
         """Nothing to release: the batch removes its work directory."""
 
 
-def spread(jobs: list, gpus: list[Gpu], work: Callable) -> None:
-    """Run `work(job, gpu)` for every job, at most one job at a time on each GPU."""
+def spread(jobs: list, gpus: list[Gpu], work: Callable, per_gpu: int = 1) -> None:
+    """Run `work(job, gpu)` for every job, in their order, at most `per_gpu` jobs at a time on each GPU."""
     tasks: queue.Queue = queue.Queue()
     for job in jobs:
         tasks.put(job)
@@ -275,7 +352,8 @@ def spread(jobs: list, gpus: list[Gpu], work: Callable) -> None:
                 return
             work(job, gpu)
 
-    threads = [threading.Thread(target=serve, args=(gpu,), daemon=True) for gpu in gpus[:max(1, len(jobs))]]
+    slots = [gpu for _ in range(per_gpu) for gpu in gpus][:max(1, len(jobs))]
+    threads = [threading.Thread(target=serve, args=(gpu,), daemon=True) for gpu in slots]
     for thread in threads:
         thread.start()
     for thread in threads:

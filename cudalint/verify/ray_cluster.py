@@ -172,7 +172,9 @@ class RayExecutor:
             submitted[result] = job
         self._collect(submitted, done)
 
-    def run_on_gpus(self, jobs: list[WorkerJob], gpus: list[Gpu], done: JobDone) -> None:
+    def run_on_gpus(self, jobs: list[WorkerJob], gpus: list[Gpu], done: JobDone, overlap: int = 1) -> None:
+        """Each job a task holding a whole GPU (`overlap` is for local runs: a task's workers start one after
+        the other)."""
         submitted = {}
         for job in jobs:
             slot = {"num_gpus": 1} if job.device == "cuda" else {"num_gpus": 0}

@@ -11,9 +11,11 @@ disturbs a timing:
    routed into its own part of the build cache (`$CUDALINT_CACHE_DIR/verify`, else ~/.cache/cudalint/verify:
    `candidates/<digest of the solution>`, the only part of it the candidate's workers can write); a
    compile error is final, mapped back to the .py lines.
-4. Run: one worker process per candidate, at most one at a time on each GPU (`CUDA_VISIBLE_DEVICES`):
+4. Run: one worker process per candidate, at most one at a time using each GPU (`CUDA_VISIBLE_DEVICES`):
    correctness trials, then the candidate's timed rounds, clocked by this process; a judge worker that never
    loads the solution checks the outputs and times the reference the same way (`cudalint.verify.clock`).
+   With `overlap`, the next candidates' workers start (interpreter, torch import) while one has the GPU, and
+   take it in turns this process grants (`cudalint.verify.turns`).
 5. Sanitize (when asked): the candidate's forward under compute-sanitizer, one run per tool.
 
 Every worker has a time limit; however it ends (crash, illegal address, hang, out of memory) becomes the
@@ -113,6 +115,9 @@ class VerifyOptions:
     precompiled_header: bool = True
     ray: str | None = None  # run the jobs on a Ray cluster: its address, or "" for ray.init()'s (README: Ray)
     results_file: str | None = None  # JSON lines, one per finished candidate; those already there are not redone
+    # run jobs in flight per GPU (local runs): the next candidates' workers start while one has the GPU, which
+    # they take in turns (`turns`); 1: one job at a time. Sanitizer runs are one at a time per GPU.
+    overlap: int = 2
 
     def validate(self) -> VerifyOptions:
         unknown = [t for t in self.sanitize if t not in diagnostics.SANITIZER_TOOLS]
@@ -123,6 +128,8 @@ class VerifyOptions:
             raise ValueError("trials must be at least 1")
         if self.timing_trials < 1:
             raise ValueError("timing trials must be at least 1")
+        if self.overlap < 1:
+            raise ValueError("overlap must be at least 1")
         if self.parity not in PARITIES:
             raise ValueError(f"unknown parity {self.parity!r} (choose from {', '.join(PARITIES)})")
         if self.precision not in PRECISIONS:
@@ -493,7 +500,7 @@ class _Batch:
         pending = self._pending()
         self.progress("run", {"start": True, "total": len(pending)})
         jobs = [self._job(self.index[id(c)], c, "run", self.options.run_timeout) for c in pending]
-        self.executor.run_on_gpus(jobs, self.gpus, ran)
+        self.executor.run_on_gpus(jobs, self.gpus, ran, self.options.overlap)
 
     def _absorb_run(self, candidate: Candidate, record: dict, job_result: JobResult) -> None:
         outcome = job_result.outcome

@@ -21,6 +21,10 @@ the parent's `judge` decides.
   compares the candidate's, as the `run` worker sent them (file descriptor `outputs`), with them: the
   correctness verdict; then runs the reference's timed rounds (the same seeds and nonces, the same
   parent's clock) and checks the candidate's rounds against them (`check_rounds`).
+- With overlap (`cudalint.verify.turns`), `run` and `judge` start before their turn on the GPU: each imports
+  torch (and `run` routes the build cache), then waits for the parent's grant (`channel.wait_for_gpu`)
+  before its first CUDA call and, in `run`, before the solution is loaded; the judge's grant brings the
+  run's timing rounds.
 - `pch`: never loads a solution. Precompiles the binding header the builds share (`BindingHeader`).
 - `sanitize`: one candidate forward pass and nothing else; the parent runs this mode under
   compute-sanitizer with the caching allocator off (`PYTORCH_NO_CUDA_MEMORY_CACHING=1`), so every
@@ -142,6 +146,12 @@ def run(request: dict, progress: channel.Progress) -> None:
 
     sanitize = request["mode"] == "sanitize"
     device = torch.device(request.get("device", "cuda"))
+    builds.install_build_cache(progress, request["cache_dir"], light=bool(request.get("light_build", False)),
+                        precompiled=bool(request.get("precompiled_header", False)), pch_dir=request.get("pch_dir"))
+    # no CUDA call and no candidate code before the GPU is this worker's (with overlap: `turns`)
+    if not channel.wait_for_gpu(request, progress):
+        progress.finish("not_granted", "the parent withdrew this worker's turn on the GPU")
+        return
     if device.type == "cuda" and not torch.cuda.is_available():
         progress.finish("no_gpu", "torch sees no CUDA device in the worker")
         return
@@ -150,8 +160,6 @@ def run(request: dict, progress: channel.Progress) -> None:
     _set_precision(torch, None if kernelbench else bool(request.get("allow_tf32", False)))
     if device.type == "cuda":
         progress.state["device_name"] = torch.cuda.get_device_name(device)
-    builds.install_build_cache(progress, request["cache_dir"], light=bool(request.get("light_build", False)),
-                        precompiled=bool(request.get("precompiled_header", False)), pch_dir=request.get("pch_dir"))
     seed = int(request.get("seed", 42))
     tolerances = {k: tuple(v) for k, v in (request.get("tolerances") or {}).items()}
     synchronize = forwards.synchronizer(torch, device)  # captured before the solution can patch it
@@ -539,6 +547,11 @@ def judge(request: dict, progress: channel.Progress) -> None:
     candidate outputs it sent (`outputs`: the parent's copy of that channel)."""
     import torch
 
+    # with overlap (`turns`) this worker starts beside its run: its outputs, and its timing rounds' nonces and
+    # projections, come with the grant, once the run has ended
+    if not channel.wait_for_gpu(request, progress):
+        progress.finish("not_granted", "the parent withdrew this worker's turn on the GPU")
+        return
     device = torch.device(request.get("device", "cuda"))
     kernelbench = _kernelbench(request)
     precision = forwards.precision(request, torch)
