@@ -1076,12 +1076,12 @@ def test_real_worker_on_the_cpu(tmp_path: Path) -> None:
         path.write_text("\n".join(lines + ["        " + line for line in body.splitlines()]) + "\n")
         candidates.append(Candidate(str(path), str(reference)))
     options = VerifyOptions(device="cpu", lint=False, cache_dir=str(tmp_path / "cache"), timing_trials=5,
-                            run_timeout=120, build_timeout=120)
+                            run_timeout=120, build_timeout=120, overlap=2)
     records = {Path(r["solution"]).stem: r for r in verify_batch(candidates, options)}
     assert {k: r["status"] for k, r in records.items()} == {
         "good": "correct", "inplace": "incorrect", "shape": "incorrect", "wrong": "incorrect",
         "raises": "runtime_error"}
-    # two in flight (the default overlap): each real worker waited for its grant before its first torch op
+    # two in flight: each real worker waited for its grant before its first torch op
     held = sorted((h["granted"], h["released"], name, h["worker"]) for name, r in records.items()
                   for h in r["gpu"].get("held") or [])
     assert _one_at_a_time([(a, b) for a, b, _, _ in held])

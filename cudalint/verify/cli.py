@@ -131,7 +131,7 @@ def verify_command(
     timeout: Annotated[float, typer.Option("--timeout", help="Seconds per candidate run.")] = 300.0,
     overlap: Annotated[int, typer.Option(
         "--overlap", metavar="K", help="Candidate runs in flight per GPU: the next ones start while one uses the GPU, "
-                                       "which they take in turns (1: one at a time).")] = 2,
+                                       "which they take in turns (default 1: one at a time; not yet measured on a GPU).")] = 1,
     build_timeout: Annotated[float, typer.Option("--build-timeout", help="Seconds per build.")] = 900.0,
     sanitize_timeout: Annotated[float, typer.Option("--sanitize-timeout", help="Seconds per sanitizer run.")] = 600.0,
     python: Annotated[Optional[str], typer.Option("--python", metavar="EXE",

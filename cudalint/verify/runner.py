@@ -117,7 +117,7 @@ class VerifyOptions:
     results_file: str | None = None  # JSON lines, one per finished candidate; those already there are not redone
     # run jobs in flight per GPU (local runs): the next candidates' workers start while one has the GPU, which
     # they take in turns (`turns`); 1: one job at a time. Sanitizer runs are one at a time per GPU.
-    overlap: int = 2
+    overlap: int = 1  # 2 or more: opt-in until measured on a GPU (docs/verify.md)
 
     def validate(self) -> VerifyOptions:
         unknown = [t for t in self.sanitize if t not in diagnostics.SANITIZER_TOOLS]
