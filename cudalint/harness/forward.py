@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
 from cudalint import pyast
-from cudalint.harness.kernelbench import ImportMap, RunEntry, Solution, callee_name, parse_solution, problem_of_path
+from cudalint.harness.kernelbench import ImportMap, RunEntry, Solution, builder_name, callee_name, parse_solution, problem_of_path
 
 _FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -118,7 +118,7 @@ class ForwardFlow:
         if expr is None or depth > 20:
             return None
         if isinstance(expr, ast.Call):
-            name = callee_name(expr)
+            name = builder_name(expr, self.imports)
             qualified = self.imports.qualify(expr.func) or ""
             if name == "load_inline" or (name == "load" and "cpp_extension" in qualified):
                 return "ext"
