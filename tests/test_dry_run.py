@@ -340,3 +340,22 @@ def test_an_error_raised_inside_a_backend_stand_in_is_the_environments() -> None
 
     assert worker._cause(raised_in(stand_ins.__file__)) == "environment"
     assert worker._cause(raised_in("/tmp/solution.py")) == "solution"
+
+
+def test_cl413_rejects_an_environment_switch_only_where_it_probes_the_evaluator() -> None:
+    from cudalint.checks.cl413_evaluator_escape import probes_the_evaluator
+
+    assert all(probes_the_evaluator(n) for n in ("*", "KERNEL_EVAL_MODE", "KERNELBENCH", "GRADER_ID", "BENCHMARK_MODE",
+                                                 "is_evaluation", "PYTEST_CURRENT_TEST"))
+    assert not any(probes_the_evaluator(n) for n in ("FORCE_TORCH", "RELU_THREADS", "USE_CUDA_KERNEL", "DEBUG",
+                                                     "DISABLE_CUSTOM_OPS"))
+
+
+@needs_torch
+def test_cl413_an_authors_torch_switch_unset_when_graded_warns_without_rejecting() -> None:
+    switch = Path(__file__).parent / "fixtures" / "rules" / "CL413" / "bad_environment_kill_switch_warning.py"
+    probe = Path(__file__).parent / "fixtures" / "rules" / "CL413" / "bad_kernel_path_depends_on_environment.py"
+    result = cudalint.prefilter([str(switch), str(probe)], jobs=1, use_config=False)
+    found = {Path(item.path).name: [f.severity.value for f in item.findings if f.code == "CL413"] for item in result.items}
+    assert found == {switch.name: ["warning"], probe.name: ["error"]}
+    assert [Path(item.path).name for item in result.accepted] == [switch.name]
