@@ -325,21 +325,36 @@ def test_the_dry_runs_own_limits_are_never_the_solution_exiting() -> None:
         assert (facts.harness_failure() is None) == (cause == "limits")
 
 
-def test_an_error_raised_inside_a_backend_stand_in_is_the_environments() -> None:
-    """Whatever its message says, an error that passed through a stand-in for Triton, cupy or CuTe comes from
-    the dry run's model of that backend, never proves the solution raises (CL436 stays silent); the same
-    error from the solution's own file is the solution's."""
-    from cudalint.dryrun import stand_ins, worker
+def test_only_an_error_raised_in_the_solutions_own_frames_is_the_solutions() -> None:
+    """CL436's evidence: an error is the solution's only when its innermost frame is the solution's file.
+    Raised in a stand-in for Triton, cupy or CuTe, in torch's Python or the standard library, whatever its
+    message says, it is the environment's; raised by the model of a compiled function (pybind11's refusal,
+    C code on the GPU) called from the solution's line, it is the solution's."""
+    import torch.nn.functional
 
-    def raised_in(filename: str) -> BaseException:
+    from cudalint.dryrun import extension_calls, stand_ins, worker
+
+    solution = "/tmp/solution.py"
+
+    def raised_through(*filenames: str) -> BaseException:
+        """An error raised in a function of the last file, called from a function of each file before it."""
+        inner = None
+        for filename in reversed(filenames):
+            body = "    raise ValueError('too many values to unpack')" if inner is None else "    inner()"
+            namespace = {"inner": inner}
+            exec(compile(f"def f():\n{body}\n", filename, "exec"), namespace)
+            inner = namespace["f"]
         try:
-            exec(compile("raise ValueError('too many values to unpack')", filename, "exec"), {})
+            inner()
         except ValueError as error:
             return error
         raise AssertionError("nothing raised")
 
-    assert worker._cause(raised_in(stand_ins.__file__)) == "environment"
-    assert worker._cause(raised_in("/tmp/solution.py")) == "solution"
+    assert worker._cause(raised_through(solution, stand_ins.__file__), {solution}) == "environment"
+    assert worker._cause(raised_through(solution, torch.nn.functional.__file__), {solution}) == "environment"
+    assert worker._cause(raised_through(solution), {solution}) == "solution"
+    assert worker._cause(raised_through(solution, extension_calls.__file__), {solution}) == "solution"
+    assert worker._cause(raised_through(extension_calls.__file__), {solution}) == "environment"
 
 
 def test_cl413_rejects_an_environment_switch_only_where_it_probes_the_evaluator() -> None:
