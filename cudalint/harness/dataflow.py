@@ -94,7 +94,9 @@ class Dataflow:
                     if callee is None or id(callee) in self.facts:
                         continue
                     params = [a.arg for a in target.args.posonlyargs + target.args.args]
-                    if callee.self_name and params and params[0] == callee.self_name:
+                    passes_self = bool(call.args) and isinstance(call.args[0], ast.Name) \
+                        and call.args[0].id == info.self_name  # `helper(self, x)`, `Cls.forward(self, x)`
+                    if callee.self_name and params and params[0] == callee.self_name and not passes_self:
                         params = params[1:]
                     received = inputs.setdefault(id(callee), set())
                     received.update(params[i] for i in positions if i < len(params))

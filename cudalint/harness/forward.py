@@ -373,8 +373,10 @@ class ForwardFlow:
             found.extend(self._forwards(self.attr_classes.get(func.attr, [])))
         if isinstance(func, ast.Name):
             found.extend(self._forwards(self._loop_classes(func.id, info)))
-            if func.id in solution.functions:
-                found.append((solution.functions[func.id], None))
+            if func.id in solution.functions:  # `helper(self, x)`: a method in all but name, of the caller's class
+                passes_self = bool(call.args) and isinstance(call.args[0], ast.Name) and info.self_name is not None \
+                    and call.args[0].id == info.self_name
+                found.append((solution.functions[func.id], info.cls if passes_self else None))
             nested = _nested_function(info.node, func.id)
             if nested is not None:
                 found.append((nested, info.cls))
