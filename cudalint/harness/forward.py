@@ -438,6 +438,10 @@ class ForwardFlow:
             return self._unresolved
         solution = self.solution
         unresolved = []
+        # a method of the file's classes called on an object cudalint did not follow (`owner._relu(x)` where
+        # `owner = self.__dict__["_owner"]`): it may be that method, which may run the kernel
+        methods = {n.name for cls in [*solution.classes.values(), solution.model_new] if cls is not None
+                   for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
         for info in self.functions:
             local_functions = {n.name for n in pyast.walk(info.node) if isinstance(n, ast.FunctionDef)}
             for node in pyast.walk(info.node):
@@ -457,6 +461,8 @@ class ForwardFlow:
                             continue
                         if attr in self.attr_classes or attr in self.attr_torch_modules or attr in self.attr_handles:
                             continue
+                        unresolved.append(node)
+                    elif func.attr in methods and not func.attr.startswith("__"):
                         unresolved.append(node)
                 elif not isinstance(func, ast.Call):
                     unresolved.append(node)  # subscripted or computed callee
