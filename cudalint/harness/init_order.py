@@ -549,6 +549,8 @@ class _Interpreter(_TorchCalls):
             if not args and self.frames and self.frames[-1][0] is not None and isinstance(self.frames[-1][1], _Object):
                 return _Super(self.frames[-1][1], self.frames[-1][0])
             raise _Stop("super() not resolved")
+        if func == _Dotted("builtins.getattr") and len(args) == 2 and isinstance(args[1], str) and not kwargs:
+            return self.attribute(args[0], args[1])  # `getattr(ext, "fn")` reads what `ext.fn` reads
         if isinstance(func, _Dotted):
             return self.library(func.name, args, kwargs, node)
         if isinstance(func, _FileFunction):
