@@ -564,8 +564,9 @@ class _Interpreter(_TorchCalls):
     def invoke(self, function: ast.FunctionDef, args: list, kwargs: dict) -> object:
         if self.depth >= _MAX_DEPTH:
             raise _Stop("calls nested too deep")
-        if function.decorator_list:
-            names = {self.imports.qualify(d) for d in function.decorator_list}
+        if function.decorator_list:  # a memoizing decorator returns what the function returns
+            names = {self.imports.qualify(d.func if isinstance(d, ast.Call) else d) for d in function.decorator_list} \
+                - {"functools.lru_cache", "functools.cache"}
             if not names <= {"staticmethod"}:
                 raise _Stop("decorated function")
             args = args[1:] if names == {"staticmethod"} and args and isinstance(args[0], _Object) else args
