@@ -754,7 +754,8 @@ def tabulate(results: list[dict], operators: list[str], confirmed: set[tuple[str
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", default=str(DEFAULT_RUNS), help="the real-kernel set (labels.jsonl, kernels/, problems/)")
+    parser.add_argument("--runs", default=str(DEFAULT_RUNS),
+                        help="the real-kernel set (labels.jsonl, kernels/, problems/)")
     parser.add_argument("--hacks", default=str(HACK_SET), help="the hack set (manifest.jsonl, kernels/, problems/)")
     parser.add_argument("--reviews", default=str(HERE / "realkernels" / "reviews.toml"),
                         help="reviews of findings on the real-kernel set (those confirmed real are no false claim)")

@@ -72,7 +72,8 @@ def test_json_files_rejects_a_latent_finding_only_with_strict():
 def test_latency_is_proven_whatever_python_shape_reaches_the_launch():
     """The launch's shapes are read however the file spells ModelNew and its call: the class bound under
     another name, built by a factory, forward attached after the class, the bound function fetched with
-    getattr, the extension from a cached factory (metamorphic rewrites of the real-kernel set lost the proof on each)."""
+    getattr, the extension from a cached factory (metamorphic rewrites of the real-kernel set lost the proof
+    on each)."""
     text = FIXTURE.read_text()
     model = text[text.index("class ModelNew"):text.index("def get_inputs")]
     rewrites = {

@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
 from cudalint import pyast
-from cudalint.harness.kernelbench import ImportMap, RunEntry, Solution, builder_name, callee_name, parse_solution, problem_of_path
+from cudalint.harness.kernelbench import (ImportMap, RunEntry, Solution, builder_name, callee_name, parse_solution,
+                                         problem_of_path)
 
 _FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 

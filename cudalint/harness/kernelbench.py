@@ -500,11 +500,10 @@ def _attached_methods(module: ast.Module, classes: dict[str, ast.ClassDef], func
     attached: dict[tuple[int, str], ast.FunctionDef] = {}
     for statement in module.body:
         owner = name = value = None
-        if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call) \
-                and isinstance(statement.value.func, ast.Name) and statement.value.func.id == "setattr" \
-                and len(statement.value.args) == 3 and not statement.value.keywords \
-                and isinstance(statement.value.args[1], ast.Constant) and isinstance(statement.value.args[1].value, str):
-            owner, name, value = statement.value.args[0], statement.value.args[1].value, statement.value.args[2]
+        call = statement.value if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call) else None
+        if call is not None and isinstance(call.func, ast.Name) and call.func.id == "setattr" and len(call.args) == 3 \
+                and not call.keywords and isinstance(call.args[1], ast.Constant) and isinstance(call.args[1].value, str):
+            owner, name, value = call.args[0], call.args[1].value, call.args[2]
         elif isinstance(statement, ast.Assign) and len(statement.targets) == 1 \
                 and isinstance(statement.targets[0], ast.Attribute):
             owner, name, value = statement.targets[0].value, statement.targets[0].attr, statement.value
