@@ -269,6 +269,11 @@ class Dataflow:
             given.append(receiver)
         if given and (method not in _METADATA and method not in VIEW_METHODS):
             combined = deps(call)
+            if _root_name(func) not in self.flow.imports.aliases:  # code cudalint does not model: it reads
+                # the data behind the pointers it is given (`launcher.run(x.data_ptr(), y.data_ptr())`)
+                combined = combined.union(*(deps(n.func.value) for a in args + [k.value for k in call.keywords]
+                                            for n in pyast.walk(a) if isinstance(n, ast.Call)
+                                            and isinstance(n.func, ast.Attribute) and n.func.attr == "data_ptr"))
             for name in given:
                 if name in facts.depends:
                     facts.depends[name] = facts.depends[name] | combined
