@@ -329,7 +329,8 @@ def test_only_an_error_raised_in_the_solutions_own_frames_is_the_solutions() -> 
     """CL436's evidence: an error is the solution's only when its innermost frame is the solution's file.
     Raised in a stand-in for Triton, cupy or CuTe, in torch's Python or the standard library, whatever its
     message says, it is the environment's; raised by the model of a compiled function (pybind11's refusal,
-    C code on the GPU) called from the solution's line, it is the solution's."""
+    C code on the GPU) called from the solution's line, or by a library's attribute lookup (`nn.Module`'s
+    `__getattr__`), it is the solution's."""
     import torch.nn.functional
 
     from cudalint.dryrun import extension_calls, stand_ins, worker
@@ -355,6 +356,21 @@ def test_only_an_error_raised_in_the_solutions_own_frames_is_the_solutions() -> 
     assert worker._cause(raised_through(solution), {solution}) == "solution"
     assert worker._cause(raised_through(solution, extension_calls.__file__), {solution}) == "solution"
     assert worker._cause(raised_through(extension_calls.__file__), {solution}) == "environment"
+
+    def attribute_missing(filename: str) -> BaseException:
+        """`model.weight` read in the solution, the lookup falling back to a `__getattr__` in `filename`."""
+        namespace: dict = {}
+        exec(compile("class M:\n    def __getattr__(self, name):\n        raise AttributeError(name)\n",
+                     filename, "exec"), namespace)
+        exec(compile("def f(m):\n    return m.weight\n", solution, "exec"), namespace)
+        try:
+            namespace["f"](namespace["M"]())
+        except AttributeError as error:
+            return error
+        raise AssertionError("nothing raised")
+
+    assert worker._cause(attribute_missing(torch.nn.functional.__file__), {solution}) == "solution"  # nn.Module's
+    assert worker._cause(attribute_missing(stand_ins.__file__), {solution}) == "environment"
 
 
 def test_cl413_rejects_an_environment_switch_only_where_it_probes_the_evaluator() -> None:

@@ -543,13 +543,18 @@ _COMPILED_MODEL = frozenset(os.path.abspath(os.path.join(os.path.dirname(__file_
 
 def _raised_at(error: BaseException) -> str | None:
     """The file of the innermost frame an error passed through, frames of the compiled functions' model left
-    out (they stand for C code, which has no Python frame)."""
+    out (they stand for C code, which has no Python frame), and so are a library's `__getattr__` frames
+    raising AttributeError (`nn.Module`'s: attribute lookup, raised where the solution reads the attribute;
+    a stand-in's stays the environment's)."""
     raised = None
     traceback = error.__traceback__
     while traceback is not None:
-        filename = traceback.tb_frame.f_code.co_filename
-        if os.path.abspath(filename) not in _COMPILED_MODEL:
-            raised = filename
+        code = traceback.tb_frame.f_code
+        path = os.path.abspath(code.co_filename)
+        lookup = isinstance(error, AttributeError) and code.co_name == "__getattr__" \
+            and os.path.dirname(path) != os.path.dirname(os.path.abspath(__file__))
+        if path not in _COMPILED_MODEL and not lookup:
+            raised = code.co_filename
         traceback = traceback.tb_next
     return raised
 
