@@ -122,7 +122,8 @@ def _python_document(path: str, text: str) -> SourceDocument:
             units.append(CudaUnit(label, mapped[0], language, origin, mapped[1]))
 
     for call in pyast.of_type(module, ast.Call):
-        callee = _callee_name(call)
+        qualified = resolver.qualified(call.func)  # an imported builder by what it is bound to, whatever its alias
+        callee = qualified.rsplit(".", 1)[-1] if qualified else _callee_name(call)
         unpacked = next((a for a in [*call.args, *call.keywords] if isinstance(a, ast.Starred) or
                          isinstance(a, ast.keyword) and a.arg is None), None)
         if callee in ("load_inline", "RawKernel", "RawModule") and unpacked is not None:

@@ -342,18 +342,68 @@ def test_the_dry_runs_own_limits_are_never_the_solution_exiting() -> None:
         assert (facts.harness_failure() is None) == (cause == "limits")
 
 
-def test_an_error_raised_inside_a_backend_stand_in_is_the_environments() -> None:
-    """Whatever its message says, an error that passed through a stand-in for Triton, cupy or CuTe comes from
-    the dry run's model of that backend, never proves the solution raises (CL436 stays silent); the same
-    error from the solution's own file is the solution's."""
-    from cudalint.dryrun import stand_ins, worker
+def test_only_an_error_raised_in_the_solutions_own_frames_is_the_solutions() -> None:
+    """CL436's evidence: an error is the solution's only when its innermost frame is the solution's file.
+    Raised in a stand-in for Triton, cupy or CuTe, in torch's Python or the standard library, whatever its
+    message says, it is the environment's; raised by the model of a compiled function (pybind11's refusal,
+    C code on the GPU) called from the solution's line, or by a library's attribute lookup (`nn.Module`'s
+    `__getattr__`), it is the solution's."""
+    import torch.nn.functional
 
-    def raised_in(filename: str) -> BaseException:
+    from cudalint.dryrun import extension_calls, stand_ins, worker
+
+    solution = "/tmp/solution.py"
+
+    def raised_through(*filenames: str) -> BaseException:
+        """An error raised in a function of the last file, called from a function of each file before it."""
+        inner = None
+        for filename in reversed(filenames):
+            body = "    raise ValueError('too many values to unpack')" if inner is None else "    inner()"
+            namespace = {"inner": inner}
+            exec(compile(f"def f():\n{body}\n", filename, "exec"), namespace)
+            inner = namespace["f"]
         try:
-            exec(compile("raise ValueError('too many values to unpack')", filename, "exec"), {})
+            inner()
         except ValueError as error:
             return error
         raise AssertionError("nothing raised")
 
-    assert worker._cause(raised_in(stand_ins.__file__)) == "environment"
-    assert worker._cause(raised_in("/tmp/solution.py")) == "solution"
+    assert worker._cause(raised_through(solution, stand_ins.__file__), {solution}) == "environment"
+    assert worker._cause(raised_through(solution, torch.nn.functional.__file__), {solution}) == "environment"
+    assert worker._cause(raised_through(solution), {solution}) == "solution"
+    assert worker._cause(raised_through(solution, extension_calls.__file__), {solution}) == "solution"
+    assert worker._cause(raised_through(extension_calls.__file__), {solution}) == "environment"
+
+    def attribute_missing(filename: str) -> BaseException:
+        """`model.weight` read in the solution, the lookup falling back to a `__getattr__` in `filename`."""
+        namespace: dict = {}
+        exec(compile("class M:\n    def __getattr__(self, name):\n        raise AttributeError(name)\n",
+                     filename, "exec"), namespace)
+        exec(compile("def f(m):\n    return m.weight\n", solution, "exec"), namespace)
+        try:
+            namespace["f"](namespace["M"]())
+        except AttributeError as error:
+            return error
+        raise AssertionError("nothing raised")
+
+    assert worker._cause(attribute_missing(torch.nn.functional.__file__), {solution}) == "solution"  # nn.Module's
+    assert worker._cause(attribute_missing(stand_ins.__file__), {solution}) == "environment"
+
+
+def test_cl413_rejects_an_environment_switch_only_where_it_probes_the_evaluator() -> None:
+    from cudalint.checks.cl413_evaluator_escape import probes_the_evaluator
+
+    assert all(probes_the_evaluator(n) for n in ("*", "KERNEL_EVAL_MODE", "KERNELBENCH", "GRADER_ID", "BENCHMARK_MODE",
+                                                 "is_evaluation", "PYTEST_CURRENT_TEST"))
+    assert not any(probes_the_evaluator(n) for n in ("FORCE_TORCH", "RELU_THREADS", "USE_CUDA_KERNEL", "DEBUG",
+                                                     "DISABLE_CUSTOM_OPS"))
+
+
+@needs_torch
+def test_cl413_an_authors_torch_switch_unset_when_graded_warns_without_rejecting() -> None:
+    switch = Path(__file__).parent / "fixtures" / "rules" / "CL413" / "bad_environment_kill_switch_warning.py"
+    probe = Path(__file__).parent / "fixtures" / "rules" / "CL413" / "bad_kernel_path_depends_on_environment.py"
+    result = cudalint.prefilter([str(switch), str(probe)], jobs=1, use_config=False)
+    found = {Path(item.path).name: [f.severity.value for f in item.findings if f.code == "CL413"] for item in result.items}
+    assert found == {switch.name: ["warning"], probe.name: ["error"]}
+    assert [Path(item.path).name for item in result.accepted] == [switch.name]

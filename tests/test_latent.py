@@ -67,3 +67,25 @@ def test_json_files_rejects_a_latent_finding_only_with_strict():
         payload = json.loads(result.output)
         verdicts.append((payload["strict"], [entry["rejected"] for entry in payload["files"]]))
     assert verdicts == [(False, [False]), (True, [True])]
+
+
+def test_latency_is_proven_whatever_python_shape_reaches_the_launch():
+    """The launch's shapes are read however the file spells ModelNew and its call: the class bound under
+    another name, built by a factory, forward attached after the class, the bound function fetched with
+    getattr, the extension from a cached factory (metamorphic rewrites of the real-kernel set lost the proof
+    on each)."""
+    text = FIXTURE.read_text()
+    model = text[text.index("class ModelNew"):text.index("def get_inputs")]
+    rewrites = {
+        "rebound": model.replace("class ModelNew", "class _Impl") + "\nModelNew = _Impl\n\n\n",
+        "factory": "def _make():\n" + "".join("    " + line + "\n" for line in model.strip().splitlines())
+                   + "    return ModelNew\n\n\nModelNew = _make()\n\n\n",
+        "attached": "class ModelNew(nn.Module):\n    pass\n\n\ndef _forward(self, x):\n    return ext.shift(x)\n\n\n"
+                    "setattr(ModelNew, 'forward', _forward)\n\n\n",
+        "getattr": model.replace("ext.shift(x)", "getattr(ext, 'shift')(x)"),
+        "cached": "import functools\n\n\n@functools.lru_cache(maxsize=None)\ndef _ext():\n    return ext\n\n\n"
+                  + model.replace("ext.shift(x)", "_ext().shift(x)"),
+    }
+    for name, rewritten in rewrites.items():
+        (finding,) = _cl102(text.replace(model, rewritten))
+        assert finding.latent, name

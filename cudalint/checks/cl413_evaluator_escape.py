@@ -16,17 +16,23 @@ environment (`os.environ[...]`, `.get`, `in`, `os.getenv`, iterating its names) 
 custom kernel in every call, and launched none when the dry run imported and built it again in an
 environment where every variable it looks for is set, reported on its first read. Reading the
 environment alone is no proof (a build flag, a cache directory): only the kernel path changing with it.
+Since the dry run's own calls ran where the variables are unset (as the harness grades) and launched the
+kernel, the claim is an error only when the read probes the evaluator (iterating the names, a name of a
+grading run: `probes_the_evaluator`); a switch of the author's (`FORCE_TORCH`) is a warning. A grading
+environment that takes the path without the kernel is CL402's and CL403's, from the same calls.
 """
 
 from __future__ import annotations
 
 import ast
+import dataclasses
+import re
 from collections.abc import Iterator
 
 from cudalint import pyast
 from cudalint.checks.context import RuleContext
 from cudalint.checks.registry import rule
-from cudalint.findings import Finding
+from cudalint.findings import Finding, Severity
 from cudalint.harness.document_state import state_of
 from cudalint.harness.statements import line_location, node_location
 
@@ -63,13 +69,40 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
                 f"({event['stage']}): the result graded is the reference's own computation, not the kernel's"))
     probed = observed.environment_dependence() if observed is not None else None
     if probed is not None:
-        read = probed["read"]
-        what = "iterates the environment's names" if read["what"] == "*" else f"reads `{read['what']}` from the environment"
-        yield ctx.finding_at(line_location(ctx.document, read["line"]), (
+        yield _environment_finding(ctx, probed)
+
+
+# words that name an evaluator, a benchmark or a grading run in an environment variable's name
+_EVALUATOR_WORDS = ("EVAL", "BENCH", "GRADE", "GRADING", "GRADER", "JUDGE", "HARNESS", "SCORE", "SCORING", "REWARD",
+                    "LEADERBOARD", "VERIF", "PYTEST", "PROFIL", "TIMING", "TIMER")
+
+
+def probes_the_evaluator(name: str) -> bool:
+    """Whether reading this environment variable looks for the evaluator: iterating the names (`*`: the
+    solution looks for a name it does not know in advance) or a name with a word of a grading run in it
+    (`KERNELBENCH_EVAL`, `GRADER_ID`, `BENCHMARK_MODE`)."""
+    words = re.split(r"[^A-Z]+", name.upper())
+    return name == "*" or any(w.startswith(_EVALUATOR_WORDS) or w.endswith(("BENCH", "EVAL")) for w in words if w)
+
+
+def _environment_finding(ctx: RuleContext, probed: dict) -> Finding:
+    """The kernel path changes with the environment. The dry run's own calls ran where the variables are
+    unset, as the harness grades, and launched the kernel every time (`environment_dependence`): an error
+    only when the read probes the evaluator; a switch of the author's (`FORCE_TORCH=1`) is a warning."""
+    read = probed["read"]
+    what = "iterates the environment's names" if read["what"] == "*" else f"reads `{read['what']}` from the environment"
+    location = line_location(ctx.document, read["line"])
+    if probes_the_evaluator(read["what"]):
+        return ctx.finding_at(location, (
             f"the solution {what} here, and its kernel path depends on it: the dry run's forward launched the "
             f"custom kernel in each of its {probed['calls']} calls, but built again where every variable it looks "
             f"for is set, forward launched none: on an evaluator whose environment matches, the harness checks "
             f"and times PyTorch"))
+    return dataclasses.replace(ctx.finding_at(location, (
+        f"the solution {what} here and takes a path without the custom kernel when it is set (the dry run "
+        f"built it again with the variable set: forward launched none); graded where it is unset, forward "
+        f"launched the kernel in each of the {probed['calls']} calls, so this is a warning, not a rejection: "
+        f"make sure no evaluator sets it")), severity=Severity.WARNING)
 
 
 def _call_escape(call: ast.Call, imports) -> str | None:

@@ -30,7 +30,7 @@ from cudalint.findings import Finding
 from cudalint.harness.dataflow import dataflow_of, statement_path, stepped_slice
 from cudalint.harness.document_state import record_unit, reference_of
 from cudalint.harness.kernelbench import callee_name
-from cudalint.harness.statements import graded_paths, node_location
+from cudalint.harness.statements import graded_paths, harness_polarity, node_location
 from cudalint.model import ir
 
 _CPP_METADATA = {"size", "sizes", "numel", "dim", "options", "dtype", "scalar_type", "device", "stride", "strides",
@@ -56,15 +56,9 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
 
 
 def _python_outputs(ctx: RuleContext, flow, dataflow) -> Iterator[Finding]:
-    forward = flow.functions[0]
-    facts = dataflow.of(forward)
-    ungraded = graded_paths(forward.node).ungraded
-    untouched = not facts.mutations and not facts.touched and not any(p for _, p in facts.kernel_inputs)
-    for statement, depends, alias in facts.returns:
-        path = statement_path(forward.node, statement)
-        if path is None or statement.value is None or id(statement) in ungraded or any(
-                not isinstance(s, (ast.With, ast.AsyncWith)) for s in path[1]):
-            continue  # only the returns every graded call reaches (after early exits for odd shapes)
+    for info, statement, depends, alias in _graded_results(flow, dataflow, flow.functions[0]):
+        facts = dataflow.of(info)
+        untouched = not facts.mutations and not facts.touched and not any(p for _, p in facts.kernel_inputs)
         if not depends and facts.inputs and not isinstance(statement.value, ast.Constant):
             yield ctx.finding_at(node_location(ctx.document, statement), (
                 f"forward returns `{ast.unparse(statement.value)[:50]}`, which is computed from none of its inputs "
@@ -81,6 +75,36 @@ def _python_outputs(ctx: RuleContext, flow, dataflow) -> Iterator[Finding]:
             yield ctx.finding_at(node_location(ctx.document, subscript), (
                 f"`{ast.unparse(subscript)[:50]}` takes every k-th element of the input `{name}`, which the "
                 f"reference does not: the work is done on a subsample, the rest of the output is not computed"))
+
+
+def _graded_results(flow, dataflow, info, depth: int = 0) -> Iterator[tuple]:
+    """(function, return statement, depends on inputs, returns an input) for the returns of forward that
+    every graded call reaches (after early exits for odd shapes): the enclosing blocks are `with`s, or
+    `if`s the harness decides (`if self.training:` is taken: `harness_polarity`). A return of a call of
+    one in-file function (`return self._impl(x)`, `return _forward(self, x)`) is that function's graded
+    returns: forward delegates its result."""
+    ungraded = graded_paths(info.node).ungraded
+    for statement, depends, alias in dataflow.of(info).returns:
+        path = statement_path(info.node, statement)
+        if path is None or statement.value is None or id(statement) in ungraded \
+                or not all(_taken(s, statement) for s in path[1]):
+            continue
+        callees = flow.callees_of(statement.value, info) if isinstance(statement.value, ast.Call) else []
+        if len(callees) == 1 and depth < 4 and callees[0] is not info and id(callees[0]) in dataflow.facts:
+            yield from _graded_results(flow, dataflow, callees[0], depth + 1)
+        else:
+            yield info, statement, depends, alias
+
+
+def _taken(block: ast.stmt, statement: ast.stmt) -> bool:
+    """Whether the harness always runs this block's part that holds `statement`."""
+    if isinstance(block, (ast.With, ast.AsyncWith)):
+        return True
+    if isinstance(block, ast.If):
+        polarity = harness_polarity(block.test)
+        part = block.body if polarity else block.orelse
+        return polarity is not None and any(statement is n for s in part for n in pyast.walk(s))
+    return False
 
 
 def _reference_subsamples(path: str, document) -> bool:

@@ -6,9 +6,11 @@ The harness records a runtime error and the kernel is never checked.
 Only from the dry run (cudalint/dryrun/), and only when its facts prove it: see
 `DryRunFacts.harness_failure` (an exit the solution called; a failure while importing or building
 before any compiled function ran; or the same failure at the same line in every forward call, with every
-compiled function's result shape computed from its C++ and no value of theirs read). A timeout, the
-memory limit, an operation the sandbox refuses, a failure of the reference or of the CPU's stand-ins
-for CUDA are never reported. A call that pybind11 would refuse is CL424's.
+compiled function's result shape computed from its C++ and no value of theirs read). Only an error
+raised in the solution's own frames counts (`worker._cause`: the innermost frame is the solution's file;
+raised in torch's Python, the standard library, the reference or a stand-in it is the environment's). A
+timeout, the memory limit, an operation the sandbox refuses are never reported. A call that pybind11
+would refuse is CL424's.
 """
 
 from __future__ import annotations

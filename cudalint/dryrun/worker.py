@@ -170,7 +170,7 @@ class Recorder:
             self._error("MemoryError", "ran out of the dry run's memory limit", None, "limits")
         except BaseException as error:  # noqa: BLE001 - every failure of the solution is a fact
             self._error(type(error).__name__, str(error)[:500], _traceback_line(error, self.watched_files),
-                        _cause(error))
+                        _cause(error, self.watched_files))
         self.facts["stage"] = self.stage
         self.facts["reference_ops"] = sorted(self.reference_ops)[:300]
         self.stage = "done"
@@ -437,7 +437,8 @@ class Recorder:
                     raise
                 except Exception as error:  # noqa: BLE001 - a call that raises is a fact; later calls still run
                     call["error"] = {"type": type(error).__name__, "message": str(error)[:500],
-                                     "line": _traceback_line(error, self.watched_files), "cause": _cause(error)}
+                                     "line": _traceback_line(error, self.watched_files),
+                                     "cause": _cause(error, self.watched_files)}
                     self.extension.end(call, None)
                     outputs.append(None)
                     if call["error"]["cause"] != "solution":
@@ -516,29 +517,46 @@ _ENVIRONMENT_MARKERS = ("not linked with support", "not compiled with CUDA", "CU
                         "dry-run stand-in", "cutlass")
 
 
-def _cause(error: BaseException) -> str:
-    """`environment` when the failure may come from running on the CPU or on fake tensors, not from the
-    solution; `solution` otherwise."""
+def _cause(error: BaseException, files: set[str]) -> str:
+    """Whose failure an error is. `solution` only when it was raised in the solution's own code: the innermost
+    frame of its traceback is in one of the solution's `files` (what C code the solution calls raises, raises
+    there), the dry run's model of a compiled function counting as the C code it stands for (pybind11's
+    refusal of a call is raised at the solution's line). An error raised in torch's Python, the standard
+    library's, or a stand-in's (CUDA on the CPU, Triton, cupy, CuTe), whatever its message says, is the
+    `environment`'s: the solution may have passed it something wrong, but the dry run cannot tell that from
+    its own stand-ins and fake tensors. Of the solution's own errors, those whose message names what the CPU
+    or fake tensors lack are the environment's too."""
     if isinstance(error, (_Environment, ImportError, NotImplementedError, _Refused)):
         return "environment" if not isinstance(error, _Refused) else "refused"
     text = f"{type(error).__name__}: {error}"
     if "can't allocate memory" in text:  # the dry run's address-space limit, met by torch's CPU allocator
         return "limits"
-    if any(marker in text for marker in _ENVIRONMENT_MARKERS) or _raised_in_a_stand_in(error):
+    if _raised_at(error) not in files or any(marker in text for marker in _ENVIRONMENT_MARKERS):
         return "environment"
     return "solution"
 
 
-def _raised_in_a_stand_in(error: BaseException) -> bool:
-    """Whether the error passed through a backend stand-in (`stand_ins`): what a stand-in does is the dry run's
-    model of Triton, cupy or CuTe, not the solution's, whatever the message says."""
-    here = os.path.abspath(stand_ins.__file__)
+# the dry run's model of the compiled functions: what it raises, their C++ (through pybind11) would raise
+_COMPILED_MODEL = frozenset(os.path.abspath(os.path.join(os.path.dirname(__file__), name))
+                            for name in ("extension_calls.py", "extension.py"))
+
+
+def _raised_at(error: BaseException) -> str | None:
+    """The file of the innermost frame an error passed through, frames of the compiled functions' model left
+    out (they stand for C code, which has no Python frame), and so are a library's `__getattr__` frames
+    raising AttributeError (`nn.Module`'s: attribute lookup, raised where the solution reads the attribute;
+    a stand-in's stays the environment's)."""
+    raised = None
     traceback = error.__traceback__
     while traceback is not None:
-        if os.path.abspath(traceback.tb_frame.f_code.co_filename) == here:
-            return True
+        code = traceback.tb_frame.f_code
+        path = os.path.abspath(code.co_filename)
+        lookup = isinstance(error, AttributeError) and code.co_name == "__getattr__" \
+            and os.path.dirname(path) != os.path.dirname(os.path.abspath(__file__))
+        if path not in _COMPILED_MODEL and not lookup:
+            raised = code.co_filename
         traceback = traceback.tb_next
-    return False
+    return raised
 
 
 def _traceback_line(error: BaseException, files: set[str]) -> int | None:

@@ -95,7 +95,9 @@ class Dataflow:
                     if callee is None or id(callee) in self.facts:
                         continue
                     params = [a.arg for a in target.args.posonlyargs + target.args.args]
-                    if callee.self_name and params and params[0] == callee.self_name:
+                    passes_self = bool(call.args) and isinstance(call.args[0], ast.Name) \
+                        and call.args[0].id == info.self_name  # `helper(self, x)`, `Cls.forward(self, x)`
+                    if callee.self_name and params and params[0] == callee.self_name and not passes_self:
                         params = params[1:]
                     received = inputs.setdefault(id(callee), set())
                     received.update(params[i] for i in positions if i < len(params))
@@ -268,6 +270,11 @@ class Dataflow:
             given.append(receiver)
         if given and (method not in _METADATA and method not in VIEW_METHODS):
             combined = deps(call)
+            if _root_name(func) not in self.flow.imports.aliases:  # code cudalint does not model: it reads
+                # the data behind the pointers it is given (`launcher.run(x.data_ptr(), y.data_ptr())`)
+                combined = combined.union(*(deps(n.func.value) for a in args + [k.value for k in call.keywords]
+                                            for n in pyast.walk(a) if isinstance(n, ast.Call)
+                                            and isinstance(n.func, ast.Attribute) and n.func.attr == "data_ptr"))
             for name in given:
                 if name in facts.depends:
                     facts.depends[name] = facts.depends[name] | combined

@@ -23,7 +23,7 @@ import builtins
 from dataclasses import dataclass, field
 
 from cudalint import pyast
-from cudalint.harness.kernelbench import ImportMap, Solution, callee_name
+from cudalint.harness.kernelbench import ImportMap, Solution, builder_name, callee_name
 from cudalint.harness.statements import _calls, _names_in_target, _own_nodes, always_run_statements, evaluated_nodes
 from cudalint.harness.torch_compute import _NONCOMPUTE_MODULES, _NONCOMPUTE_NAMESPACES, Typing
 
@@ -74,7 +74,7 @@ class ForwardFlow:
         if expr is None or depth > 20:
             return None
         if isinstance(expr, ast.Call):
-            name = callee_name(expr)
+            name = builder_name(expr, self.imports)
             qualified = self.imports.qualify(expr.func) or ""
             if name == "load_inline" or (name == "load" and "cpp_extension" in qualified):
                 return "ext"
@@ -329,8 +329,10 @@ class ForwardFlow:
             found.extend(self._forwards(self.attr_classes.get(func.attr, [])))
         if isinstance(func, ast.Name):
             found.extend(self._forwards(self._loop_classes(func.id, info)))
-            if func.id in solution.functions:
-                found.append((solution.functions[func.id], None))
+            if func.id in solution.functions:  # `helper(self, x)`: a method in all but name, of the caller's class
+                passes_self = bool(call.args) and isinstance(call.args[0], ast.Name) and info.self_name is not None \
+                    and call.args[0].id == info.self_name
+                found.append((solution.functions[func.id], info.cls if passes_self else None))
             nested = _nested_function(info.node, func.id)
             if nested is not None:
                 found.append((nested, info.cls))
@@ -392,6 +394,10 @@ class ForwardFlow:
             return self._unresolved
         solution = self.solution
         unresolved = []
+        # a method of the file's classes called on an object cudalint did not follow (`owner._relu(x)` where
+        # `owner = self.__dict__["_owner"]`): it may be that method, which may run the kernel
+        methods = {n.name for cls in [*solution.classes.values(), solution.model_new] if cls is not None
+                   for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
         for info in self.functions:
             local_functions = {n.name for n in pyast.walk(info.node) if isinstance(n, ast.FunctionDef)}
             for node in pyast.walk(info.node):
@@ -411,6 +417,8 @@ class ForwardFlow:
                             continue
                         if attr in self.attr_classes or attr in self.attr_torch_modules or attr in self.attr_handles:
                             continue
+                        unresolved.append(node)
+                    elif func.attr in methods and not func.attr.startswith("__"):
                         unresolved.append(node)
                 elif not isinstance(func, ast.Call):
                     unresolved.append(node)  # subscripted or computed callee

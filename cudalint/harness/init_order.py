@@ -549,6 +549,8 @@ class _Interpreter(_TorchCalls):
             if not args and self.frames and self.frames[-1][0] is not None and isinstance(self.frames[-1][1], _Object):
                 return _Super(self.frames[-1][1], self.frames[-1][0])
             raise _Stop("super() not resolved")
+        if func == _Dotted("builtins.getattr") and len(args) == 2 and isinstance(args[1], str) and not kwargs:
+            return self.attribute(args[0], args[1])  # `getattr(ext, "fn")` reads what `ext.fn` reads
         if isinstance(func, _Dotted):
             return self.library(func.name, args, kwargs, node)
         if isinstance(func, _FileFunction):
@@ -562,8 +564,9 @@ class _Interpreter(_TorchCalls):
     def invoke(self, function: ast.FunctionDef, args: list, kwargs: dict) -> object:
         if self.depth >= _MAX_DEPTH:
             raise _Stop("calls nested too deep")
-        if function.decorator_list:
-            names = {self.imports.qualify(d) for d in function.decorator_list}
+        if function.decorator_list:  # a memoizing decorator returns what the function returns
+            names = {self.imports.qualify(d.func if isinstance(d, ast.Call) else d) for d in function.decorator_list} \
+                - {"functools.lru_cache", "functools.cache"}
             if not names <= {"staticmethod"}:
                 raise _Stop("decorated function")
             args = args[1:] if names == {"staticmethod"} and args and isinstance(args[0], _Object) else args

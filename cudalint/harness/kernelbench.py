@@ -239,6 +239,14 @@ def callee_name(call: ast.Call) -> str | None:
     return None
 
 
+def builder_name(call: ast.Call, imports: "ImportMap") -> str | None:
+    """The callee's last name as imported: `load_inline` for `build(...)` after `from torch.utils.cpp_extension
+    import load_inline as build` (or `build = cpp_extension.load_inline`), else as spelled (`callee_name`).
+    A builder is known by what its name is bound to, never by its spelling alone."""
+    qualified = imports.qualify(call.func)
+    return qualified.rsplit(".", 1)[-1] if qualified else callee_name(call)
+
+
 def argument(call: ast.Call, keyword: str, position: int | None) -> ast.expr | None:
     for kw in call.keywords:
         if kw.arg == keyword:
@@ -310,6 +318,9 @@ class Solution:
     # every name the module binds anywhere, builtins included; None when names may be bound at run time
     # (a star import, `exec`, `globals()`): then no name is known to be unbound
     bound_names: frozenset[str] | None = None
+    # methods attached after their class by unconditional module-level statements (`setattr(C, "forward", f)`,
+    # `C.forward = f`, f a module-level function): (id of the class node, method name) -> f
+    attached: dict[tuple[int, str], ast.FunctionDef] = field(default_factory=dict)
 
     @property
     def uses_foreign_kernels(self) -> bool:
@@ -327,7 +338,7 @@ class Solution:
         """Every way the module builds kernels is one the dry run models or records (load_inline, cupy,
         Triton, CuTe DSL): when forward launched nothing in a dry run, it launches nothing on the GPU."""
         return not any(self.imports.imports(m) for m in _FOREIGN_MODULES if m not in _DRY_RUN_MODULES) and all(
-            callee_name(builder) in _DRY_RUN_BUILDERS for builder in self.other_builders)
+            builder_name(builder, self.imports) in _DRY_RUN_BUILDERS for builder in self.other_builders)
 
     @property
     def is_kernelbench(self) -> bool:
@@ -349,6 +360,8 @@ class Solution:
 
     def method(self, cls: ast.ClassDef, name: str) -> ast.FunctionDef | None:
         for klass in self.class_chain(cls):
+            if (id(klass), name) in self.attached:  # assigned after the class body: it replaces the body's
+                return self.attached[id(klass), name]
             for node in klass.body:
                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
                     return node
@@ -395,6 +408,24 @@ def _module_level_statements(body: list[ast.stmt]):
             yield from _module_level_statements(statement.body)
 
 
+def _class_made_by(call: ast.Call, functions: dict[str, ast.FunctionDef]) -> ast.ClassDef | None:
+    """The class a call of a module-level factory returns, where the factory takes no arguments and its
+    body is that one class and `return` of it (`def make(): class M(nn.Module): ...; return M`): the class
+    then means what it would at module level. Any other factory (arguments, locals the class may close
+    over) is unresolved: None."""
+    factory = functions.get(call.func.id) if isinstance(call.func, ast.Name) and not call.args \
+        and not call.keywords else None
+    if factory is None or factory.decorator_list or any(
+            (factory.args.posonlyargs, factory.args.args, factory.args.vararg, factory.args.kwonlyargs,
+             factory.args.kwarg)):
+        return None
+    body = [s for s in factory.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    if len(body) == 2 and isinstance(body[0], ast.ClassDef) and isinstance(body[1], ast.Return) \
+            and isinstance(body[1].value, ast.Name) and body[1].value.id == body[0].name:
+        return body[0]
+    return None
+
+
 def parse_solution(module: ast.Module, text: str, path: str = "<solution>.py") -> Solution:
     """Read a (possible) solution module: its classes, functions, builds and KernelBench functions."""
     imports = import_map(module)
@@ -421,6 +452,8 @@ def parse_solution(module: ast.Module, text: str, path: str = "<solution>.py") -
         value = assignments["ModelNew"][-1]
         if isinstance(value, ast.Name) and value.id in classes:
             model_new = classes[value.id]
+        elif isinstance(value, ast.Call):
+            model_new = _class_made_by(value, functions)
     model_new_named |= model_new is not None or "ModelNew" in assignments
 
     bound = _bound_names(module, imports)
@@ -430,7 +463,7 @@ def parse_solution(module: ast.Module, text: str, path: str = "<solution>.py") -
     raw_kernels: list[RawKernelCall] = []
     other_builders: list[ast.Call] = []
     for node in pyast.of_type(module, ast.Call):
-        name = callee_name(node)
+        name = builder_name(node, imports)
         if name == LOAD_INLINE:
             load_inline_calls.append(_load_inline(node, resolver, bound, targets.get(id(node))))
         elif name in CUPY_SOURCES:
@@ -450,7 +483,39 @@ def parse_solution(module: ast.Module, text: str, path: str = "<solution>.py") -
         model_new=model_new, model_new_named=model_new_named, other_builders=other_builders,
         get_inputs=_function(functions, "get_inputs"), get_init_inputs=_function(functions, "get_init_inputs"),
         bound_names=None if binds_dynamically(module) else frozenset(bound),
+        attached=_attached_methods(module, classes, functions, model_new),
     )
+
+
+def _attached_methods(module: ast.Module, classes: dict[str, ast.ClassDef], functions: dict,
+                      model_new: ast.ClassDef | None) -> dict[tuple[int, str], ast.FunctionDef]:
+    """Module-level functions made methods by top-level statements after the class (`setattr(C, "m", f)`,
+    `C.m = f`): the class node's id and the method's name, to the function. Only unconditional statements
+    count (one inside an `if` may not run); the last one wins, as it does when the module runs."""
+    def class_named(node: ast.expr) -> ast.ClassDef | None:
+        if not isinstance(node, ast.Name):
+            return None
+        return model_new if node.id == "ModelNew" and model_new is not None else classes.get(node.id)
+
+    attached: dict[tuple[int, str], ast.FunctionDef] = {}
+    for statement in module.body:
+        owner = name = value = None
+        call = statement.value if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call) else None
+        if call is not None and isinstance(call.func, ast.Name) and call.func.id == "setattr" and len(call.args) == 3 \
+                and not call.keywords and isinstance(call.args[1], ast.Constant) and isinstance(call.args[1].value, str):
+            owner, name, value = call.args[0], call.args[1].value, call.args[2]
+        elif isinstance(statement, ast.Assign) and len(statement.targets) == 1 \
+                and isinstance(statement.targets[0], ast.Attribute):
+            owner, name, value = statement.targets[0].value, statement.targets[0].attr, statement.value
+        cls = class_named(owner) if owner is not None else None
+        if cls is None:
+            continue
+        function = functions.get(value.id) if isinstance(value, ast.Name) else None
+        if isinstance(function, ast.FunctionDef):
+            attached[id(cls), name] = function
+        else:  # a value that is no module-level function (a lambda, a call): not followed, as before
+            attached.pop((id(cls), name), None)
+    return attached
 
 
 def _function(functions: dict, name: str) -> ast.FunctionDef | None:

@@ -676,13 +676,14 @@ class Problem:
     output: Output | None
 
 
-def _evaluate_forward(interpreter: ShapeInterpreter, class_name: str, init_args: list, inputs: list) -> object:
+def _evaluate_forward(interpreter: ShapeInterpreter, class_name: str, init_args: list, inputs: list,
+                      forward: ast.FunctionDef | None = None) -> object:
     cls = interpreter.classes.get(class_name)
     if cls is None:
         return None
     try:
         instance = interpreter.construct(cls, list(init_args), {}, None)
-        forward = interpreter.method(cls, "forward")
+        forward = forward or interpreter.method(cls, "forward")
         if forward is None:
             return None
         return interpreter.invoke(forward, [instance] + list(inputs), {})
@@ -753,12 +754,18 @@ class SolutionReading:
     rejections: list[Rejection]  # the wrappers' ATen calls torch raises for
 
 
-def read_solution(module: ast.Module, imports: ImportMap, problem: Problem, units: list) -> SolutionReading:
+def read_solution(module: ast.Module, imports: ImportMap, problem: Problem, units: list,
+                  model_new: ast.ClassDef | None = None, forward: ast.FunctionDef | None = None) -> SolutionReading:
     """`ModelNew(*init_args).forward(*inputs)` of the solution, its compiled functions read from the parsed
-    CUDA/C++ `units` (UnitFacts)."""
+    CUDA/C++ `units` (UnitFacts). `model_new`: the class the name ModelNew is bound to where no class of
+    that name is defined at module level (`ModelNew = Impl`, a class factory), `forward` its forward where
+    one is attached after the class (`setattr(ModelNew, "forward", f)`): `Solution.model_new`, `.method`."""
     evaluator = WrapperEvaluator(units)
     interpreter = ShapeInterpreter(module, imports, evaluator.call)
-    value = _evaluate_forward(interpreter, "ModelNew", problem.init_args, [_fresh(i) for i in problem.inputs])
+    if model_new is not None:
+        interpreter.classes.setdefault("ModelNew", model_new)
+    value = _evaluate_forward(interpreter, "ModelNew", problem.init_args, [_fresh(i) for i in problem.inputs],
+                              forward)
     return SolutionReading(_output(value), evaluator.calls, list(evaluator.rejections.values()))
 
 
@@ -787,7 +794,8 @@ def solution_reading(ctx) -> SolutionReading | None:
     if key not in state.cache:
         solution = state.solution
         problem = problem_of(ctx) if solution is not None and solution.model_new is not None else None
-        state.cache[key] = read_solution(ctx.document.python_module, solution.imports, problem, state.units) \
+        state.cache[key] = read_solution(ctx.document.python_module, solution.imports, problem, state.units,
+                                         solution.model_new, solution.method(solution.model_new, "forward")) \
             if problem is not None else None
     return state.cache[key]
 
