@@ -5,6 +5,7 @@ cold, on one GPU host: solutions verified per hour, verdict agreement per soluti
     python benchmarks/kernelbench_sweep.py --limit 24 --out DIR --phase cudalint   # one side per call
     python benchmarks/kernelbench_sweep.py --limit 24 --out DIR --phase kernelbench
     python benchmarks/kernelbench_sweep.py --limit 24 --out DIR --phase report     # table of what is there
+    python benchmarks/kernelbench_sweep.py --limit 24 --out DIR --phase cudalint --overlap 2   # GPU turns
 
 Writes `DIR/sweep.md` (the table) and `DIR/sweep.json` (every row and the summary); each side's raw results
 stay in `DIR/cudalint.json` and `DIR/kernelbench.json`, so the two sides can run in separate calls. Needs only
@@ -113,7 +114,7 @@ def _cudalint_result(record: dict) -> dict:
             "excessive_speedup": bool(record.get("excessive_speedup")), "message": record.get("message", "")[:300]}
 
 
-def run_cudalint(chosen: list[dict], data: str, out: str, precision: str, save=None) -> dict:
+def run_cudalint(chosen: list[dict], data: str, out: str, precision: str, save=None, overlap: int = 1) -> dict:
     """cudalint's stage over `chosen`; each phase a candidate ends is printed, and `save(partial)` is called with
     the candidates settled so far (a call cut short by its time limit keeps them, `complete` false)."""
     from cudalint.verify.runner import Candidate, VerifyOptions, harness_tolerances, verify_batch
@@ -125,7 +126,7 @@ def run_cudalint(chosen: list[dict], data: str, out: str, precision: str, save=N
                             r["level"], r["problem_id"]) for r in chosen]
     options = VerifyOptions(parity="kernelbench", precision=precision,
                             tolerances=harness_tolerances("kernelbench", precision), lint=False, cache_dir=cache,
-                            run_timeout=KB_TIMEOUT)
+                            run_timeout=KB_TIMEOUT, overlap=overlap)
     started = time.monotonic()
     results: dict[str, dict] = {}
 
@@ -449,6 +450,8 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
                         help="KernelBench's parallel CPU build before its eval (its build_cache option, off by "
                              "default in eval_from_generations.py)")
     parser.add_argument("--kb-cpu-workers", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--overlap", type=int, default=1,
+                        help="cudalint's candidate runs in flight per GPU (`cudalint verify --overlap`)")
     arguments = parser.parse_args(argv)
     arguments.data = arguments.data or default_data_dir()
     arguments.levels = tuple(int(level) for level in arguments.levels.split(",") if level.strip())
@@ -492,7 +495,7 @@ def main(argv: list[str] | None = None) -> int:
     if arguments.phase in ("both", "cudalint"):
         path = os.path.join(arguments.out, "cudalint.json")
         _save(path, run_cudalint(chosen, arguments.data, arguments.out, arguments.precision,
-                                 save=lambda partial: _save(path, partial)))
+                                 save=lambda partial: _save(path, partial), overlap=arguments.overlap))
     if arguments.phase in ("both", "kernelbench"):
         path = os.path.join(arguments.out, "kernelbench.json")
         _save(path, run_kernelbench(chosen, arguments.data, arguments.out, arguments.precision,
