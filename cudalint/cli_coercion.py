@@ -12,6 +12,7 @@ A typer without this layer (before 0.2x converts through click's types) is left 
 
 from __future__ import annotations
 
+import inspect
 import re
 from dataclasses import dataclass
 from enum import Enum
@@ -19,6 +20,13 @@ from typing import Any, get_args, get_origin
 
 _INTEGER = re.compile(r"-?[0-9]+")
 _DECIMAL = re.compile(r"-?[0-9]+(\.[0-9]+)?")
+
+
+def _parameters(function: Any) -> list[str] | None:
+    try:
+        return list(inspect.signature(function).parameters)
+    except (TypeError, ValueError):
+        return None
 
 
 def install() -> None:
@@ -31,8 +39,9 @@ def install() -> None:
     if build is None or getattr(build, "plain_types_first", False):
         return
     base = getattr(_coercion, "RuntimeParam", None)
-    if base is None:
-        return
+    if base is None or _parameters(getattr(base, "_coerce_value", None)) != ["self", "value", "param", "ctx"] \
+            or _parameters(build) != ["descriptor"]:
+        return  # a typer whose conversion takes other arguments: its own, untouched
 
     @dataclass(frozen=True)
     class _PlainParam(base):
