@@ -36,7 +36,7 @@ import os
 import shutil
 import tempfile
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -101,12 +101,15 @@ def rejecting_findings(findings: Iterable[Finding], fail_on: str = "error", stri
 def prefilter(paths_or_sources: Iterable, *, options: LintOptions | None = None, fail_on: str | None = None,
               jobs: int | None = None, problems: str | None = None, reference: str | None = None,
               use_config: bool = True, honour_suppressions: bool = False, strict: bool = False,
-              dry_run: bool = True, budget: Budget | None = None) -> PrefilterResult:
+              dry_run: bool = True, budget: Budget | None = None,
+              references: Mapping[str, str] | None = None) -> PrefilterResult:
     """Lint every input (in parallel over `jobs` processes; default: every core) and split them into
     (accepted, rejected). `options` default to each file's nearest configuration (with `use_config`) or
     the defaults; `fail_on` defaults to the options' `fail-on`. `problems` (a
     KernelBench problems directory) and `reference` (one reference file for all inputs) let the
-    shape and precision rules compare with the reference problem; with a reference, `dry_run` runs each
+    shape and precision rules compare with the reference problem; `references` gives inputs of different
+    problems each its own ({path as given: reference}; one call lints them all in one pool, whose workers
+    keep their dry-run server); with a reference, `dry_run` runs each
     solution's Python (never its CUDA) on the CPU in a sandboxed process to observe what the harness would
     (see cudalint/dryrun/). The inputs' own `cudalint: ignore` comments are not honoured (their authors are
     the ones judged) unless `honour_suppressions` says so. With `strict`, latent findings (defects proven not
@@ -144,10 +147,17 @@ def prefilter(paths_or_sources: Iterable, *, options: LintOptions | None = None,
             per_file = [defaults if text is not None else next(configured) for _, _, text in entries]
         else:
             per_file = [LintOptions()] * len(files)
-        judged = {id(o): dataclasses.replace(o, problems=problems or o.problems, reference=reference or o.reference,
-                                             honour_suppressions=honour_suppressions, dry_run=dry_run and o.dry_run)
-                  for o in per_file}
-        per_file = [judged[id(o)] for o in per_file]
+        judged: dict[tuple[int, str | None], LintOptions] = {}
+        resolved = []
+        for (name, _, _), file_options in zip(entries, per_file):
+            file_reference = (references or {}).get(name) or reference or file_options.reference
+            key = (id(file_options), file_reference)
+            if key not in judged:
+                judged[key] = dataclasses.replace(file_options, problems=problems or file_options.problems,
+                                                  reference=file_reference, honour_suppressions=honour_suppressions,
+                                                  dry_run=dry_run and file_options.dry_run)
+            resolved.append(judged[key])
+        per_file = resolved
         # untrusted: never in this process
         results = list(iter_lint_each(files, per_file, jobs, isolate=True, budget=budget or Budget()))
     finally:

@@ -298,3 +298,17 @@ def test_linting_leaves_no_reference_cycles():
         gc.garbage.clear()
         gc.enable()
     assert ours == []
+
+
+def test_references_give_each_input_its_own_problem_in_one_call() -> None:
+    """`references`: inputs of different problems, linted in one pool, judged as one call per reference would."""
+    run = Path(__file__).parent / "fixtures" / "verify"
+    pairs = {str(run / "run" / "level_1_problem_47_sample_1_kernel.py"):
+             str(run / "problems" / "level1" / "47_Sum_reduction_over_a_dimension.py"),
+             str(run / "run" / "level_1_problem_19_sample_0_kernel.py"): str(run / "problems" / "level1" / "19_ReLU.py")}
+    together = {item.path: item for item in cudalint.prefilter(list(pairs), references=pairs, jobs=2).items}
+    for path, reference in pairs.items():
+        [alone] = cudalint.prefilter([path], reference=reference, jobs=1).items
+        assert [(f.code, f.line) for f in together[path].findings] == [(f.code, f.line) for f in alone.findings]
+        assert together[path].rejected == alone.rejected
+    assert together[str(run / "run" / "level_1_problem_47_sample_1_kernel.py")].reasons[0].code == "CL101"

@@ -360,17 +360,33 @@ class _Batch:
                 self.records[id(candidate)]["lint"] = {"ran": False}
             return
         from cudalint.findings import Severity
-        from cudalint.prefilter import prefilter
+        from cudalint.prefilter import PrefilterItem, prefilter
 
+        # one pre-filter call lints many candidates in one pool (each worker keeps its dry-run server, which
+        # imports torch once): a round holds each file once, with its candidate's reference
+        rounds: list[dict[str, str | None]] = []
         for candidate in self._pending():
-            record = self.records[id(candidate)]
+            free = next((r for r in rounds if r.get(candidate.path, candidate.reference) == candidate.reference), None)
+            if free is None:
+                rounds.append(free := {})
+            free[candidate.path] = candidate.reference
+        verdicts, seconds = {}, {}
+        for references in rounds:
             started = time.monotonic()
-            # the pre-filter's own judgement, with the candidate's reference (and, as there, not honouring the
+            # the pre-filter's own judgement, with each candidate's reference (and, as there, not honouring the
             # candidate's own suppression comments: it is the code being judged): one gate for check --reference,
             # prefilter, verify and repair --verify
-            judged = prefilter([candidate.path], options=self.options.lint_options, reference=candidate.reference,
-                               jobs=1).items[0]
-            record["seconds"]["lint"] = round(time.monotonic() - started, 3)
+            items = prefilter(list(references), options=self.options.lint_options, references=references).items
+            share = (time.monotonic() - started) / max(len(items), 1)
+            for item in items:
+                verdicts[(item.path, references.get(item.path))] = item
+                seconds[(item.path, references.get(item.path))] = share
+        for candidate in self._pending():
+            record = self.records[id(candidate)]
+            key = (candidate.path, candidate.reference)
+            judged = verdicts.get(key) or PrefilterItem(candidate.path, candidate.path,
+                                                        error=f"{candidate.path}: the pre-filter did not lint it")
+            record["seconds"]["lint"] = round(seconds.get(key, 0.0), 3)  # its share of its round
             findings = judged.findings
             record["lint"] = {
                 "ran": True, "errors": sum(1 for f in findings if f.severity == Severity.ERROR),
