@@ -305,19 +305,26 @@ def _apply_sizes(module, sizes: dict[str, list[int]], which: int) -> None:
 def counted_launches(torch, device, forward) -> dict | None:
     """Run `forward` once (and synchronize): the GPU kernels it launched, by name, with their counts. Counted by
     the preloaded launch counter where the worker has one (under compute-sanitizer, which holds CUPTI), else by
-    torch's profiler; None where the counter saw nothing, not even a launch of its own made after the forward:
+    torch's profiler; None where the count saw nothing, not even a launch of its own made after the forward:
     then no count is claimed."""
     if device.type != "cuda":
         forward()
         return None
     counter = launch_counter.Counter.loaded()
-    if counter is not None:
-        counter.reset()
-        forward()
-        forwards.synchronize(torch, device)
-        _launch_probe(torch, device)
-        counts = counter.counts()
-        return counts if any("mul" in name.lower() for name in counts) else None
+    counts = _counted_by_the_counter(counter, torch, device, forward) if counter is not None else \
+        _counted_by_the_profiler(torch, device, forward)
+    return counts if counts is not None and any("mul" in name.lower() for name in counts) else None
+
+
+def _counted_by_the_counter(counter, torch, device, forward) -> dict[str, int]:
+    counter.reset()
+    forward()
+    forwards.synchronize(torch, device)
+    _launch_probe(torch, device)
+    return counter.counts()
+
+
+def _counted_by_the_profiler(torch, device, forward) -> dict[str, int] | None:
     try:
         from torch.profiler import ProfilerActivity, profile
 
@@ -340,11 +347,11 @@ def counted_launches(torch, device, forward) -> dict | None:
                 counts[event.name] = counts.get(event.name, 0) + 1
     except Exception:  # noqa: BLE001 - a profiler that cannot report counted nothing
         return None
-    return counts if any("mul" in name.lower() for name in counts) else None
+    return counts
 
 
 def _launch_probe(torch, device) -> None:
-    """A launch of torch's multiply kernel that a working counter must see, or it saw nothing."""
+    """A launch of torch's multiply kernel that a working count must see (`counted_launches`), or it saw nothing."""
     torch.full((1,), 7, device=device).mul_(3)
     forwards.synchronize(torch, device)
 
